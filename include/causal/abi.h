@@ -1,0 +1,200 @@
+//===- causal/abi.h - Contract between compiler, linker step and runtime --===//
+//
+// The ONE place that defines what the compiler side (pass + front-end plugin),
+// the link step (causal-ld) and the runtime (libcausal_rt) agree on: section
+// names, record layouts, hook symbols and format versions. Nothing else
+// hard-codes any of these. Plain C, usable from C and C++, no libc calls, so
+// the runtime can use the inline lookup below inside a signal handler.
+//
+// How a module (executable or DSO) is described at run time:
+//
+//   * causal-ld links the program, reads the DWARF line table of the linked
+//     image (the compiler emitted line-tables-only DWARF), and stores an exact
+//     address -> file:line table in the allocated section CAUSAL_LINETAB_SECTION
+//     of the same image (a placeholder of the right size is linked in, then
+//     patched in place, so the table describes the final layout).
+//   * The pass emits into every module a constructor (one per linked image,
+//     COMDAT) that calls CAUSAL_REGISTER_MODULE_FN with the bounds of that
+//     section (the linker-defined __start_/__stop_ symbols, hidden and weak so
+//     an image linked without causal-ld registers an empty table).
+//
+// Versioning: the table starts with a magic and a version. A reader rejects
+// any other version; a change of layout bumps CAUSAL_LINETAB_VERSION.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CAUSAL_ABI_H
+#define CAUSAL_ABI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- The line table ---------------------------------------------------- */
+
+/* ELF section holding the table. A C identifier, so the linker defines
+ * __start_causal_lines / __stop_causal_lines. */
+#define CAUSAL_LINETAB_SECTION "causal_lines"
+#define CAUSAL_LINETAB_START_SYMBOL "__start_causal_lines"
+#define CAUSAL_LINETAB_STOP_SYMBOL "__stop_causal_lines"
+/* Section flags of the placeholder: allocated, read-only data. */
+#define CAUSAL_LINETAB_ALIGN 8
+
+#define CAUSAL_LINETAB_MAGIC "CAUSALLT" /* 8 bytes, no terminator stored */
+#define CAUSAL_LINETAB_MAGIC_SIZE 8
+#define CAUSAL_LINETAB_VERSION 1u
+
+/* Row.line_index value for addresses that have no source line (gaps between
+ * sequences, padding, line 0). */
+#define CAUSAL_NO_LINE 0xffffffffu
+
+/* Layout (all offsets from the start of the header, all little endian, all
+ * arrays 4-byte aligned):
+ *
+ *   header
+ *   rows[num_rows]     sorted by offset; row i covers [rows[i].offset,
+ *                      rows[i+1].offset); the last row is a terminator with
+ *                      line_index == CAUSAL_NO_LINE
+ *   lines[num_lines]   distinct (file, line) pairs; the unit samples are
+ *                      counted in and experiments select
+ *   files[num_files]   offset of each file's NUL-terminated path in strings
+ *   strings[strings_size]
+ *   zero padding up to total_size
+ */
+struct causal_linetab_header {
+  char magic[CAUSAL_LINETAB_MAGIC_SIZE];
+  uint32_t version;
+  uint32_t header_size;   /* sizeof(struct causal_linetab_header) */
+  uint64_t table_vaddr;   /* link-time address of this header; the load bias
+                             of the image is (runtime address - table_vaddr) */
+  uint64_t code_vaddr;    /* link-time address that row offsets count from */
+  uint32_t num_rows;
+  uint32_t num_lines;
+  uint32_t num_files;
+  uint32_t strings_size;
+  uint32_t rows_offset;
+  uint32_t lines_offset;
+  uint32_t files_offset;
+  uint32_t strings_offset;
+  uint32_t total_size;    /* bytes used, <= section size */
+  uint32_t flags;         /* reserved, 0 */
+};
+
+struct causal_linetab_row {
+  uint32_t offset;     /* address - code_vaddr */
+  uint32_t line_index; /* index into lines[], or CAUSAL_NO_LINE */
+};
+
+struct causal_linetab_line {
+  uint32_t file_index; /* index into files[] */
+  uint32_t line;       /* 1-based source line */
+};
+
+/* ---- Module registration (emitted by the pass, served by the runtime) --- */
+
+/* void CAUSAL_REGISTER_MODULE_FN(const void *start, const void *stop);
+ * Called by every instrumented image's constructor with the bounds of its
+ * CAUSAL_LINETAB_SECTION (both null if the image has none). Idempotent. */
+#define CAUSAL_REGISTER_MODULE_FN "__causal_register_module"
+/* void CAUSAL_UNREGISTER_MODULE_FN(const void *start);
+ * Called by the image's destructor (dlclose). */
+#define CAUSAL_UNREGISTER_MODULE_FN "__causal_unregister_module"
+/* Names of what the pass creates in each module. */
+#define CAUSAL_MODULE_CTOR_NAME "causal.module_ctor"
+#define CAUSAL_MODULE_DTOR_NAME "causal.module_dtor"
+/* Constructor priority: after the C++ runtime's (0-100 reserved), before
+ * ordinary user constructors (65535), so user constructors are profiled. */
+#define CAUSAL_MODULE_CTOR_PRIORITY 101
+
+void __causal_register_module(const void *start, const void *stop);
+void __causal_unregister_module(const void *start);
+
+/* ---- Front-end plugin / pass options ------------------------------------ */
+
+/* The plugin is loaded with -fplugin=<path>; its name for
+ * -fplugin-arg-<name>-<arg> is CAUSAL_PLUGIN_NAME. */
+#define CAUSAL_PLUGIN_NAME "causal"
+/* The pass's name in opt -passes=... */
+#define CAUSAL_PASS_NAME "causal-instrument"
+
+/* ---- Inline helpers shared by runtime and tools ------------------------- */
+
+/* Returns the header if [start, stop) holds a valid table of this version,
+ * else null. Checks every offset against the section size, so a corrupt or
+ * foreign section is rejected rather than read out of bounds. */
+static inline const struct causal_linetab_header *
+causal_linetab_validate(const void *start, const void *stop) {
+  const struct causal_linetab_header *h = (const struct causal_linetab_header *)start;
+  uintptr_t size = (uintptr_t)stop - (uintptr_t)start;
+  uint64_t end;
+  int i;
+  if (!start || !stop || (uintptr_t)stop < (uintptr_t)start || size < sizeof(*h))
+    return 0;
+  for (i = 0; i < CAUSAL_LINETAB_MAGIC_SIZE; ++i)
+    if (h->magic[i] != CAUSAL_LINETAB_MAGIC[i])
+      return 0;
+  if (h->version != CAUSAL_LINETAB_VERSION || h->header_size != sizeof(*h) ||
+      h->total_size > size || h->num_rows == 0)
+    return 0;
+  end = (uint64_t)h->rows_offset + (uint64_t)h->num_rows * sizeof(struct causal_linetab_row);
+  if (h->rows_offset < sizeof(*h) || end > h->total_size)
+    return 0;
+  end = (uint64_t)h->lines_offset + (uint64_t)h->num_lines * sizeof(struct causal_linetab_line);
+  if (end > h->total_size)
+    return 0;
+  end = (uint64_t)h->files_offset + (uint64_t)h->num_files * sizeof(uint32_t);
+  if (end > h->total_size)
+    return 0;
+  end = (uint64_t)h->strings_offset + h->strings_size;
+  if (end > h->total_size || (h->strings_size && ((const char *)h)[end - 1] != 0))
+    return 0;
+  return h;
+}
+
+static inline const struct causal_linetab_row *
+causal_linetab_rows(const struct causal_linetab_header *h) {
+  return (const struct causal_linetab_row *)((const char *)h + h->rows_offset);
+}
+static inline const struct causal_linetab_line *
+causal_linetab_lines(const struct causal_linetab_header *h) {
+  return (const struct causal_linetab_line *)((const char *)h + h->lines_offset);
+}
+/* Path of file |index|, or null if out of range. */
+static inline const char *causal_linetab_file(const struct causal_linetab_header *h,
+                                              uint32_t index) {
+  const uint32_t *files = (const uint32_t *)((const char *)h + h->files_offset);
+  if (index >= h->num_files || files[index] >= h->strings_size)
+    return 0;
+  return (const char *)h + h->strings_offset + files[index];
+}
+
+/* Maps a link-time address to a line index (CAUSAL_NO_LINE if none). Binary
+ * search, no allocation, no locks: safe in a signal handler. */
+static inline uint32_t causal_linetab_lookup(const struct causal_linetab_header *h,
+                                             uint64_t vaddr) {
+  const struct causal_linetab_row *rows = causal_linetab_rows(h);
+  uint64_t off;
+  uint32_t lo = 0, hi = h->num_rows; /* find last row with offset <= off */
+  if (vaddr < h->code_vaddr)
+    return CAUSAL_NO_LINE;
+  off = vaddr - h->code_vaddr;
+  if (off > 0xffffffffu || off < rows[0].offset)
+    return CAUSAL_NO_LINE;
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (rows[mid].offset <= off)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  if (lo == h->num_rows - 1) /* at or past the terminator */
+    return CAUSAL_NO_LINE;
+  return rows[lo].line_index < h->num_lines ? rows[lo].line_index : CAUSAL_NO_LINE;
+}
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* CAUSAL_ABI_H */
