@@ -1,0 +1,2 @@
+// The smallest program: start-up cost only.
+int main(void) { return 0; }

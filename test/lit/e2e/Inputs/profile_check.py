@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Assertions on the `samples` records of a profile, for end-to-end tests.
+
+Source lines are named by a marker comment (e.g. "// HOT") so tests do not
+hard-code line numbers.
+
+  profile_check.py hottest PROFILE SOURCE MARKER
+      the line holding MARKER has the most samples of all lines in PROFILE
+  profile_check.py has PROFILE SOURCE MARKER [--min-share PCT]
+      the line holding MARKER has samples (at least PCT % of all samples)
+  profile_check.py below PROFILE SOURCE MARKER_LOW MARKER_HIGH
+      MARKER_LOW's line has fewer samples than MARKER_HIGH's
+"""
+import os
+import sys
+
+
+def fail(msg):
+    sys.stderr.write("profile_check: FAIL: %s\n" % msg)
+    sys.exit(1)
+
+
+def marker_line(source, marker):
+    with open(source) as f:
+        hits = [i + 1 for i, text in enumerate(f) if marker in text]
+    if len(hits) != 1:
+        fail("marker %r found %d times in %s" % (marker, len(hits), source))
+    return hits[0]
+
+
+def samples(profile):
+    counts = {}
+    with open(profile) as f:
+        for raw in f:
+            fields = raw.rstrip("\n").split("\t")
+            if fields[0] != "samples":
+                continue
+            kv = dict(field.split("=", 1) for field in fields[1:])
+            path, _, line = kv["location"].rpartition(":")
+            key = (os.path.realpath(path), int(line))
+            counts[key] = counts.get(key, 0) + int(kv["count"])
+    if not counts:
+        fail("no samples records in %s" % profile)
+    return counts
+
+
+def count_at(counts, source, line):
+    return counts.get((os.path.realpath(source), line), 0)
+
+
+def describe(counts, n=5):
+    top = sorted(counts.items(), key=lambda kv: -kv[1])[:n]
+    return ", ".join("%s:%d=%d" % (os.path.basename(p), l, c) for (p, l), c in top)
+
+
+def main(argv):
+    if len(argv) < 4:
+        sys.stderr.write(__doc__)
+        return 2
+    cmd, profile, source = argv[1], argv[2], argv[3]
+    counts = samples(profile)
+    total = sum(counts.values())
+    if cmd == "hottest":
+        line = marker_line(source, argv[4])
+        mine = count_at(counts, source, line)
+        best = max(counts.values())
+        if mine != best:
+            fail("line %d (%s) has %d samples; hottest: %s" % (line, argv[4], mine, describe(counts)))
+    elif cmd == "has":
+        line = marker_line(source, argv[4])
+        mine = count_at(counts, source, line)
+        share = float(argv[6]) if len(argv) > 6 and argv[5] == "--min-share" else 0.0
+        if mine == 0 or 100.0 * mine / total < share:
+            fail("line %d (%s) has %d of %d samples (want > 0 and >= %.1f%%); top: %s"
+                 % (line, argv[4], mine, total, share, describe(counts)))
+    elif cmd == "below":
+        low = count_at(counts, source, marker_line(source, argv[4]))
+        high = count_at(counts, source, marker_line(source, argv[5]))
+        if not low < high:
+            fail("%s has %d samples, %s has %d; expected fewer" % (argv[4], low, argv[5], high))
+    else:
+        sys.stderr.write(__doc__)
+        return 2
+    print("profile_check: ok (%s, %d samples; top: %s)" % (cmd, total, describe(counts, 3)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
