@@ -1,6 +1,6 @@
 // A program with one line that dominates its run time. Profiling it should
-// put the line marked HOT at the top of the sample profile, and the light
-// loop far below it. The exit status is the first argument (default 0), so
+// put the heavy line (heavy()'s loop body) at the top of the sample profile,
+// and the light loop far below it. The exit status is the first argument (default 0), so
 // tests can check that the profiler keeps a program's exit status.
 #include <cmath>
 #include <cstdio>

@@ -59,6 +59,15 @@
 /* Most images (executable + DSOs) the runtime keeps tables for. */
 #define CAUSAL_MAX_MODULES 1024u
 
+/* Distinct (module, address) pairs the CAUSAL_SAMPLE_LOG table holds; samples
+ * beyond that are counted as overflow (reported at exit). */
+#define CAUSAL_SAMPLE_LOG_SLOTS 65536u
+
+/* Thread states the runtime keeps (reused after threads exit). Threads
+ * beyond this many live at once are still sampled but not enumerable by the
+ * experiment logic (said once on stderr). */
+#define CAUSAL_MAX_THREADS 4096u
+
 /* Prefix of every message the runtime prints. */
 #define CAUSAL_MESSAGE_PREFIX "causal: "
 

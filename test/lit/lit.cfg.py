@@ -39,10 +39,13 @@ config.substitutions.append(("%clang", config.real_clang))
 config.substitutions.append(("%opt", os.path.join(llvm, "opt")))
 config.substitutions.append(("%llvm_bin", llvm))
 config.substitutions.append(("%src_root", config.causal_src_root))
+config.substitutions.append(("%obj_root", config.causal_obj_root))
 config.substitutions.append(("%python", shutil.which("python3") or "python3"))
 
 config.available_features.add("llvm-%d" % config.llvm_version_major)
 if os.path.exists(os.path.join(llvm, "ld.lld")):
     config.available_features.add("lld")
+if shutil.which("dpkg") and shutil.which("dpkg-shlibdeps"):
+    config.available_features.add("dpkg")
 if os.path.exists(os.path.join(llvm, "..", "lib", "LLVMgold.so")):
     config.available_features.add("gold-plugin")

@@ -1,0 +1,213 @@
+//===- runtime/ModuleRegistry.cpp - Line tables of the loaded images ------===//
+
+#include "ModuleRegistry.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+namespace causal::rt {
+
+void ModuleRegistry::lock() {
+  while (writer_lock_.exchange(true, std::memory_order_acquire))
+    sched_yield();
+}
+
+void ModuleRegistry::unlock() { writer_lock_.store(false, std::memory_order_release); }
+
+ModuleRegistry::RegisterResult
+ModuleRegistry::registerModule(const void *start, const void *stop, const char *image_path) {
+  if (!start || !stop)
+    return RegisterResult::NoTable;
+  const causal_linetab_header *table = causal_linetab_validate(start, stop);
+  if (!table)
+    return RegisterResult::InvalidTable;
+
+  lock();
+  uint32_t used = used_.load(std::memory_order_relaxed);
+  for (uint32_t i = 0; i < used; ++i) {
+    if (modules_[i].key == start &&
+        modules_[i].state.load(std::memory_order_relaxed) == SlotState::Active) {
+      unlock();
+      return RegisterResult::AlreadyRegistered;
+    }
+  }
+  if (used == kCapacity) {
+    unlock();
+    return RegisterResult::Full;
+  }
+
+  Module &m = modules_[used];
+  size_t bytes = (size_t(table->num_lines) * sizeof(uint64_t) + 4095) & ~size_t(4095);
+  void *counts = nullptr;
+  if (bytes) {
+    // Anonymous mappings are zero-filled on first touch: registering a
+    // large table costs no time proportional to its size.
+    counts = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (counts == MAP_FAILED) {
+      unlock();
+      return RegisterResult::OutOfMemory;
+    }
+  }
+  const causal_linetab_row *rows = causal_linetab_rows(table);
+  m.key = start;
+  m.table = table;
+  m.bias = reinterpret_cast<uintptr_t>(table) - uintptr_t(table->table_vaddr);
+  m.code.begin = uintptr_t(table->code_vaddr) + rows[0].offset + m.bias;
+  m.code.end = uintptr_t(table->code_vaddr) + rows[table->num_rows - 1].offset + m.bias;
+  m.counts = static_cast<std::atomic<uint64_t> *>(counts);
+  m.counts_bytes = bytes;
+  m.retired_text = nullptr;
+  if (image_path)
+    formatTo(m.path, sizeof(m.path), "%s", image_path);
+  else
+    imagePathOf(start, m.path, sizeof(m.path));
+  m.state.store(SlotState::Active, std::memory_order_release);
+  used_.store(used + 1, std::memory_order_release);
+  unlock();
+  return RegisterResult::Registered;
+}
+
+bool ModuleRegistry::unregisterModule(const void *start) {
+  if (!start)
+    return false;
+  lock();
+  uint32_t used = used_.load(std::memory_order_relaxed);
+  Module *found = nullptr;
+  for (uint32_t i = 0; i < used; ++i)
+    if (modules_[i].key == start &&
+        modules_[i].state.load(std::memory_order_relaxed) == SlotState::Active)
+      found = &modules_[i];
+  if (!found) {
+    unlock();
+    return false;
+  }
+  found->state.store(SlotState::Retired, std::memory_order_seq_cst);
+  // A handler that loaded the state before the store may still be reading
+  // the table: wait until every handler in flight has finished.
+  while (readers_.load(std::memory_order_seq_cst) != 0)
+    sched_yield();
+
+  // Render the counts now: the table (file names, lines) goes away with
+  // the image. Counts that arrive later are not attributed to it anyway.
+  const causal_linetab_header *table = found->table;
+  const causal_linetab_line *lines = causal_linetab_lines(table);
+  size_t capacity = 0, size = 0;
+  char *text = nullptr;
+  for (uint32_t i = 0; i < table->num_lines; ++i) {
+    uint64_t count = found->counts[i].load(std::memory_order_relaxed);
+    if (!count)
+      continue;
+    const char *file = causal_linetab_file(table, lines[i].file_index);
+    if (!file)
+      file = "<unknown>";
+    size_t needed = strlen(file) + 80;
+    if (size + needed + 1 > capacity) {
+      size_t grown = (capacity + needed + 1) * 2;
+      char *bigger = static_cast<char *>(realloc(text, grown));
+      if (!bigger)
+        break;
+      text = bigger;
+      capacity = grown;
+    }
+    size += formatTo(text + size, capacity - size, "samples\tlocation=%s:%u\tcount=%llu\n", file,
+                     lines[i].line, (unsigned long long)count);
+  }
+  found->retired_text = text;
+  found->table = nullptr;
+  unlock();
+  return true;
+}
+
+bool ModuleRegistry::resolve(uintptr_t address, ResolvedAddress *out) const {
+  uint32_t used = used_.load(std::memory_order_acquire);
+  for (uint32_t i = 0; i < used; ++i) {
+    const Module &m = modules_[i];
+    if (m.state.load(std::memory_order_acquire) != SlotState::Active)
+      continue;
+    if (!m.code.contains(address))
+      continue;
+    uint64_t link_address = uint64_t(address - m.bias);
+    uint32_t line = causal_linetab_lookup(m.table, link_address);
+    if (line == CAUSAL_NO_LINE)
+      continue; // a gap in this table; another image cannot overlap, but be exact
+    out->module = i;
+    out->line = line;
+    out->link_address = link_address;
+    return true;
+  }
+  return false;
+}
+
+void ModuleRegistry::addSamples(const ResolvedAddress &where, uint64_t count) const {
+  const Module &m = modules_[where.module];
+  if (m.counts && where.line < m.counts_bytes / sizeof(uint64_t))
+    m.counts[where.line].fetch_add(count, std::memory_order_relaxed);
+}
+
+void ModuleRegistry::resetCounts() {
+  uint32_t used = used_.load(std::memory_order_acquire);
+  for (uint32_t i = 0; i < used; ++i) {
+    Module &m = modules_[i];
+    if (m.counts)
+      madvise(m.counts, m.counts_bytes, MADV_DONTNEED); // private anonymous: reads back zero
+    if (m.retired_text) {
+      free(m.retired_text);
+      m.retired_text = nullptr;
+    }
+  }
+}
+
+bool ModuleRegistry::isActive(uint32_t slot) const {
+  return slot < slotsUsed() &&
+         modules_[slot].state.load(std::memory_order_acquire) == SlotState::Active;
+}
+
+const causal_linetab_header *ModuleRegistry::table(uint32_t slot) const {
+  return isActive(slot) ? modules_[slot].table : nullptr;
+}
+
+uint64_t ModuleRegistry::lineCount(uint32_t slot, uint32_t line) const {
+  if (slot >= slotsUsed())
+    return 0;
+  const Module &m = modules_[slot];
+  if (!m.counts || line >= m.counts_bytes / sizeof(uint64_t))
+    return 0;
+  return m.counts[line].load(std::memory_order_relaxed);
+}
+
+const char *ModuleRegistry::path(uint32_t slot) const {
+  return slot < slotsUsed() ? modules_[slot].path : "";
+}
+
+AddressRange ModuleRegistry::codeRange(uint32_t slot) const {
+  return slot < slotsUsed() ? modules_[slot].code : AddressRange{};
+}
+
+uintptr_t ModuleRegistry::bias(uint32_t slot) const {
+  return slot < slotsUsed() ? modules_[slot].bias : 0;
+}
+
+const char *ModuleRegistry::retiredText(uint32_t slot) const {
+  if (slot >= slotsUsed() ||
+      modules_[slot].state.load(std::memory_order_acquire) != SlotState::Retired)
+    return nullptr;
+  return modules_[slot].retired_text;
+}
+
+void ModuleRegistry::destroyForTesting() {
+  uint32_t used = used_.load(std::memory_order_acquire);
+  for (uint32_t i = 0; i < used; ++i) {
+    Module &m = modules_[i];
+    if (m.counts)
+      munmap(m.counts, m.counts_bytes);
+    free(m.retired_text);
+    m.counts = nullptr;
+    m.retired_text = nullptr;
+    m.state.store(SlotState::Free, std::memory_order_relaxed);
+  }
+  used_.store(0, std::memory_order_release);
+}
+
+} // namespace causal::rt

@@ -1,0 +1,120 @@
+//===- runtime/ProfileWriter.cpp - Coz-format records appended at exit ----===//
+
+#include "ProfileWriter.h"
+
+#include "ModuleRegistry.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+namespace causal::rt {
+
+TextBuffer::~TextBuffer() { free(data_); }
+
+bool TextBuffer::reserve(size_t extra) {
+  if (failed_)
+    return false;
+  if (size_ + extra + 1 <= capacity_)
+    return true;
+  size_t grown = capacity_ ? capacity_ * 2 : 4096;
+  while (grown < size_ + extra + 1)
+    grown *= 2;
+  char *bigger = static_cast<char *>(realloc(data_, grown));
+  if (!bigger) {
+    failed_ = true;
+    return false;
+  }
+  data_ = bigger;
+  capacity_ = grown;
+  return true;
+}
+
+void TextBuffer::append(const char *text, size_t size) {
+  if (!reserve(size))
+    return;
+  memcpy(data_ + size_, text, size);
+  size_ += size;
+  data_[size_] = 0;
+}
+
+void TextBuffer::appendf(const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  va_list copy;
+  va_copy(copy, args);
+  int needed = vsnprintf(nullptr, 0, format, copy);
+  va_end(copy);
+  if (needed > 0 && reserve(size_t(needed))) {
+    vsnprintf(data_ + size_, capacity_ - size_, format, args);
+    size_ += size_t(needed);
+  }
+  va_end(args);
+}
+
+void renderProfile(const ModuleRegistry &registry, uint64_t startup_realtime_ns,
+                   uint64_t runtime_ns, TextBuffer *out) {
+  out->appendf("startup\ttime=%llu\n", (unsigned long long)startup_realtime_ns);
+  out->appendf("runtime\ttime=%llu\n", (unsigned long long)runtime_ns);
+  uint32_t used = registry.slotsUsed();
+  for (uint32_t slot = 0; slot < used; ++slot) {
+    if (const char *retired = registry.retiredText(slot)) {
+      out->append(retired, strlen(retired));
+      continue;
+    }
+    const causal_linetab_header *table = registry.table(slot);
+    if (!table)
+      continue;
+    const causal_linetab_line *lines = causal_linetab_lines(table);
+    for (uint32_t line = 0; line < table->num_lines; ++line) {
+      uint64_t count = registry.lineCount(slot, line);
+      if (!count)
+        continue;
+      const char *file = causal_linetab_file(table, lines[line].file_index);
+      out->appendf("samples\tlocation=%s:%u\tcount=%llu\n", file ? file : "<unknown>",
+                   lines[line].line, (unsigned long long)count);
+    }
+  }
+}
+
+int appendToFile(const char *path, const char *data, size_t size, size_t max_chunk) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return errno;
+  int error = 0;
+  while (size && !error) {
+    // Whole lines per write(): with O_APPEND each write() lands at the end
+    // of the file as one piece, so concurrent writers interleave at line
+    // (in practice: block) boundaries only.
+    size_t chunk = size;
+    if (chunk > max_chunk) {
+      chunk = max_chunk;
+      while (chunk > 0 && data[chunk - 1] != '\n')
+        --chunk;
+      if (chunk == 0)
+        chunk = max_chunk; // a single line longer than a chunk
+    }
+    ssize_t n = write(fd, data, chunk);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      error = errno;
+      break;
+    }
+    if (n == 0) {
+      error = EIO;
+      break;
+    }
+    data += n;
+    size -= size_t(n);
+  }
+  if (close(fd) != 0 && !error && errno != EINTR)
+    error = errno;
+  return error;
+}
+
+} // namespace causal::rt

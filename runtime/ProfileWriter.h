@@ -1,0 +1,54 @@
+//===- runtime/ProfileWriter.h - Coz-format records appended at exit ------===//
+//
+// Renders the end-of-run block in Coz's legacy tab-separated format:
+//   startup\ttime=<CLOCK_REALTIME ns at start>
+//   runtime\ttime=<ns since start>
+//   samples\tlocation=<file>:<line>\tcount=<n>     (one per line with n > 0)
+// and appends it to a file opened with O_APPEND, in as few write() calls as
+// possible, each ending at a line boundary, so that several processes can
+// append to one profile without tearing lines.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CAUSAL_RUNTIME_PROFILEWRITER_H
+#define CAUSAL_RUNTIME_PROFILEWRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace causal::rt {
+
+class ModuleRegistry;
+
+/// A growable text buffer (malloc-backed; never used in a signal handler).
+class TextBuffer {
+public:
+  TextBuffer() = default;
+  TextBuffer(const TextBuffer &) = delete;
+  TextBuffer &operator=(const TextBuffer &) = delete;
+  ~TextBuffer();
+  void append(const char *text, size_t size);
+  void appendf(const char *format, ...) __attribute__((format(printf, 2, 3)));
+  const char *data() const { return data_ ? data_ : ""; }
+  size_t size() const { return size_; }
+  bool failed() const { return failed_; }
+
+private:
+  bool reserve(size_t extra);
+  char *data_ = nullptr;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+  bool failed_ = false;
+};
+
+/// Appends the startup, runtime and samples records to |out|.
+void renderProfile(const ModuleRegistry &registry, uint64_t startup_realtime_ns,
+                   uint64_t runtime_ns, TextBuffer *out);
+
+/// Appends |size| bytes to |path| (created 0644 if missing) with O_APPEND.
+/// Writes in chunks of at most |max_chunk| bytes that end at a '\n'.
+/// Returns 0 or an errno value.
+int appendToFile(const char *path, const char *data, size_t size, size_t max_chunk = 1u << 20);
+
+} // namespace causal::rt
+
+#endif // CAUSAL_RUNTIME_PROFILEWRITER_H

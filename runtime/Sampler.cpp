@@ -1,0 +1,526 @@
+//===- runtime/Sampler.cpp - Per-thread CPU-time sampling ------------------===//
+
+#include "Sampler.h"
+
+#include "Attribution.h"
+#include "Runtime.h"
+
+#include "causal/tunables.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <asm/perf_regs.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+extern "C" void *__libc_stack_end;
+
+namespace causal::rt {
+
+__thread ThreadState *tls_thread CAUSAL_RT_TLS = nullptr;
+
+namespace {
+
+constexpr size_t kPageSize = 4096;
+constexpr uint64_t kUserRegsMask =
+    (1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) | (1ull << PERF_REG_X86_IP);
+
+// The sampler the process uses; decided by the first thread.
+std::atomic<SamplerKind> g_process_sampler{SamplerKind::None};
+std::atomic<bool> g_sampler_decided{false};
+std::atomic<bool> g_said_thread_fallback{false};
+std::atomic<bool> g_said_thread_failure{false};
+
+pid_t currentTid() { return pid_t(syscall(SYS_gettid)); }
+
+// ---- Recording one sample -------------------------------------------------
+
+// The single place a sample's outcome is recorded. The experiment logic of
+// a later issue hooks in here (selected-line check, local delay count).
+void recordSample(ThreadState *state, SampleOutcome outcome, const ResolvedAddress &where,
+                  uint64_t weight) {
+  state->samples += weight;
+  state->samples_in_batch += weight;
+  switch (outcome) {
+  case SampleOutcome::Line:
+    g_modules.addSamples(where, weight);
+    g_counters.attributed.fetch_add(weight, std::memory_order_relaxed);
+    if (g_sample_log.enabled())
+      g_sample_log.add(where.module, where.link_address, weight);
+    break;
+  case SampleOutcome::Outside:
+    g_counters.outside.fetch_add(weight, std::memory_order_relaxed);
+    break;
+  case SampleOutcome::Overhead:
+    g_counters.overhead.fetch_add(weight, std::memory_order_relaxed);
+    break;
+  }
+}
+
+// Called after every CAUSAL_SAMPLE_BATCH samples of a thread, from its
+// signal handler. Later: insert the delays this thread owes (experiments);
+// nothing to do for plain sampling.
+void afterBatch(ThreadState *) {}
+
+// ---- perf_event ring ------------------------------------------------------
+
+// Decodes a PERF_RECORD_SAMPLE laid out for our sample_type.
+bool decodeSample(const unsigned char *record, size_t size, bool with_user_regs,
+                  PerfSample *sample) {
+  const uint64_t *p = reinterpret_cast<const uint64_t *>(record + sizeof(perf_event_header));
+  const uint64_t *end = reinterpret_cast<const uint64_t *>(record + size);
+  if (end - p < 2)
+    return false;
+  sample->ip = *p++;
+  uint64_t frames = *p++;
+  if (frames > uint64_t(end - p))
+    return false;
+  sample->callchain = p;
+  sample->callchain_size = frames;
+  p += frames;
+  if (!with_user_regs)
+    return true;
+  if (end - p < 1)
+    return true;
+  uint64_t abi = *p++;
+  if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
+    if (end - p < 3)
+      return true;
+    // Registers come in ascending bit order: BP, SP, IP.
+    sample->reg_bp = p[0];
+    sample->reg_sp = p[1];
+    sample->reg_ip = p[2];
+    sample->has_regs = true;
+    p += 3;
+  }
+  if (end - p < 1)
+    return true;
+  uint64_t stack_size = *p++;
+  if (stack_size == 0 || stack_size % 8 || stack_size / 8 + 1 > uint64_t(end - p))
+    return true;
+  const unsigned char *stack = reinterpret_cast<const unsigned char *>(p);
+  p += stack_size / 8;
+  uint64_t dynamic_size = *p;
+  sample->stack = stack;
+  sample->stack_size = dynamic_size < stack_size ? dynamic_size : stack_size;
+  return true;
+}
+
+void handleRecord(ThreadState *state, const unsigned char *record, const perf_event_header &header) {
+  if (header.type == PERF_RECORD_SAMPLE) {
+    PerfSample sample;
+    if (!decodeSample(record, header.size, g_config.stack_copy_bytes != 0, &sample))
+      return;
+    ResolvedAddress where;
+    SampleOutcome outcome = attributePerfSample(sample, state, &where);
+    recordSample(state, outcome, where, 1);
+  } else if (header.type == PERF_RECORD_LOST && header.size >= sizeof(header) + 16) {
+    uint64_t lost;
+    memcpy(&lost, record + sizeof(header) + 8, sizeof(lost));
+    g_counters.lost.fetch_add(lost, std::memory_order_relaxed);
+  }
+}
+
+void drainRing(ThreadState *state) {
+  if (!state->ring)
+    return;
+  auto *meta = reinterpret_cast<perf_event_mmap_page *>(state->ring);
+  unsigned char *data = state->ring + kPageSize;
+  const uint64_t size = state->ring_data_size;
+  const uint64_t mask = size - 1;
+  uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+  uint64_t tail = meta->data_tail;
+  while (head - tail >= sizeof(perf_event_header)) {
+    perf_event_header header;
+    // Records are 8-byte aligned and the data size is a power of two, so a
+    // header never straddles the end of the ring; a record body may.
+    memcpy(&header, data + (tail & mask), sizeof(header));
+    if (header.size < sizeof(header) || header.size > head - tail)
+      break;
+    const unsigned char *record = data + (tail & mask);
+    uint64_t offset = tail & mask;
+    if (offset + header.size > size) {
+      size_t first = size_t(size - offset);
+      memcpy(state->scratch, record, first);
+      memcpy(state->scratch + first, data, header.size - first);
+      record = state->scratch;
+    }
+    handleRecord(state, record, header);
+    tail += header.size;
+  }
+  __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+// ---- The signal handler ---------------------------------------------------
+
+void processTimerTick(ThreadState *state, siginfo_t *info, void *ucontext) {
+  ResolvedAddress where;
+  SampleOutcome outcome = attributeSignalContext(ucontext, state, &where);
+  // Expirations merged while the signal was pending count as samples of
+  // the same place.
+  uint64_t weight = 1;
+  if (info->si_overrun > 0)
+    weight += uint64_t(info->si_overrun) < 1000 ? uint64_t(info->si_overrun) : 1000;
+  recordSample(state, outcome, where, weight);
+}
+
+void onSampleSignal(int, siginfo_t *info, void *ucontext) {
+  int saved_errno = errno;
+  ThreadState *state = tls_thread;
+  if (state && !state->in_handler && state->kind != SamplerKind::None) {
+    state->in_handler = 1;
+    // CPU time of the handler (CAUSAL_VERBOSE only: costs two system calls).
+    uint64_t started = g_config.verbose ? threadCpuNs() : 0;
+    g_modules.beginRead();
+    if (state->kind == SamplerKind::Perf)
+      drainRing(state);
+    else if (info && info->si_code == SI_TIMER)
+      processTimerTick(state, info, ucontext);
+    g_modules.endRead();
+    // The kernel signals every perf sample when O_ASYNC is set (it ignores
+    // wakeup_events for fasync notification), and a CPU-time timer signals
+    // each expiration: batches of CAUSAL_SAMPLE_BATCH are formed here.
+    if (state->samples_in_batch >= g_config.batch) {
+      state->samples_in_batch = 0;
+      state->batches++;
+      afterBatch(state);
+    }
+    g_counters.signals.fetch_add(1, std::memory_order_relaxed);
+    if (g_config.verbose)
+      g_counters.handler_ns.fetch_add(threadCpuNs() - started, std::memory_order_relaxed);
+    state->in_handler = 0;
+  }
+  errno = saved_errno;
+}
+
+// ---- Starting and stopping ------------------------------------------------
+
+int perfEventOpen(perf_event_attr *attr) {
+  return int(syscall(SYS_perf_event_open, attr, 0 /* this thread */, -1 /* any cpu */,
+                     -1 /* no group */, PERF_FLAG_FD_CLOEXEC));
+}
+
+// Moves |fd| out of the low numbers the program expects to get from open().
+int moveFdHigh(int fd) {
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur < 256 ||
+      limit.rlim_cur == RLIM_INFINITY)
+    return fd;
+  int high = fcntl(fd, F_DUPFD_CLOEXEC, int(limit.rlim_cur / 2));
+  if (high < 0)
+    return fd;
+  close(fd);
+  return high;
+}
+
+// True if |state->perf_fd| still is the descriptor we opened: a program may
+// close every descriptor it does not know (closefrom) and reuse the number.
+bool ownsPerfFd(const ThreadState *state) {
+  struct stat st;
+  return state->perf_fd >= 0 && fstat(state->perf_fd, &st) == 0 &&
+         uint64_t(st.st_dev) == state->perf_fd_dev && uint64_t(st.st_ino) == state->perf_fd_ino;
+}
+
+size_t ringDataPages() {
+  // Room for two batches of the largest samples we ask for.
+  size_t sample_bytes = 64 + 8 * CAUSAL_MAX_CALLCHAIN + 48 + g_config.stack_copy_bytes;
+  size_t needed = 2 * size_t(g_config.batch) * sample_bytes;
+  size_t pages = CAUSAL_PERF_RING_PAGES;
+  while (pages * kPageSize < needed && pages < 1024)
+    pages *= 2;
+  return pages;
+}
+
+int startPerf(ThreadState *state) {
+  perf_event_attr attr;
+  memset(&attr, 0, sizeof(attr));
+  attr.size = sizeof(attr);
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_TASK_CLOCK;
+  attr.sample_period = g_config.period_ns;
+  attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN;
+  if (g_config.stack_copy_bytes) {
+    attr.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+    attr.sample_regs_user = kUserRegsMask;
+    attr.sample_stack_user = g_config.stack_copy_bytes;
+  }
+  attr.disabled = 1;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  attr.exclude_callchain_kernel = 1;
+  attr.wakeup_events = g_config.batch;
+
+  int fd = perfEventOpen(&attr);
+  if (fd < 0)
+    return errno;
+  fd = moveFdHigh(fd);
+  size_t pages = ringDataPages();
+  size_t bytes = (pages + 1) * kPageSize;
+  void *ring = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (ring == MAP_FAILED) {
+    int error = errno;
+    close(fd);
+    return error;
+  }
+  // F_SETSIG before O_ASYNC: the default SIGIO would terminate the program.
+  struct f_owner_ex owner = {F_OWNER_TID, state->tid};
+  int flags = fcntl(fd, F_GETFL);
+  if (fcntl(fd, F_SETSIG, CAUSAL_SAMPLE_SIGNAL) != 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0 ||
+      flags < 0 || fcntl(fd, F_SETFL, flags | O_ASYNC) != 0) {
+    int error = errno;
+    munmap(ring, bytes);
+    close(fd);
+    return error;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int error = errno;
+    munmap(ring, bytes);
+    close(fd);
+    return error;
+  }
+  state->perf_fd = fd;
+  state->perf_fd_dev = uint64_t(st.st_dev);
+  state->perf_fd_ino = uint64_t(st.st_ino);
+  state->ring = static_cast<unsigned char *>(ring);
+  state->ring_bytes = bytes;
+  state->ring_data_size = pages * kPageSize;
+  state->kind = SamplerKind::Perf;
+  if (ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+    int error = errno;
+    state->kind = SamplerKind::None;
+    munmap(ring, bytes);
+    close(fd);
+    state->perf_fd = -1;
+    state->ring = nullptr;
+    return error;
+  }
+  return 0;
+}
+
+int startTimer(ThreadState *state) {
+  struct sigevent event;
+  memset(&event, 0, sizeof(event));
+  event.sigev_notify = SIGEV_THREAD_ID;
+  event.sigev_signo = CAUSAL_SAMPLE_SIGNAL;
+  event._sigev_un._tid = state->tid;
+  timer_t timer;
+  if (timer_create(CLOCK_THREAD_CPUTIME_ID, &event, &timer) != 0)
+    return errno;
+  state->timer = timer;
+  state->timer_armed = true;
+  state->kind = SamplerKind::Timer;
+  struct itimerspec spec;
+  spec.it_interval.tv_sec = time_t(g_config.period_ns / 1000000000ull);
+  spec.it_interval.tv_nsec = long(g_config.period_ns % 1000000000ull);
+  spec.it_value = spec.it_interval;
+  if (timer_settime(timer, 0, &spec, nullptr) != 0) {
+    int error = errno;
+    state->kind = SamplerKind::None;
+    timer_delete(timer);
+    state->timer_armed = false;
+    return error;
+  }
+  return 0;
+}
+
+void readParanoid(char *buffer, size_t size) {
+  formatTo(buffer, size, "unknown");
+  int fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  ssize_t n = read(fd, buffer, size - 1);
+  close(fd);
+  if (n <= 0)
+    return;
+  while (n > 0 && (buffer[n - 1] == '\n' || buffer[n - 1] == ' '))
+    --n;
+  buffer[n] = 0;
+}
+
+void explainPerfFailure(int error, bool falling_back) {
+  char paranoid[32];
+  readParanoid(paranoid, sizeof(paranoid));
+  const char *hint = "";
+  if (error == EACCES || error == EPERM)
+    hint = " (self-monitoring needs kernel.perf_event_paranoid <= 2, and containers often "
+           "forbid perf_event_open entirely)";
+  else if (error == ENOENT || error == ENOSYS || error == EOPNOTSUPP)
+    hint = " (this kernel does not offer the software task-clock event)";
+  else if (error == EMFILE || error == ENFILE)
+    hint = " (out of file descriptors)";
+  message("perf_event sampling is not used: perf_event_open failed: %s; "
+          "kernel.perf_event_paranoid=%s%s.%s",
+          strerror(error), paranoid, hint,
+          falling_back ? " Using the CPU-time timer sampler instead "
+                         "(set " CAUSAL_ENV_SAMPLER "=timer to skip the attempt)."
+                       : "");
+}
+
+AddressRange stackOfCurrentThread(bool is_main_thread) {
+  AddressRange range;
+  if (is_main_thread) {
+    uintptr_t top = reinterpret_cast<uintptr_t>(__libc_stack_end);
+    struct rlimit limit;
+    uintptr_t size = 8u << 20;
+    if (getrlimit(RLIMIT_STACK, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+      size = uintptr_t(limit.rlim_cur);
+    if (size > (1ull << 30))
+      size = 1ull << 30;
+    // __libc_stack_end is near the top: environment and auxv lie above it.
+    range.begin = top > size ? top - size : 0;
+    range.end = top + (1u << 20);
+    return range;
+  }
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    void *base = nullptr;
+    size_t size = 0;
+    if (pthread_attr_getstack(&attr, &base, &size) == 0) {
+      range.begin = reinterpret_cast<uintptr_t>(base);
+      range.end = range.begin + size;
+    }
+    pthread_attr_destroy(&attr);
+  }
+  return range;
+}
+
+} // namespace
+
+int installSampleHandler() {
+  struct sigaction action;
+  memset(&action, 0, sizeof(action));
+  action.sa_sigaction = onSampleSignal;
+  action.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  return sigaction(CAUSAL_SAMPLE_SIGNAL, &action, nullptr) == 0 ? 0 : errno;
+}
+
+SamplerKind startThreadSampling(ThreadState *state, bool is_main_thread) {
+  state->tid = currentTid();
+  state->stack = stackOfCurrentThread(is_main_thread);
+  tls_thread = state;
+
+  if (!g_sampler_decided.load(std::memory_order_acquire)) {
+    // First thread (the main thread, from the constructor): decide.
+    SamplerKind chosen = SamplerKind::None;
+    int perf_error = 0;
+    if (g_config.requested != SamplerKind::Timer) {
+      perf_error = startPerf(state);
+      if (!perf_error)
+        chosen = SamplerKind::Perf;
+      else
+        explainPerfFailure(perf_error, g_config.requested != SamplerKind::Perf);
+    }
+    if (chosen == SamplerKind::None && g_config.requested != SamplerKind::Perf) {
+      int timer_error = startTimer(state);
+      if (!timer_error)
+        chosen = SamplerKind::Timer;
+      else
+        message("sampling is off: the CPU-time timer failed too: timer_create/timer_settime: %s. "
+                "The program runs unprofiled.",
+                strerror(timer_error));
+    } else if (chosen == SamplerKind::None) {
+      message("sampling is off (" CAUSAL_ENV_SAMPLER "=perf and perf_event is unavailable). "
+              "The program runs unprofiled.");
+    }
+    g_process_sampler.store(chosen, std::memory_order_relaxed);
+    g_sampler_decided.store(true, std::memory_order_release);
+    return chosen;
+  }
+
+  SamplerKind process = g_process_sampler.load(std::memory_order_relaxed);
+  if (process == SamplerKind::None)
+    return SamplerKind::None;
+  if (process == SamplerKind::Perf) {
+    int error = startPerf(state);
+    if (!error)
+      return SamplerKind::Perf;
+    if (g_config.requested == SamplerKind::Perf) {
+      if (!g_said_thread_failure.exchange(true))
+        message("a thread could not start perf_event sampling (%s); it runs unsampled",
+                strerror(error));
+      return SamplerKind::None;
+    }
+    if (!g_said_thread_fallback.exchange(true))
+      message("a thread could not start perf_event sampling (%s); such threads use the "
+              "CPU-time timer sampler",
+              strerror(error));
+  }
+  int error = startTimer(state);
+  if (!error)
+    return SamplerKind::Timer;
+  if (!g_said_thread_failure.exchange(true))
+    message("a thread could not start the CPU-time timer (%s); it runs unsampled",
+            strerror(error));
+  return SamplerKind::None;
+}
+
+void stopThreadSampling(ThreadState *state) {
+  if (!state || state->kind == SamplerKind::None)
+    return;
+  sigset_t block, previous;
+  sigemptyset(&block);
+  sigaddset(&block, CAUSAL_SAMPLE_SIGNAL);
+  pthread_sigmask(SIG_BLOCK, &block, &previous);
+  if (state->kind == SamplerKind::Perf) {
+    bool owned = ownsPerfFd(state);
+    if (owned)
+      ioctl(state->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+    state->in_handler = 1;
+    g_modules.beginRead();
+    drainRing(state);
+    g_modules.endRead();
+    state->in_handler = 0;
+    if (owned)
+      close(state->perf_fd);
+    // Unmapping the ring releases the counter if the program closed our
+    // descriptor.
+    munmap(state->ring, state->ring_bytes);
+    state->perf_fd = -1;
+    state->ring = nullptr;
+  } else if (state->timer_armed) {
+    timer_delete(state->timer);
+    state->timer_armed = false;
+  }
+  state->kind = SamplerKind::None;
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+}
+
+void forgetInheritedSampler(ThreadState *state) {
+  if (!state)
+    return;
+  if (ownsPerfFd(state))
+    close(state->perf_fd); // the parent's counter; its ring is not mapped here
+  state->perf_fd = -1;
+  state->ring = nullptr; // perf mappings are not copied into the child
+  state->ring_bytes = 0;
+  state->timer_armed = false; // POSIX timers are not inherited
+  state->kind = SamplerKind::None;
+  state->in_handler = 0;
+}
+
+const char *processSamplerName() {
+  if (!g_sampler_decided.load(std::memory_order_acquire))
+    return "none";
+  switch (g_process_sampler.load(std::memory_order_relaxed)) {
+  case SamplerKind::Perf:
+    return "perf_event task-clock";
+  case SamplerKind::Timer:
+    return "timer (CLOCK_THREAD_CPUTIME_ID)";
+  default:
+    return "none";
+  }
+}
+
+} // namespace causal::rt

@@ -1,0 +1,46 @@
+//===- runtime/Sampler.h - Per-thread CPU-time sampling --------------------===//
+//
+// Each thread samples itself: a perf_event task-clock counter whose ring
+// buffer signals the owning thread (O_ASYNC, F_SETSIG CAUSAL_SAMPLE_SIGNAL,
+// F_SETOWN_EX F_OWNER_TID) once per batch, or, when perf_event is denied, a
+// CLOCK_THREAD_CPUTIME_ID POSIX timer that signals the thread every period.
+// The handler runs in the sampled thread and charges each sample (see
+// Attribution.h). It is async-signal-safe: no malloc, no locks, no stdio.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CAUSAL_RUNTIME_SAMPLER_H
+#define CAUSAL_RUNTIME_SAMPLER_H
+
+#include "Support.h"
+#include "ThreadState.h"
+
+namespace causal::rt {
+
+/// The calling thread's state (null if it is not sampled).
+extern __thread ThreadState *tls_thread CAUSAL_RT_TLS;
+
+/// Installs the handler of CAUSAL_SAMPLE_SIGNAL (SA_SIGINFO | SA_RESTART).
+/// Returns 0 or an errno value.
+int installSampleHandler();
+
+/// Starts sampling the calling thread into |state| (tid and stack are
+/// filled in here). Uses g_config; the first call decides between perf and
+/// the timer (saying once why perf is not used). Returns the sampler used
+/// (None if neither works; said once).
+SamplerKind startThreadSampling(ThreadState *state, bool is_main_thread);
+
+/// Stops sampling the calling thread and processes the samples still in
+/// its ring. The signal is blocked meanwhile.
+void stopThreadSampling(ThreadState *state);
+
+/// Fork child: drops what the child inherited (perf fd; the ring and the
+/// timer do not survive fork) without processing anything.
+void forgetInheritedSampler(ThreadState *state);
+
+/// Name of the sampler chosen for the process ("perf_event task-clock",
+/// "timer (CLOCK_THREAD_CPUTIME_ID)", "none").
+const char *processSamplerName();
+
+} // namespace causal::rt
+
+#endif // CAUSAL_RUNTIME_SAMPLER_H

@@ -1,0 +1,70 @@
+//===- runtime/Support.h - Small helpers shared by the runtime parts ------===//
+//
+// Environment parsing, clocks, messages on stderr and a memory read that
+// cannot fault. Everything marked "signal-safe" may be called from the
+// sampling signal handler (no malloc, no locks, no stdio).
+//
+//===----------------------------------------------------------------------===//
+#ifndef CAUSAL_RUNTIME_SUPPORT_H
+#define CAUSAL_RUNTIME_SUPPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CAUSAL_RT_HIDDEN __attribute__((visibility("hidden")))
+#define CAUSAL_RT_EXPORT __attribute__((visibility("default")))
+#define CAUSAL_RT_TLS __attribute__((tls_model("initial-exec")))
+
+namespace causal::rt {
+
+/// Current CLOCK_MONOTONIC / CLOCK_REALTIME time in ns. Signal-safe.
+uint64_t monotonicNs();
+uint64_t realtimeNs();
+/// CPU time of the calling thread in ns (a system call). Signal-safe.
+uint64_t threadCpuNs();
+
+/// Returns the value of an environment variable, or null when unset/empty.
+const char *envString(const char *name);
+/// Parses an unsigned decimal environment variable; returns |fallback| when
+/// unset. Sets |*malformed| (if given) when the value is set but not a number.
+uint64_t envUnsigned(const char *name, uint64_t fallback, bool *malformed = nullptr);
+/// True when the variable is set to "1" (or "yes"/"true"/"on").
+bool envFlag(const char *name);
+
+/// Prints CAUSAL_MESSAGE_PREFIX + formatted text + '\n' on stderr with one
+/// write(). Not signal-safe (uses vsnprintf); never call from the handler.
+void message(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+/// Formats into a fixed buffer; returns the number of bytes written (always
+/// NUL-terminated, truncated if needed). Not signal-safe.
+size_t formatTo(char *buffer, size_t size, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/// Reads 8 bytes at |address| of this process without risk of a fault:
+/// returns false if the memory is not readable. Signal-safe (one system call
+/// per page not seen recently; |cache| remembers validated pages).
+struct ReadablePageCache {
+  static constexpr unsigned kEntries = 16;
+  uintptr_t pages[kEntries];
+  unsigned next;
+};
+bool safeRead64(uintptr_t address, uint64_t *value, ReadablePageCache *cache);
+
+/// Address range [begin, end).
+struct AddressRange {
+  uintptr_t begin = 0;
+  uintptr_t end = 0;
+  bool contains(uintptr_t a) const { return a >= begin && a < end; }
+};
+
+/// The executable (PF_X) load segment of the image that contains |address|,
+/// via dl_iterate_phdr. Empty range if not found. Not signal-safe.
+AddressRange executableRangeOf(const void *address);
+
+/// Path of the image containing |address| ("/proc/self/exe" target for the
+/// main program), copied into |buffer|. Not signal-safe.
+void imagePathOf(const void *address, char *buffer, size_t size);
+
+} // namespace causal::rt
+
+#endif // CAUSAL_RUNTIME_SUPPORT_H

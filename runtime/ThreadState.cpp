@@ -1,0 +1,81 @@
+//===- runtime/ThreadState.cpp - What the runtime keeps per thread ---------===//
+
+#include "ThreadState.h"
+
+#include <string.h>
+#include <sys/mman.h>
+
+namespace causal::rt {
+
+static void resetState(ThreadState *state) {
+  // Everything but |in_use|, which the caller owns.
+  state->tid = 0;
+  state->kind = SamplerKind::None;
+  state->perf_fd = -1;
+  state->perf_fd_dev = state->perf_fd_ino = 0;
+  state->ring = nullptr;
+  state->ring_bytes = 0;
+  state->ring_data_size = 0;
+  memset(&state->timer, 0, sizeof(state->timer));
+  state->timer_armed = false;
+  state->in_handler = 0;
+  state->stack = AddressRange{};
+  memset(&state->page_cache, 0, sizeof(state->page_cache));
+  state->samples = state->samples_in_batch = state->batches = 0;
+  state->local_delay_ns.store(0, std::memory_order_relaxed);
+  state->blocked.store(false, std::memory_order_relaxed);
+}
+
+ThreadState *ThreadRegistry::acquire() {
+  // Reuse a state whose thread has exited.
+  uint32_t used = slotsUsed();
+  for (uint32_t i = 0; i < used; ++i) {
+    ThreadState *state = slot(i);
+    if (!state)
+      continue;
+    uint32_t expected = 0;
+    if (state->in_use.load(std::memory_order_relaxed) == 0 &&
+        state->in_use.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
+      resetState(state);
+      return state;
+    }
+  }
+  void *memory = mmap(nullptr, sizeof(ThreadState), PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED)
+    return nullptr;
+  auto *state = static_cast<ThreadState *>(memory); // zero-filled: a valid ThreadState
+  state->in_use.store(1, std::memory_order_relaxed);
+  resetState(state);
+  // Publish it in the first empty slot.
+  for (;;) {
+    uint32_t index = used_.load(std::memory_order_acquire);
+    if (index >= kCapacity) {
+      overflowed_.store(true, std::memory_order_relaxed);
+      return state; // usable, just not enumerable
+    }
+    ThreadState *expected = nullptr;
+    if (slots_[index].compare_exchange_strong(expected, state, std::memory_order_acq_rel)) {
+      used_.compare_exchange_strong(index, index + 1, std::memory_order_acq_rel);
+      return state;
+    }
+    // Someone filled |index|: help advance the count and retry.
+    used_.compare_exchange_strong(index, index + 1, std::memory_order_acq_rel);
+  }
+}
+
+void ThreadRegistry::release(ThreadState *state) {
+  if (state)
+    state->in_use.store(0, std::memory_order_release);
+}
+
+void ThreadRegistry::releaseAllBut(ThreadState *survivor) {
+  uint32_t used = slotsUsed();
+  for (uint32_t i = 0; i < used; ++i) {
+    ThreadState *state = slot(i);
+    if (state && state != survivor)
+      state->in_use.store(0, std::memory_order_release);
+  }
+}
+
+} // namespace causal::rt

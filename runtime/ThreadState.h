@@ -1,0 +1,93 @@
+//===- runtime/ThreadState.h - What the runtime keeps per thread -----------===//
+//
+// One ThreadState per sampled thread, reached from the signal handler via
+// an initial-exec TLS pointer. States live in anonymous mappings that are
+// never unmapped: an exited thread's state is marked free and reused by the
+// next new thread, so code that enumerates threads (the experiment logic of
+// a later issue) never reads freed memory.
+//
+// Fields used by the causal experiments (delay counts) are here already;
+// the sample path calls Sampler's afterSamples() hook once per batch, where
+// delays will be inserted.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CAUSAL_RUNTIME_THREADSTATE_H
+#define CAUSAL_RUNTIME_THREADSTATE_H
+
+#include "Support.h"
+
+#include "causal/tunables.h"
+
+#include <atomic>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+namespace causal::rt {
+
+enum class SamplerKind : uint8_t { None, Perf, Timer };
+
+struct ThreadState {
+  // ---- Ownership ------------------------------------------------------------
+  std::atomic<uint32_t> in_use;  // 1 while a live thread owns this state
+  pid_t tid;
+
+  // ---- Sampler --------------------------------------------------------------
+  SamplerKind kind;
+  int perf_fd;                   // -1 if none
+  uint64_t perf_fd_dev, perf_fd_ino; // identity of perf_fd, to never close
+                                     // a descriptor the program reused
+  unsigned char *ring;           // perf mmap: metadata page + data pages
+  size_t ring_bytes;
+  uint64_t ring_data_size;       // bytes of the data area (power of two)
+  timer_t timer;
+  bool timer_armed;
+  volatile sig_atomic_t in_handler;
+
+  // ---- Unwinding ------------------------------------------------------------
+  AddressRange stack;            // this thread's stack, to refuse stale reads
+  ReadablePageCache page_cache;
+
+  // ---- Statistics (written only by the owning thread) -----------------------
+  uint64_t samples;              // samples processed
+  uint64_t samples_in_batch;     // samples since the last completed batch
+  uint64_t batches;              // completed batches
+
+  // ---- Causal experiments (later issue) -------------------------------------
+  std::atomic<uint64_t> local_delay_ns; // delays this thread has taken/owes
+  std::atomic<bool> blocked;            // in a blocking call (no delays now)
+
+  // ---- Scratch for perf records that wrap around the ring end ---------------
+  static constexpr size_t kScratchSize = 65536; // perf record size is a u16
+  alignas(8) unsigned char scratch[kScratchSize];
+};
+
+/// Thread states of the process. Lock-free: slots hold pointers that, once
+/// set, never change; ownership is taken with a CAS on ThreadState::in_use.
+class ThreadRegistry {
+public:
+  static constexpr uint32_t kCapacity = CAUSAL_MAX_THREADS;
+
+  /// A zeroed (or reused) state owned by the caller, or null if out of
+  /// memory. Not signal-safe.
+  ThreadState *acquire();
+  /// Gives the state back for reuse.
+  void release(ThreadState *state);
+  /// Fork child: every state except |survivor| belonged to threads that do
+  /// not exist in the child.
+  void releaseAllBut(ThreadState *survivor);
+
+  uint32_t slotsUsed() const { return used_.load(std::memory_order_acquire); }
+  ThreadState *slot(uint32_t i) const { return slots_[i].load(std::memory_order_acquire); }
+  bool overflowed() const { return overflowed_.load(std::memory_order_relaxed); }
+
+private:
+  std::atomic<ThreadState *> slots_[kCapacity] = {};
+  std::atomic<uint32_t> used_{0};
+  std::atomic<bool> overflowed_{false};
+};
+
+} // namespace causal::rt
+
+#endif // CAUSAL_RUNTIME_THREADSTATE_H

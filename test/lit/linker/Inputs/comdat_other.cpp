@@ -1,0 +1,2 @@
+#include "inline.h"
+int other(int v) { return mix(v + 1); }

@@ -1,0 +1,44 @@
+; The pass emits one constructor and one destructor per module, each in a
+; COMDAT of its own name, registered through llvm.global_ctors/dtors with the
+; function as associated data, calling the extern_weak runtime hooks only when
+; they are defined, with the hidden extern_weak bounds of the line table.
+; RUN: %opt -load-pass-plugin %plugin -passes=causal-instrument -S %s -o - | FileCheck %s
+
+target triple = "x86_64-unknown-linux-gnu"
+
+define i32 @work(i32 %x) {
+  %y = add i32 %x, 1
+  ret i32 %y
+}
+
+; CHECK-DAG: $causal.module_ctor = comdat any
+; CHECK-DAG: $causal.module_dtor = comdat any
+; CHECK-DAG: @__start_causal_lines = extern_weak hidden constant i8
+; CHECK-DAG: @__stop_causal_lines = extern_weak hidden constant i8
+; CHECK-DAG: @llvm.global_ctors = appending global [1 x { i32, ptr, ptr }] [{ i32, ptr, ptr } { i32 101, ptr @causal.module_ctor, ptr @causal.module_ctor }]
+; CHECK-DAG: @llvm.global_dtors = appending global [1 x { i32, ptr, ptr }] [{ i32, ptr, ptr } { i32 101, ptr @causal.module_dtor, ptr @causal.module_dtor }]
+
+; The user's code is unchanged.
+; CHECK-LABEL: define i32 @work(i32 %x) {
+; CHECK-NEXT:    %y = add i32 %x, 1
+; CHECK-NEXT:    ret i32 %y
+
+; CHECK-LABEL: define linkonce_odr hidden void @causal.module_ctor() {{.*}}comdat {
+; CHECK:         [[PRESENT:%.*]] = icmp ne ptr @__causal_register_module, null
+; CHECK-NEXT:    br i1 [[PRESENT]], label %[[CALL:.*]], label %[[RET:.*]]
+; CHECK:       [[CALL]]:
+; CHECK-NEXT:    call void @__causal_register_module(ptr @__start_causal_lines, ptr @__stop_causal_lines)
+; CHECK:       [[RET]]:
+; CHECK-NEXT:    ret void
+
+; CHECK-DAG: declare extern_weak void @__causal_register_module(ptr, ptr)
+
+; CHECK-LABEL: define linkonce_odr hidden void @causal.module_dtor() {{.*}}comdat {
+; CHECK:         [[PRESENT2:%.*]] = icmp ne ptr @__causal_unregister_module, null
+; CHECK-NEXT:    br i1 [[PRESENT2]], label %[[CALL2:.*]], label %[[RET2:.*]]
+; CHECK:       [[CALL2]]:
+; CHECK-NEXT:    call void @__causal_unregister_module(ptr @__start_causal_lines)
+; CHECK:       [[RET2]]:
+; CHECK-NEXT:    ret void
+
+; CHECK-DAG: declare extern_weak void @__causal_unregister_module(ptr)

@@ -1,0 +1,92 @@
+"""Regenerates the hand-written profiles with exactly known answers
+(README.md in the parent folder says what each one checks). The malformed
+ones (bad-*, truncated, unknown-record, point-first) are written by hand."""
+import json
+import os
+
+os.chdir(os.path.dirname(os.path.abspath(__file__)))
+
+
+def min_half(s):
+    return min(s, 0.5)
+
+
+def write(name, lines):
+    with open(name, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def experiment(line, s, y, samples=1000):
+    # Period shrinks by exactly y: delta fixed at 1000, duration 1e9 * (1 - y).
+    return (f"experiment\tselected={line}\tspeedup={s:.2f}\tduration={round(1e9 * (1 - y))}"
+            f"\tselected-samples={samples}")
+
+
+def min_half_lines(point_record):
+    lines = []
+    for k in range(21):
+        s = k / 20
+        for _ in range(2):
+            lines += [experiment("work.c:10", s, min_half(s)), point_record]
+    return lines
+
+
+# Phase factor exactly 1: the baseline experiments see 1000 samples per 1e9 ns,
+# the whole run 42000 samples in 42e9 ns.
+tail = ["runtime\ttime=42000000000", "samples\tlocation=work.c:10\tcount=42000",
+        "samples\tlocation=other.c:5\tcount=7"]
+write("min-half.coz", ["startup\ttime=1000"] + min_half_lines("throughput-point\tname=tp\tdelta=1000") + tail)
+
+records = [{"type": "startup", "time": 1000}]
+for k in range(21):
+    s = k / 20
+    for _ in range(2):
+        records.append({"type": "experiment", "selected": "work.c:10", "speedup": round(s, 2),
+                        "duration": round(1e9 * (1 - min_half(s))), "selected_samples": 1000})
+        records.append({"type": "throughput_point", "name": "tp", "delta": 1000})
+records += [{"type": "runtime", "time": 42000000000},
+            {"type": "samples", "location": "work.c:10", "count": 42000},
+            {"type": "samples", "location": "other.c:5", "count": 7}]
+with open("min-half.jsonl", "w") as f:
+    f.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
+
+write("legacy.coz", ["startup\ttime=1415880321185373496"]
+      + min_half_lines("progress-point\tname=tp\ttype=source\tdelta=1000")
+      + ["shutdown\ttime=1415880356165907817\tsamples=348580", "runtime\ttime=42000000000",
+         "samples\tlocation=work.c:10\tcount=42000"])
+
+# The line runs half of the run: whole-run rate is half the baseline rate.
+write("phase.coz", ["startup\ttime=1000"] + min_half_lines("throughput-point\tname=tp\tdelta=1000")
+      + ["runtime\ttime=42000000000", "samples\tlocation=work.c:10\tcount=21000"])
+
+# Latency: 1000 arrivals per second, 10 in flight at baseline (W0 = 10 ms);
+# time-averaged in-flight count 10 * (1 - min(s, 0.5)) at line speedup s.
+lines = ["startup\ttime=5\tprofiler=causal"]
+for k in range(21):
+    s = k / 20
+    for _ in range(2):
+        lines.append(f"experiment\tselected=queue.c:7\tspeedup={s:.2f}\tduration=1000000000"
+                     "\tselected-samples=500")
+        lines.append("latency-point\tname=request\tarrivals=1000\tdepartures=1000"
+                     f"\tdifference={10 * (1 - min_half(s)):g}")
+write("latency.coz", lines + ["runtime\ttime=30000000000", "samples\tlocation=queue.c:7\tcount=15000"])
+
+
+def curve_lines(curves):
+    lines = ["startup\ttime=1"]
+    for k in range(21):
+        s = k / 20
+        for line, f in curves:
+            lines += [experiment(line, s, f(s), 100), "throughput-point\tname=tp\tdelta=1000"]
+    return lines
+
+
+lines = curve_lines([("a.c:1", min_half), ("b.c:2", lambda s: 0.6 * s)])
+for s in (0, 0.5, 1.0):
+    lines += [experiment("c.c:3", s, 0.1 * s, 100), "throughput-point\tname=tp\tdelta=1000"]
+for s in (0.25, 0.5, 0.75, 1.0, 0.1):
+    lines += [experiment("d.c:4", s, 0.2 * s, 100), "throughput-point\tname=tp\tdelta=1000"]
+write("ranking.coz", lines)
+
+write("flat.coz", curve_lines([("a.c:1", lambda s: 0.0), ("b.c:2", lambda s: 0.6 * s),
+                               ("e.c:9", lambda s: 0.3 * s)]))

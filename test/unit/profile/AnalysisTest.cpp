@@ -1,0 +1,335 @@
+//===- AnalysisTest.cpp - Curves, Little's law, Eq. 8, bootstrap ----------===//
+//
+// Profiles are generated here with exactly known answers: a line whose
+// program speedup is exactly min(s, 0.5) at line speedup s, the same for a
+// latency point, and a line that runs only half of the time.
+//
+//===----------------------------------------------------------------------===//
+#include "Analysis.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <sstream>
+
+using namespace causal::profile;
+
+namespace {
+
+double minHalf(double s) { return std::min(s, 0.5); }
+
+struct Generator {
+  std::ostringstream text;
+  Generator() { text << "startup\ttime=1\n"; }
+  /// Throughput: delta fixed, duration chosen so that the period shrinks
+  /// by exactly y.
+  void throughput(const std::string &line, double s, double y, double delta = 1000,
+                  double selectedSamples = 1000, const std::string &point = "tp") {
+    text << "experiment\tselected=" << line << "\tspeedup=" << s
+         << "\tduration=" << std::llround(1e9 * (1 - y)) << "\tselected-samples=" << selectedSamples
+         << "\nthroughput-point\tname=" << point << "\tdelta=" << delta << "\n";
+  }
+  void latency(const std::string &line, double s, double y) {
+    text << "experiment\tselected=" << line << "\tspeedup=" << s
+         << "\tduration=1000000000\tselected-samples=1000\n"
+         << "latency-point\tname=req\tarrivals=1000\tdepartures=1000\tdifference="
+         << 10 * (1 - y) << "\n";
+  }
+  void curve(const std::string &line, const std::function<double(double)> &f, int copies = 2) {
+    for (int k = 0; k <= 20; ++k)
+      for (int c = 0; c < copies; ++c)
+        throughput(line, k / 20.0, f(k / 20.0));
+  }
+  void end(double runtimeNs, const std::string &line, double samples) {
+    text << "runtime\ttime=" << std::llround(runtimeNs) << "\nsamples\tlocation=" << line
+         << "\tcount=" << samples << "\n";
+  }
+  Profile profile() const {
+    Profile p;
+    std::string error;
+    EXPECT_TRUE(readProfileText(text.str(), "gen.coz", p, ReadOptions(), error)) << error;
+    return p;
+  }
+};
+
+double expectedSlope(const std::function<double(double)> &f) {
+  double sxy = 0, sxx = 0;
+  for (int k = 1; k <= 20; ++k) {
+    double s = k / 20.0;
+    sxy += s * f(s);
+    sxx += s * s;
+  }
+  return sxy / sxx;
+}
+
+/// The single curve of \p line (a copy: the analysis may be a temporary).
+PointResult only(const Analysis &analysis, const std::string &line) {
+  for (const LineResult &result : analysis.lines)
+    if (result.line == line) {
+      EXPECT_EQ(result.points.size(), 1u);
+      return result.points.at(0);
+    }
+  ADD_FAILURE() << "no curve for " << line;
+  return PointResult();
+}
+
+} // namespace
+
+TEST(Analysis, ThroughputCurveIsExactlyMinSHalf) {
+  Generator g;
+  g.curve("work.c:10", minHalf);
+  // Whole-run sample rate equals the baseline rate: phase factor exactly 1.
+  g.end(42e9, "work.c:10", 42000);
+  Analysis analysis = analyze(g.profile(), AnalysisOptions());
+  ASSERT_EQ(analysis.lines.size(), 1u);
+  const PointResult &point = only(analysis, "work.c:10");
+  EXPECT_TRUE(point.phaseCorrected);
+  EXPECT_DOUBLE_EQ(point.phaseFactor, 1.0);
+  ASSERT_EQ(point.curve.size(), 21u);
+  for (const CurvePoint &c : point.curve) {
+    EXPECT_NEAR(c.programSpeedup, minHalf(c.speedup), 1e-9) << "at " << c.speedup;
+    EXPECT_EQ(c.experiments, 2u);
+  }
+  EXPECT_NEAR(point.slope, expectedSlope(minHalf), 1e-9);
+  EXPECT_NEAR(point.slope, 4.8375 / 7.175, 1e-9);
+  EXPECT_NEAR(point.maxImpact, 0.5, 1e-9);
+  EXPECT_NEAR(point.maxImpactSpeedup, 0.5, 1e-9);
+  ASSERT_TRUE(point.slopeInterval.valid);
+  EXPECT_LE(point.slopeInterval.low, point.slope + 1e-12);
+  EXPECT_GE(point.slopeInterval.high, point.slope - 1e-12);
+  EXPECT_EQ(analysis.experiments, 42u);
+  EXPECT_NEAR(analysis.runtimeNs, 42e9, 1);
+}
+
+TEST(Analysis, LatencyUsesLittlesLawAndFasterIsPositive) {
+  Generator g;
+  for (int k = 0; k <= 20; ++k)
+    for (int c = 0; c < 2; ++c)
+      g.latency("queue.c:7", k / 20.0, minHalf(k / 20.0));
+  Analysis analysis = analyze(g.profile(), AnalysisOptions());
+  const PointResult &point = only(analysis, "queue.c:7");
+  EXPECT_EQ(point.kind, PointKind::Latency);
+  for (const CurvePoint &c : point.curve)
+    EXPECT_NEAR(c.programSpeedup, minHalf(c.speedup), 1e-9) << "at " << c.speedup;
+  EXPECT_GT(point.slope, 0);
+  EXPECT_NEAR(point.slope, expectedSlope(minHalf), 1e-9);
+}
+
+TEST(Analysis, LatencyAveragesInFlightCountOverDuration) {
+  // Two baseline experiments: L = 2 for 1 s and L = 8 for 3 s, 100 + 300
+  // arrivals: W0 = (2*1 + 8*3) / 400 s. At 50 %: L = 3 for 4 s, 400 arrivals.
+  Profile p;
+  std::string error;
+  ASSERT_TRUE(readProfileText(
+      "experiment\tselected=q.c:1\tspeedup=0\tduration=1000000000\n"
+      "latency-point\tname=r\tarrivals=100\tdepartures=100\tdifference=2\n"
+      "experiment\tselected=q.c:1\tspeedup=0\tduration=3000000000\n"
+      "latency-point\tname=r\tarrivals=300\tdepartures=300\tdifference=8\n"
+      "experiment\tselected=q.c:1\tspeedup=0.5\tduration=4000000000\n"
+      "latency-point\tname=r\tarrivals=400\tdepartures=400\tdifference=3\n",
+      "l.coz", p, ReadOptions(), error))
+      << error;
+  AnalysisOptions options;
+  options.minSpeedups = 2;
+  Analysis analysis = analyze(p, options);
+  const PointResult &point = only(analysis, "q.c:1");
+  double w0 = (2 * 1e9 + 8 * 3e9) / 400, w = 3 * 4e9 / 400;
+  ASSERT_EQ(point.curve.size(), 2u);
+  EXPECT_NEAR(point.curve[1].programSpeedup, (w0 - w) / w0, 1e-12);
+}
+
+TEST(Analysis, PhaseCorrectionScalesByFractionOfRunTime) {
+  Generator g;
+  g.curve("work.c:10", minHalf);
+  g.end(42e9, "work.c:10", 21000); // the line runs during half of the run
+  Profile profile = g.profile();
+  Analysis corrected = analyze(profile, AnalysisOptions());
+  const PointResult &point = only(corrected, "work.c:10");
+  EXPECT_NEAR(point.phaseFactor, 0.5, 1e-12);
+  for (const CurvePoint &c : point.curve)
+    EXPECT_NEAR(c.programSpeedup, 0.5 * minHalf(c.speedup), 1e-9);
+  EXPECT_NEAR(point.maxImpact, 0.25, 1e-9);
+
+  AnalysisOptions off;
+  off.phaseCorrection = false;
+  Analysis raw = analyze(profile, off);
+  const PointResult &uncorrected = only(raw, "work.c:10");
+  EXPECT_FALSE(uncorrected.phaseCorrected);
+  EXPECT_NEAR(uncorrected.maxImpact, 0.5, 1e-9);
+  EXPECT_TRUE(uncorrected.phaseNote.empty());
+}
+
+TEST(Analysis, PhaseFactorNeverExceedsOne) {
+  Generator g;
+  g.curve("work.c:10", minHalf);
+  g.end(42e9, "work.c:10", 90000); // more samples than the baseline rate implies
+  const PointResult &point = only(analyze(g.profile(), AnalysisOptions()), "work.c:10");
+  EXPECT_DOUBLE_EQ(point.phaseFactor, 1.0);
+}
+
+TEST(Analysis, WithoutRuntimeRecordsNoCorrectionAndANote) {
+  Generator g;
+  g.curve("work.c:10", minHalf);
+  const PointResult &point = only(analyze(g.profile(), AnalysisOptions()), "work.c:10");
+  EXPECT_FALSE(point.phaseCorrected);
+  EXPECT_EQ(point.phaseNote, "no runtime/samples records");
+  EXPECT_NEAR(point.maxImpact, 0.5, 1e-9);
+}
+
+TEST(Analysis, PhaseCorrectionSumsRunsOfTheFile) {
+  // Two runs of 10 s; the line is sampled 10000 times in the first, never
+  // in the second: overall rate is half the baseline rate.
+  Generator g;
+  g.curve("work.c:10", minHalf);
+  g.end(10e9, "work.c:10", 10000);
+  g.text << "startup\ttime=2\nruntime\ttime=10000000000\n";
+  const PointResult &point = only(analyze(g.profile(), AnalysisOptions()), "work.c:10");
+  EXPECT_NEAR(point.phaseFactor, 0.5, 1e-12);
+}
+
+TEST(Analysis, RanksBySlopeOrByMaximumImpact) {
+  Generator g;
+  g.curve("a.c:1", minHalf, 1);                             // slope 0.674, max 0.5
+  g.curve("b.c:2", [](double s) { return 0.6 * s; }, 1);    // slope 0.6, max 0.6
+  g.curve("c.c:3", [](double s) { return -0.2 * s; }, 1);   // slows the program down
+  Profile profile = g.profile();
+  Analysis bySlope = analyze(profile, AnalysisOptions());
+  ASSERT_EQ(bySlope.lines.size(), 3u);
+  EXPECT_EQ(bySlope.lines[0].line, "a.c:1");
+  EXPECT_EQ(bySlope.lines[1].line, "b.c:2");
+  EXPECT_EQ(bySlope.lines[2].line, "c.c:3");
+  EXPECT_NEAR(bySlope.lines[2].points[0].slope, -0.2, 1e-9);
+  AnalysisOptions byMax;
+  byMax.rankBy = RankBy::MaxImpact;
+  Analysis ranked = analyze(profile, byMax);
+  EXPECT_EQ(ranked.lines[0].line, "b.c:2");
+  EXPECT_EQ(ranked.lines[1].line, "a.c:1");
+}
+
+TEST(Analysis, ReportsLinesWithoutEnoughDataInsteadOfHidingThem) {
+  Generator g;
+  g.curve("good.c:1", minHalf, 1);
+  for (double s : {0.0, 0.5, 1.0})
+    g.throughput("few.c:2", s, 0.1 * s);
+  for (double s : {0.25, 0.5, 0.75, 1.0, 0.1})
+    g.throughput("nobase.c:3", s, 0.2 * s);
+  g.throughput("stalled.c:4", 0, 0, /*delta=*/0);
+  for (double s : {0.25, 0.5, 0.75, 1.0})
+    g.throughput("stalled.c:4", s, 0);
+  Analysis analysis = analyze(g.profile(), AnalysisOptions());
+  ASSERT_EQ(analysis.lines.size(), 1u);
+  ASSERT_EQ(analysis.notEnoughData.size(), 3u);
+  std::map<std::string, NotEnoughData> byLine;
+  for (const NotEnoughData &entry : analysis.notEnoughData)
+    byLine[entry.line] = entry;
+  EXPECT_EQ(byLine["few.c:2"].reason, Shortfall::TooFewSpeedups);
+  EXPECT_EQ(byLine["few.c:2"].distinctSpeedups, 3u);
+  EXPECT_EQ(byLine["nobase.c:3"].reason, Shortfall::NoBaseline);
+  // Its baseline measured fewer than 5 visits: dropped, so no baseline.
+  EXPECT_EQ(byLine["stalled.c:4"].reason, Shortfall::NoBaseline);
+  EXPECT_EQ(analysis.droppedLowVisits, 1u);
+
+  AnalysisOptions lax;
+  lax.minSpeedups = 3;
+  EXPECT_EQ(analyze(g.profile(), lax).lines.size(), 2u);
+}
+
+TEST(Analysis, DropsMeasurementsWithTooFewVisits) {
+  Generator g;
+  g.curve("work.c:10", minHalf);
+  // A 4-visit experiment, the only one at 97 %, claiming a 99 % speedup.
+  g.throughput("work.c:10", 0.97, 0.99, /*delta=*/4);
+  Analysis analysis = analyze(g.profile(), AnalysisOptions());
+  EXPECT_EQ(analysis.droppedLowVisits, 1u);
+  EXPECT_EQ(only(analysis, "work.c:10").curve.size(), 21u);
+  AnalysisOptions keepAll;
+  keepAll.minVisits = 0;
+  PointResult all = only(analyze(g.profile(), keepAll), "work.c:10");
+  ASSERT_EQ(all.curve.size(), 22u);
+  EXPECT_NEAR(all.curve[20].speedup, 0.97, 1e-12);
+}
+
+TEST(Analysis, BootstrapIsReproducibleAndCoversNoisyTruth) {
+  // Noisy data around program speedup 0.4 * s: deterministic noise.
+  Generator g;
+  uint64_t state = 12345;
+  auto noise = [&]() {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return (double((state >> 11) & 0xFFFF) / 65535.0 - 0.5) * 0.1; // +-5 %
+  };
+  for (int k = 0; k <= 20; ++k)
+    for (int c = 0; c < (k == 0 ? 20 : 4); ++c)
+      g.throughput("noisy.c:5", k / 20.0, 0.4 * (k / 20.0) + noise());
+  Profile profile = g.profile();
+  AnalysisOptions options;
+  options.seed = 7;
+  const PointResult a = only(analyze(profile, options), "noisy.c:5");
+  const PointResult b = only(analyze(profile, options), "noisy.c:5");
+  EXPECT_EQ(a.slopeInterval.low, b.slopeInterval.low);
+  EXPECT_EQ(a.slopeInterval.high, b.slopeInterval.high);
+  ASSERT_TRUE(a.slopeInterval.valid);
+  EXPECT_LT(a.slopeInterval.low, 0.4);
+  EXPECT_GT(a.slopeInterval.high, 0.4);
+  EXPECT_LT(a.slopeInterval.high - a.slopeInterval.low, 0.2);
+  for (const CurvePoint &c : a.curve) {
+    ASSERT_TRUE(c.interval.valid);
+    EXPECT_LE(c.interval.low, c.interval.high);
+  }
+  options.seed = 8;
+  const PointResult other = only(analyze(profile, options), "noisy.c:5");
+  EXPECT_NE(a.slopeInterval.low, other.slopeInterval.low);
+  EXPECT_DOUBLE_EQ(a.slope, other.slope); // the estimate does not depend on the seed
+
+  options.bootstrapRounds = 0;
+  EXPECT_FALSE(only(analyze(profile, options), "noisy.c:5").slopeInterval.valid);
+}
+
+TEST(Analysis, SingleExperimentPointsGetNoIntervalOfTheirOwn) {
+  Generator g;
+  g.curve("one.c:1", minHalf, 1);
+  const PointResult &point = only(analyze(g.profile(), AnalysisOptions()), "one.c:1");
+  for (const CurvePoint &c : point.curve)
+    EXPECT_FALSE(c.interval.valid);
+  EXPECT_TRUE(point.slopeInterval.valid);
+}
+
+TEST(Analysis, OnlySelectedProgressPoints) {
+  Generator g;
+  for (int k = 0; k <= 20; ++k) {
+    g.throughput("w.c:1", k / 20.0, 0.5 * k / 20.0, 1000, 1000, "fast");
+    g.text << "throughput-point\tname=slow\tdelta=1000\n";
+  }
+  Profile profile = g.profile();
+  Analysis all = analyze(profile, AnalysisOptions());
+  ASSERT_EQ(all.lines.size(), 1u);
+  EXPECT_EQ(all.lines[0].points.size(), 2u);
+  EXPECT_EQ(all.progressPoints.size(), 2u);
+  AnalysisOptions one;
+  one.onlyPoints = {"fast", "missing"};
+  Analysis filtered = analyze(profile, one);
+  ASSERT_EQ(filtered.lines[0].points.size(), 1u);
+  EXPECT_EQ(filtered.lines[0].points[0].point, "fast");
+  ASSERT_EQ(filtered.warnings.size(), 1u);
+  EXPECT_NE(filtered.warnings[0].find("'missing'"), std::string::npos);
+}
+
+TEST(Analysis, IgnoresExperimentsWithNonPositiveDuration) {
+  Generator g;
+  g.curve("work.c:10", minHalf);
+  // Coz's size_t duration can wrap below zero.
+  g.text << "experiment\tselected=work.c:10\tspeedup=0.50\tduration=18446744073709551000\n"
+            "throughput-point\tname=tp\tdelta=1000\n";
+  Analysis analysis = analyze(g.profile(), AnalysisOptions());
+  EXPECT_EQ(analysis.droppedBadDuration, 1u);
+  EXPECT_NEAR(only(analysis, "work.c:10").maxImpact, 0.5, 1e-9);
+}
+
+TEST(Analysis, QuantileInterpolates) {
+  std::vector<double> v{1, 2, 3, 4, 5};
+  EXPECT_DOUBLE_EQ(quantileSorted(v, 0), 1);
+  EXPECT_DOUBLE_EQ(quantileSorted(v, 1), 5);
+  EXPECT_DOUBLE_EQ(quantileSorted(v, 0.5), 3);
+  EXPECT_DOUBLE_EQ(quantileSorted(v, 0.125), 1.5);
+}

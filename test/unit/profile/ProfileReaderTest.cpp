@@ -1,0 +1,200 @@
+//===- ProfileReaderTest.cpp - Reading causal and Coz profiles ------------===//
+#include "ProfileReader.h"
+
+#include <gtest/gtest.h>
+
+using namespace causal::profile;
+
+namespace {
+
+Profile readOk(const std::string &text, bool lenient = false) {
+  Profile profile;
+  std::string error;
+  ReadOptions options;
+  options.lenient = lenient;
+  EXPECT_TRUE(readProfileText(text, "p.coz", profile, options, error)) << error;
+  return profile;
+}
+
+std::string readError(const std::string &text) {
+  Profile profile;
+  std::string error;
+  EXPECT_FALSE(readProfileText(text, "p.coz", profile, ReadOptions(), error));
+  return error;
+}
+
+const char *const kTabs = "startup\ttime=100\tprofiler=causal\n"
+                          "experiment\tselected=a.c:3\tspeedup=0.35\tduration=2000\t"
+                          "selected-samples=7\tdelay=30\n"
+                          "throughput-point\tname=done\tdelta=12\n"
+                          "latency-point\tname=req\tarrivals=9\tdepartures=8\tdifference=2.5\n"
+                          "runtime\ttime=5000\n"
+                          "samples\tlocation=a.c:3\tcount=40\n";
+
+const char *const kJson =
+    "{\"type\":\"startup\",\"time\":100,\"profiler\":\"causal\"}\n"
+    "{\"type\":\"experiment\",\"selected\":\"a.c:3\",\"speedup\":0.35,\"duration\":2000,"
+    "\"selected_samples\":7,\"delay\":30}\n"
+    "{\"type\":\"throughput_point\",\"name\":\"done\",\"delta\":12}\n"
+    "{\"type\":\"latency_point\",\"name\":\"req\",\"arrivals\":9,\"departures\":8,"
+    "\"difference\":2.5}\n"
+    "{\"type\":\"runtime\",\"time\":5000}\n"
+    "{\"type\":\"samples\",\"location\":\"a.c:3\",\"count\":40}\n";
+
+void expectExample(const Profile &profile) {
+  ASSERT_EQ(profile.runs.size(), 1u);
+  EXPECT_TRUE(profile.runs[0].writtenByCausal);
+  EXPECT_EQ(profile.runs[0].runtimeNs, 5000);
+  EXPECT_EQ(profile.runs[0].samples.at("a.c:3"), 40);
+  ASSERT_EQ(profile.experiments.size(), 1u);
+  const Experiment &e = profile.experiments[0];
+  EXPECT_EQ(e.selected, "a.c:3");
+  EXPECT_DOUBLE_EQ(e.speedup, 0.35);
+  EXPECT_EQ(e.durationNs, 2000);
+  EXPECT_EQ(e.selectedSamples, 7);
+  EXPECT_EQ(e.delayNs, 30);
+  EXPECT_EQ(e.place.line, 2u);
+  ASSERT_EQ(e.points.size(), 2u);
+  EXPECT_EQ(e.points[0].name, "done");
+  EXPECT_EQ(e.points[0].kind, PointKind::Throughput);
+  EXPECT_EQ(e.points[0].delta, 12);
+  EXPECT_EQ(e.points[1].kind, PointKind::Latency);
+  EXPECT_EQ(e.points[1].arrivals, 9);
+  EXPECT_EQ(e.points[1].departures, 8);
+  EXPECT_DOUBLE_EQ(e.points[1].difference, 2.5);
+}
+
+} // namespace
+
+TEST(ProfileReader, ReadsTabSeparatedRecords) {
+  Profile profile = readOk(kTabs);
+  expectExample(profile);
+  EXPECT_EQ(profile.tabRecords, 6u);
+  EXPECT_EQ(profile.jsonRecords, 0u);
+}
+
+TEST(ProfileReader, ReadsJsonLinesAsNewerCozWritesThem) {
+  Profile profile = readOk(kJson);
+  expectExample(profile);
+  EXPECT_EQ(profile.jsonRecords, 6u);
+}
+
+TEST(ProfileReader, ReadsOldProgressPointSpelling) {
+  Profile profile = readOk("startup\ttime=1\n"
+                           "experiment\tselected=x.c:1\tspeedup=0.00\tduration=10\t"
+                           "selected-samples=0\n"
+                           "progress-point\tname=x.c:9\ttype=source\tdelta=86\n"
+                           "shutdown\ttime=9\tsamples=348580\n");
+  ASSERT_EQ(profile.experiments.size(), 1u);
+  ASSERT_EQ(profile.experiments[0].points.size(), 1u);
+  EXPECT_EQ(profile.experiments[0].points[0].kind, PointKind::Throughput);
+  EXPECT_EQ(profile.experiments[0].points[0].delta, 86);
+  EXPECT_EQ(profile.runs[0].shutdownSamples, 348580);
+}
+
+TEST(ProfileReader, SeparatesAppendedRunsAndKeepsLastCumulativeSamples) {
+  Profile profile = readOk("startup\ttime=1\n"
+                           "experiment\tselected=a.c:1\tspeedup=0\tduration=10\n"
+                           "throughput-point\tname=p\tdelta=5\n"
+                           "runtime\ttime=100\n"
+                           "samples\tlocation=a.c:1\tcount=3\n"
+                           "experiment\tselected=a.c:1\tspeedup=0.5\tduration=10\n"
+                           "throughput-point\tname=p\tdelta=6\n"
+                           "runtime\ttime=250\n"
+                           "samples\tlocation=a.c:1\tcount=8\n"
+                           "startup\ttime=2\n"
+                           "experiment\tselected=b.c:2\tspeedup=0\tduration=10\n"
+                           "throughput-point\tname=p\tdelta=7\n");
+  ASSERT_EQ(profile.runs.size(), 2u);
+  EXPECT_EQ(profile.runs[0].runtimeNs, 250);
+  EXPECT_EQ(profile.runs[0].samples.at("a.c:1"), 8);
+  EXPECT_EQ(profile.runs[1].runtimeNs, -1);
+  ASSERT_EQ(profile.experiments.size(), 3u);
+  EXPECT_EQ(profile.experiments[0].run, 0u);
+  EXPECT_EQ(profile.experiments[1].run, 0u);
+  EXPECT_EQ(profile.experiments[2].run, 1u);
+}
+
+TEST(ProfileReader, SeveralFilesAccumulate) {
+  Profile profile;
+  std::string error;
+  ASSERT_TRUE(readProfileText(kTabs, "a.coz", profile, ReadOptions(), error)) << error;
+  ASSERT_TRUE(readProfileText(kJson, "b.coz", profile, ReadOptions(), error)) << error;
+  EXPECT_EQ(profile.runs.size(), 2u);
+  EXPECT_EQ(profile.experiments.size(), 2u);
+  EXPECT_EQ(profile.experiments[1].place.file, "b.coz");
+  EXPECT_EQ(profile.experiments[1].run, 1u);
+}
+
+TEST(ProfileReader, ToleratesUnknownKeysAndCarriageReturns) {
+  Profile profile = readOk("experiment\tselected=a.c:1\tspeedup=0.1\tduration=5\tfuture=x\r\n"
+                           "throughput-point\tname=p\tdelta=5\tcolour=blue\r\n"
+                           "{\"type\":\"runtime\",\"time\":9,\"extra\":{\"a\":[1,2,\"}\"]}}\n");
+  ASSERT_EQ(profile.experiments.size(), 1u);
+  EXPECT_EQ(profile.runs.size(), 1u);
+  EXPECT_FALSE(profile.runs[0].hasStartup);
+  EXPECT_EQ(profile.runs[0].runtimeNs, 9);
+}
+
+TEST(ProfileReader, ErrorsNameFileLineAndProblem) {
+  EXPECT_EQ(readError("startup\ttime=1\nexperiment\tselected=a.c:1\tspeedup=0\tduration=1\n"
+                      "throughput-point\tname=p\tdelta=12x\n"),
+            "p.coz:3: field 'delta' has value '12x', which is not a number");
+  EXPECT_EQ(readError("startup\ttime=1\nbogus\ta=1\n"), "p.coz:2: unknown record type 'bogus'");
+  EXPECT_EQ(readError("throughput-point\tname=p\tdelta=1\n"),
+            "p.coz:1: throughput-point record before any experiment record");
+  EXPECT_EQ(readError("experiment\tselected=a.c:1\tspeedup=1.5\tduration=1\n"),
+            "p.coz:1: experiment speedup 1.5 is outside 0..1");
+  EXPECT_EQ(readError("experiment\tspeedup=0.5\tduration=1\n"),
+            "p.coz:1: experiment record has no 'selected' field");
+  std::string truncated = readError("startup\ttime=1\nexperiment\tselected=a.c:1\tspee");
+  EXPECT_NE(truncated.find("p.coz:2:"), std::string::npos) << truncated;
+  EXPECT_NE(truncated.find("truncated"), std::string::npos) << truncated;
+  std::string json = readError("{\"type\":\"experiment\",\"selected\":\"a.c:1\",\"speedup\":0.5,");
+  EXPECT_NE(json.find("p.coz:1: malformed JSON record"), std::string::npos) << json;
+  EXPECT_NE(readError("{\"time\":1}\n").find("no \"type\" member"), std::string::npos);
+  const char withNul[] = "startup\ttime=1\nexperiment\tselected=a\0b\n";
+  EXPECT_NE(readError(std::string(withNul, sizeof withNul - 1)).find("p.coz:2: line contains a NUL"),
+            std::string::npos);
+}
+
+TEST(ProfileReader, LenientSkipsBadLinesWithWarnings) {
+  Profile profile = readOk("startup\ttime=1\n"
+                           "experiment\tselected=a.c:1\tspeedup=0\tduration=10\n"
+                           "throughput-point\tname=p\tdelta=oops\n"
+                           "bogus\n"
+                           "throughput-point\tname=q\tdelta=5\n",
+                           /*lenient=*/true);
+  ASSERT_EQ(profile.warnings.size(), 2u);
+  EXPECT_EQ(profile.warnings[0].rfind("p.coz:3: ", 0), 0u) << profile.warnings[0];
+  EXPECT_EQ(profile.warnings[1].rfind("p.coz:4: ", 0), 0u) << profile.warnings[1];
+  ASSERT_EQ(profile.experiments.size(), 1u);
+  ASSERT_EQ(profile.experiments[0].points.size(), 1u);
+  EXPECT_EQ(profile.experiments[0].points[0].name, "q");
+}
+
+TEST(ProfileReader, ParsesNumbersStrictly) {
+  double v = 0;
+  EXPECT_TRUE(parseNumber("0.35", v));
+  EXPECT_DOUBLE_EQ(v, 0.35);
+  EXPECT_TRUE(parseNumber("12", v));
+  EXPECT_EQ(v, 12);
+  // Coz writes size_t values that wrapped below zero.
+  EXPECT_TRUE(parseNumber("18446744073709551615", v));
+  EXPECT_EQ(v, -1);
+  EXPECT_FALSE(parseNumber("18446744073709551616", v));
+  EXPECT_FALSE(parseNumber("", v));
+  EXPECT_FALSE(parseNumber("nan", v));
+  EXPECT_FALSE(parseNumber("inf", v));
+  EXPECT_FALSE(parseNumber("1e400", v));
+  EXPECT_FALSE(parseNumber("0x10", v));
+  EXPECT_FALSE(parseNumber("1.2.3", v));
+  EXPECT_FALSE(parseNumber(" 1", v));
+}
+
+TEST(ProfileReader, JsonStringEscapesAreDecoded) {
+  Profile profile = readOk("{\"type\":\"experiment\",\"selected\":\"d\\u00e9j\\u00e0 \\\"q\\\".c:1\","
+                           "\"speedup\":0,\"duration\":5}\n");
+  ASSERT_EQ(profile.experiments.size(), 1u);
+  EXPECT_EQ(profile.experiments[0].selected, "d\xc3\xa9j\xc3\xa0 \"q\".c:1");
+}

@@ -1,0 +1,80 @@
+//===- test/unit/runtime/ProfileParse.h - Reads Coz records back ----------===//
+#ifndef CAUSAL_TEST_UNIT_RUNTIME_PROFILEPARSE_H
+#define CAUSAL_TEST_UNIT_RUNTIME_PROFILEPARSE_H
+
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace causal::test {
+
+struct ProfileRecord {
+  std::string type;
+  std::map<std::string, std::string> fields;
+};
+
+/// Parses "type\tkey=value\t..." lines. Lines that do not have this shape
+/// (a known type, every field key=value with a non-empty key) are returned
+/// in |malformed|.
+inline std::vector<ProfileRecord> parseProfile(const std::string &text,
+                                               std::vector<std::string> *malformed) {
+  std::vector<ProfileRecord> records;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> parts;
+    size_t begin = 0;
+    for (;;) {
+      size_t tab = line.find('\t', begin);
+      parts.push_back(line.substr(begin, tab - begin));
+      if (tab == std::string::npos)
+        break;
+      begin = tab + 1;
+    }
+    ProfileRecord record;
+    record.type = parts[0];
+    bool ok = record.type == "startup" || record.type == "runtime" || record.type == "samples";
+    for (size_t i = 1; i < parts.size() && ok; ++i) {
+      size_t eq = parts[i].find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == parts[i].size()) {
+        ok = false;
+        break;
+      }
+      record.fields[parts[i].substr(0, eq)] = parts[i].substr(eq + 1);
+    }
+    if (ok && (record.type == "startup" || record.type == "runtime"))
+      ok = parts.size() == 2 && record.fields.count("time");
+    if (ok && record.type == "samples")
+      ok = parts.size() == 3 && record.fields.count("location") && record.fields.count("count");
+    if (ok)
+      records.push_back(record);
+    else if (malformed)
+      malformed->push_back(line);
+  }
+  return records;
+}
+
+inline std::string readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+/// Sum of the counts of samples records at |location| in records
+/// [begin, end).
+inline unsigned long long samplesAt(const std::vector<ProfileRecord> &records,
+                                    const std::string &location, size_t begin = 0,
+                                    size_t end = ~size_t(0)) {
+  unsigned long long total = 0;
+  for (size_t i = begin; i < records.size() && i < end; ++i)
+    if (records[i].type == "samples" && records[i].fields.at("location") == location)
+      total += std::stoull(records[i].fields.at("count"));
+  return total;
+}
+
+} // namespace causal::test
+
+#endif // CAUSAL_TEST_UNIT_RUNTIME_PROFILEPARSE_H

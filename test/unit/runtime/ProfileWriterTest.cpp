@@ -1,0 +1,131 @@
+//===- test/unit/runtime/ProfileWriterTest.cpp ----------------------------===//
+
+#include "ModuleRegistry.h"
+#include "ProfileParse.h"
+#include "ProfileWriter.h"
+#include "TestLineTable.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using causal::rt::ModuleRegistry;
+using causal::rt::ResolvedAddress;
+using causal::rt::TextBuffer;
+using causal::test::InMemoryLineTable;
+using causal::test::LineTableSpec;
+using causal::test::parseProfile;
+using causal::test::ProfileRecord;
+
+namespace {
+
+__attribute__((noinline)) int someCode(int x) { return x + 1; }
+
+std::string temporaryPath(const char *name) {
+  std::string dir = ::testing::TempDir();
+  if (dir.empty() || dir.back() != '/')
+    dir += '/';
+  std::string path = dir + name + "." + std::to_string(getpid());
+  unlink(path.c_str());
+  return path;
+}
+
+TEST(ProfileWriterTest, RendersStartupRuntimeAndNonZeroSamples) {
+  auto registry = std::make_unique<ModuleRegistry>();
+  uintptr_t code = reinterpret_cast<uintptr_t>(&someCode);
+  LineTableSpec spec;
+  spec.code_vaddr = code;
+  spec.rows = {{0, 0}, {8, 1}, {16, 2}, {24, CAUSAL_NO_LINE}};
+  spec.lines = {{0, 11}, {1, 22}, {0, 33}};
+  spec.files = {"/src/main.cpp", "/src/util.h"};
+  InMemoryLineTable table(spec);
+  ASSERT_EQ(registry->registerModule(table.start(), table.stop(), "exe"),
+            ModuleRegistry::RegisterResult::Registered);
+  ResolvedAddress r;
+  ASSERT_TRUE(registry->resolve(code + 0, &r));
+  registry->addSamples(r, 7);
+  ASSERT_TRUE(registry->resolve(code + 17, &r));
+  registry->addSamples(r, 1);
+  registry->addSamples(r, 2);
+
+  TextBuffer out;
+  causal::rt::renderProfile(*registry, 1234567890123ull, 4500000000ull, &out);
+  std::vector<std::string> malformed;
+  std::vector<ProfileRecord> records = parseProfile(out.data(), &malformed);
+  EXPECT_TRUE(malformed.empty()) << malformed.front();
+  ASSERT_EQ(records.size(), 4u) << out.data(); // line 22 has no samples: no record
+  EXPECT_EQ(records[0].type, "startup");
+  EXPECT_EQ(records[0].fields["time"], "1234567890123");
+  EXPECT_EQ(records[1].type, "runtime");
+  EXPECT_EQ(records[1].fields["time"], "4500000000");
+  EXPECT_EQ(causal::test::samplesAt(records, "/src/main.cpp:11"), 7u);
+  EXPECT_EQ(causal::test::samplesAt(records, "/src/main.cpp:33"), 3u);
+  EXPECT_EQ(causal::test::samplesAt(records, "/src/util.h:22"), 0u);
+  // Exact syntax of one record (Coz's legacy format).
+  EXPECT_NE(std::string(out.data()).find("samples\tlocation=/src/main.cpp:11\tcount=7\n"),
+            std::string::npos);
+  registry->destroyForTesting();
+}
+
+TEST(ProfileWriterTest, ChunksEndAtLineBoundaries) {
+  std::string path = temporaryPath("chunks.coz");
+  std::string text;
+  for (int i = 0; i < 200; ++i)
+    text += "samples\tlocation=/some/file.cpp:" + std::to_string(i) + "\tcount=1\n";
+  // Chunks of at most 100 bytes: each write() must still end at a '\n'.
+  ASSERT_EQ(causal::rt::appendToFile(path.c_str(), text.data(), text.size(), 100), 0);
+  ASSERT_EQ(causal::rt::appendToFile(path.c_str(), text.data(), text.size(), 100), 0);
+  EXPECT_EQ(causal::test::readFile(path), text + text);
+  unlink(path.c_str());
+}
+
+TEST(ProfileWriterTest, ReportsUnwritablePath) {
+  EXPECT_NE(causal::rt::appendToFile("/nonexistent-dir/x/profile.coz", "a\n", 2), 0);
+}
+
+TEST(ProfileWriterTest, ConcurrentAppendsFromTwoProcessesStayLineWhole) {
+  std::string path = temporaryPath("concurrent.coz");
+  // Each process appends 200 blocks of ~20 KB (a large profile block).
+  auto writer = [&](const char *tag) {
+    std::string block = "startup\ttime=1\nruntime\ttime=2\n";
+    for (int i = 0; i < 400; ++i)
+      block += std::string("samples\tlocation=/") + tag + "/file.cpp:" + std::to_string(i) +
+               "\tcount=" + std::to_string(i + 1) + "\n";
+    for (int round = 0; round < 200; ++round)
+      if (causal::rt::appendToFile(path.c_str(), block.data(), block.size()) != 0)
+        return 1;
+    return 0;
+  };
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0)
+    _exit(writer("child"));
+  int parent_result = writer("parent");
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(parent_result, 0);
+
+  std::vector<std::string> malformed;
+  std::vector<ProfileRecord> records = parseProfile(causal::test::readFile(path), &malformed);
+  EXPECT_TRUE(malformed.empty()) << malformed.size() << " torn lines, e.g. " << malformed[0];
+  EXPECT_EQ(records.size(), 2u * 200u * 402u);
+  // Every block stayed contiguous: after each startup record come exactly
+  // one runtime and 400 samples records of one writer.
+  size_t blocks = 0;
+  for (size_t i = 0; i + 401 < records.size(); i += 402, ++blocks) {
+    ASSERT_EQ(records[i].type, "startup") << "block " << blocks;
+    std::string location = records[i + 2].fields["location"];
+    std::string writer_dir = location.substr(0, location.find("/file.cpp"));
+    for (size_t j = 2; j < 402; ++j)
+      ASSERT_EQ(records[i + j].fields["location"].rfind(writer_dir, 0), 0u) << "block " << blocks;
+  }
+  EXPECT_EQ(blocks, 400u);
+  unlink(path.c_str());
+}
+
+} // namespace

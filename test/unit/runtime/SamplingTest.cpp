@@ -1,0 +1,357 @@
+//===- test/unit/runtime/SamplingTest.cpp - The runtime in real processes -===//
+//
+// Runs sample_target (linked with libcausal_rt.so the way causal-ld links
+// programs) with a controlled environment and checks the profile it appends.
+//
+// Expected sample counts: both samplers fire once per CAUSAL sample period
+// of the thread's CPU time, so a thread that used C ns of CPU yields about
+// C / period samples. The target prints C (CLOCK_THREAD_CPUTIME_ID). We
+// accept [50 %, 130 % + 2 batches] of that: CPU time (not wall time) makes
+// the count independent of machine load; the slack covers samples taken
+// before the line table was registered and in the runtime itself (dropped
+// as overhead), CPU time spent outside the described function (start-up,
+// printf), timer expirations merged under load, and the last partial
+// batch. A broken attribution (e.g. callers skipped, samples lost, counts
+// doubled) falls far outside this range.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ProfileParse.h"
+
+#include "causal/tunables.h"
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+extern char **environ;
+
+using causal::test::parseProfile;
+using causal::test::ProfileRecord;
+using causal::test::readFile;
+using causal::test::samplesAt;
+
+namespace {
+
+constexpr double kPeriodNs = double(CAUSAL_DEFAULT_SAMPLE_PERIOD_NS);
+constexpr double kBatch = double(CAUSAL_DEFAULT_SAMPLE_BATCH);
+const char kSpinLine[] = "causal_test_spin.cpp:10";
+const char kLeafLine[] = "causal_test_leaf.cpp:20";
+
+struct RunResult {
+  bool exited = false;
+  int status = -1;
+  std::string out, err;
+};
+
+class TempDir {
+public:
+  TempDir() {
+    std::string base = ::testing::TempDir();
+    if (base.empty() || base.back() != '/')
+      base += '/';
+    std::string pattern = base + "causal-rt-test-XXXXXX";
+    std::vector<char> buffer(pattern.begin(), pattern.end());
+    buffer.push_back(0);
+    if (mkdtemp(buffer.data()))
+      path_ = buffer.data();
+  }
+  ~TempDir() {
+    if (!path_.empty())
+      (void)!system(("rm -rf '" + path_ + "'").c_str());
+  }
+  std::string file(const std::string &name) const { return path_ + "/" + name; }
+  bool ok() const { return !path_.empty(); }
+
+private:
+  std::string path_;
+};
+
+// Runs the target with the test's environment minus every CAUSAL_*
+// variable, plus |env|.
+RunResult runTarget(const TempDir &dir, const std::vector<std::string> &args,
+                    const std::map<std::string, std::string> &env) {
+  std::vector<std::string> environment;
+  for (char **e = environ; *e; ++e)
+    if (strncmp(*e, "CAUSAL_", 7) != 0)
+      environment.push_back(*e);
+  for (const auto &[key, value] : env)
+    environment.push_back(key + "=" + value);
+  std::vector<char *> envp;
+  for (std::string &e : environment)
+    envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> arguments = {CAUSAL_SAMPLE_TARGET};
+  arguments.insert(arguments.end(), args.begin(), args.end());
+  std::vector<char *> argv;
+  for (std::string &a : arguments)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  std::string out_path = dir.file("stdout"), err_path = dir.file("stderr");
+  RunResult result;
+  pid_t child = fork();
+  if (child < 0)
+    return result;
+  if (child == 0) {
+    int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (chdir(dir.file("").c_str()) != 0 || out < 0 || err < 0)
+      _exit(126);
+    dup2(out, 1);
+    dup2(err, 2);
+    execve(argv[0], argv.data(), envp.data());
+    _exit(127);
+  }
+  int status = 0;
+  if (waitpid(child, &status, 0) != child)
+    return result;
+  result.exited = WIFEXITED(status);
+  result.status = result.exited ? WEXITSTATUS(status) : -WTERMSIG(status);
+  result.out = readFile(out_path);
+  result.err = readFile(err_path);
+  return result;
+}
+
+// "key=value" from the target's stdout.
+unsigned long long outputValue(const std::string &out, const std::string &key) {
+  size_t at = out.find(key + "=");
+  if (at == std::string::npos)
+    return 0;
+  return strtoull(out.c_str() + at + key.size() + 1, nullptr, 0);
+}
+
+bool perfUnavailable(const RunResult &r) {
+  return r.err.find("perf_event sampling is not used") != std::string::npos;
+}
+
+std::vector<ProfileRecord> readProfile(const std::string &path) {
+  std::vector<std::string> malformed;
+  std::vector<ProfileRecord> records = parseProfile(readFile(path), &malformed);
+  EXPECT_TRUE(malformed.empty()) << "malformed line: " << malformed.front();
+  return records;
+}
+
+void expectPlausibleCount(unsigned long long count, unsigned long long cpu_ns,
+                          const std::string &what) {
+  double expected = double(cpu_ns) / kPeriodNs;
+  EXPECT_GE(double(count), 0.5 * expected) << what << ": expected about " << expected;
+  EXPECT_LE(double(count), 1.3 * expected + 2 * kBatch) << what << ": expected about " << expected;
+}
+
+class SamplerTest : public ::testing::TestWithParam<const char *> {
+protected:
+  std::map<std::string, std::string> baseEnv() const {
+    return {{CAUSAL_ENV_SAMPLER, GetParam()}, {CAUSAL_ENV_OUTPUT, dir.file("profile.coz")}};
+  }
+  // Skips perf-mode tests where the kernel denies perf_event (containers).
+  bool skipIfNoPerf(const RunResult &r) {
+    return std::string(GetParam()) == "perf" && perfUnavailable(r);
+  }
+  TempDir dir;
+};
+
+TEST_P(SamplerTest, SpinningMainThreadIsChargedToItsLine) {
+  ASSERT_TRUE(dir.ok());
+  RunResult r = runTarget(dir, {"spin", "300"}, baseEnv());
+  if (skipIfNoPerf(r))
+    GTEST_SKIP() << "perf_event unavailable here: " << r.err;
+  ASSERT_TRUE(r.exited) << r.err;
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "") << "nothing on stderr unless asked";
+  std::vector<ProfileRecord> records = readProfile(dir.file("profile.coz"));
+  ASSERT_GE(records.size(), 3u);
+  EXPECT_EQ(records[0].type, "startup");
+  EXPECT_EQ(records[1].type, "runtime");
+  expectPlausibleCount(samplesAt(records, kSpinLine), outputValue(r.out, "cpu_ns"), kSpinLine);
+  EXPECT_EQ(samplesAt(records, kLeafLine), 0u) << "leaf code never ran";
+}
+
+TEST_P(SamplerTest, ThreadCreatedAfterStartIsSampled) {
+  ASSERT_TRUE(dir.ok());
+  RunResult r = runTarget(dir, {"thread", "300"}, baseEnv());
+  if (skipIfNoPerf(r))
+    GTEST_SKIP() << "perf_event unavailable here";
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<ProfileRecord> records = readProfile(dir.file("profile.coz"));
+  expectPlausibleCount(samplesAt(records, kSpinLine), outputValue(r.out, "cpu_ns"),
+                       "spinning thread");
+}
+
+TEST_P(SamplerTest, SamplesInUninstrumentedLeafAreChargedToInstrumentedCaller) {
+  ASSERT_TRUE(dir.ok());
+  RunResult r = runTarget(dir, {"leaf", "300"}, baseEnv());
+  if (skipIfNoPerf(r))
+    GTEST_SKIP() << "perf_event unavailable here";
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<ProfileRecord> records = readProfile(dir.file("profile.coz"));
+  // Nearly all of this CPU time is inside memchr, which has no frame
+  // pointer: only unwinding with CFI finds callLeafFor (line 20).
+  expectPlausibleCount(samplesAt(records, kLeafLine), outputValue(r.out, "cpu_ns"), kLeafLine);
+}
+
+TEST_P(SamplerTest, SamplesInTheRuntimeAreDroppedAsOverhead) {
+  ASSERT_TRUE(dir.ok());
+  std::map<std::string, std::string> env = baseEnv();
+  env[CAUSAL_ENV_VERBOSE] = "1";
+  RunResult r = runTarget(dir, {"overhead", "300"}, env);
+  if (skipIfNoPerf(r))
+    GTEST_SKIP() << "perf_event unavailable here";
+  ASSERT_EQ(r.status, 0) << r.err;
+  double expected = double(outputValue(r.out, "cpu_ns")) / kPeriodNs;
+  // Line 20 only loops around the calls into the runtime: most samples are
+  // inside it (and in libc called from it) and must not be charged here.
+  std::vector<ProfileRecord> records = readProfile(dir.file("profile.coz"));
+  EXPECT_LT(double(samplesAt(records, kLeafLine)), 0.3 * expected);
+  size_t at = r.err.find(" profiler overhead (dropped)");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  size_t begin = r.err.rfind(", ", at);
+  ASSERT_NE(begin, std::string::npos);
+  double overhead = strtod(r.err.c_str() + begin + 2, nullptr);
+  EXPECT_GT(overhead, 0.5 * expected) << r.err;
+}
+
+TEST_P(SamplerTest, ForkChildWritesItsOwnRecords) {
+  ASSERT_TRUE(dir.ok());
+  RunResult r = runTarget(dir, {"fork", "150"}, baseEnv());
+  if (skipIfNoPerf(r))
+    GTEST_SKIP() << "perf_event unavailable here";
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<ProfileRecord> records = readProfile(dir.file("profile.coz"));
+  std::vector<size_t> starts;
+  for (size_t i = 0; i < records.size(); ++i)
+    if (records[i].type == "startup")
+      starts.push_back(i);
+  ASSERT_EQ(starts.size(), 2u) << "one block per process";
+  // The parent waits for the child: the child's block comes first. The
+  // child spun 150 ms itself and must not repeat the parent's 300 ms.
+  unsigned long long child = samplesAt(records, kSpinLine, starts[0], starts[1]);
+  unsigned long long parent = samplesAt(records, kSpinLine, starts[1]);
+  expectPlausibleCount(child, outputValue(r.out, "child_cpu_ns"), "child");
+  expectPlausibleCount(parent, outputValue(r.out, "parent_cpu_ns"), "parent");
+}
+
+TEST_P(SamplerTest, ThreadChurnCancellationForkAndExitWithRunningThreadsAreSafe) {
+  ASSERT_TRUE(dir.ok());
+  RunResult r = runTarget(dir, {"churn", "200"}, baseEnv());
+  if (skipIfNoPerf(r))
+    GTEST_SKIP() << "perf_event unavailable here";
+  ASSERT_TRUE(r.exited) << "killed by signal " << -r.status << "; stderr: " << r.err;
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "churn done\n");
+  EXPECT_EQ(r.err, "");
+  std::vector<ProfileRecord> records = readProfile(dir.file("profile.coz"));
+  size_t startups = 0;
+  for (const ProfileRecord &record : records)
+    startups += record.type == "startup";
+  EXPECT_EQ(startups, 1u) << "children left with _exit: no records from them";
+  // 200 threads x 0.2 ms + 20 ms in main + the spinner: well over 40 ms.
+  EXPECT_GT(samplesAt(records, kSpinLine), 20u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Samplers, SamplerTest, ::testing::Values("perf", "timer"),
+                         [](const auto &info) { return std::string(info.param); });
+
+TEST(RuntimeTest, DisabledRuntimeDoesNothingAndProgramBehavesTheSame) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  std::string profile = dir.file("profile.coz");
+  RunResult off = runTarget(dir, {"status", "7"},
+                            {{CAUSAL_ENV_DISABLE, "1"}, {CAUSAL_ENV_OUTPUT, profile}});
+  ASSERT_TRUE(off.exited);
+  EXPECT_EQ(off.status, 7);
+  EXPECT_EQ(off.out, "hello from the target\nsigprof=default restart=0\n");
+  EXPECT_EQ(off.err, "");
+  struct stat st;
+  EXPECT_NE(stat(profile.c_str(), &st), 0) << "CAUSAL_DISABLE=1 must not write a profile";
+
+  RunResult on = runTarget(dir, {"status", "7"}, {{CAUSAL_ENV_OUTPUT, profile}});
+  ASSERT_TRUE(on.exited);
+  EXPECT_EQ(on.status, 7) << "exit status unchanged by profiling";
+  EXPECT_EQ(on.out, "hello from the target\nsigprof=handler restart=1\n")
+      << "same output; handler installed with SA_RESTART";
+  EXPECT_EQ(on.err, "");
+  EXPECT_EQ(stat(profile.c_str(), &st), 0) << "profiling on: a profile is written";
+}
+
+TEST(RuntimeTest, BlockingCallsDoNotFailWithEINTRUnderPerfSampling) {
+  // perf samples are taken in user mode only (exclude_kernel), so a sample
+  // signal never interrupts a system call, and SA_RESTART covers the rest.
+  // (The timer fallback can tick inside a system call; nanosleep and poll
+  // are never restarted by the kernel, so it is not asserted for it.)
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  RunResult r = runTarget(dir, {"sleepy", "600"},
+                          {{CAUSAL_ENV_SAMPLER, "perf"}, {CAUSAL_ENV_OUTPUT, dir.file("p.coz")}});
+  if (perfUnavailable(r))
+    GTEST_SKIP() << "perf_event unavailable here";
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "eintr=0\n");
+  std::vector<ProfileRecord> records = readProfile(dir.file("p.coz"));
+  EXPECT_GT(samplesAt(records, kSpinLine), 50u) << "600 x 0.3 ms of spinning was sampled";
+}
+
+TEST(RuntimeTest, ImageWithoutTableIsNamedOnce) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  RunResult r = runTarget(dir, {"notable"}, {{CAUSAL_ENV_OUTPUT, dir.file("p.coz")}});
+  ASSERT_EQ(r.status, 0);
+  std::string expected = std::string(CAUSAL_SAMPLE_TARGET) +
+                         ": no causal line table (linked without causal-ld?)";
+  size_t at = r.err.find(expected);
+  EXPECT_NE(at, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(expected, at + 1), std::string::npos) << "said once";
+}
+
+TEST(RuntimeTest, SampleLogMatchesProfileCounts) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  RunResult r = runTarget(dir, {"spin", "200"},
+                          {{CAUSAL_ENV_OUTPUT, dir.file("p.coz")},
+                           {CAUSAL_ENV_SAMPLE_LOG, dir.file("samples.log")},
+                           {CAUSAL_ENV_VERBOSE, "1"}});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("sampler: "), std::string::npos) << "verbose names the sampler";
+  EXPECT_NE(r.err.find("module "), std::string::npos) << "verbose lists modules";
+  std::vector<ProfileRecord> records = readProfile(dir.file("p.coz"));
+  unsigned long long profile_count = samplesAt(records, kSpinLine);
+  ASSERT_GT(profile_count, 0u);
+
+  // Every log line is "<path> <hex address> <count>"; addresses inside the
+  // spin function's range must add up to the profile's count of its line.
+  std::string range = r.out.substr(r.out.find("spin_range=") + 11);
+  unsigned long long begin = strtoull(range.c_str(), nullptr, 16);
+  unsigned long long end = strtoull(range.c_str() + range.find('-') + 1, nullptr, 16);
+  ASSERT_LT(begin, end);
+  std::string log = readFile(dir.file("samples.log"));
+  ASSERT_FALSE(log.empty());
+  unsigned long long in_range = 0;
+  size_t lines = 0;
+  size_t pos = 0;
+  while (pos < log.size()) {
+    size_t eol = log.find('\n', pos);
+    ASSERT_NE(eol, std::string::npos) << "log ends with a newline";
+    std::string line = log.substr(pos, eol - pos);
+    pos = eol + 1;
+    ++lines;
+    char path[4096];
+    unsigned long long address = 0, count = 0;
+    ASSERT_EQ(sscanf(line.c_str(), "%4095s %llx %llu", path, &address, &count), 3) << line;
+    EXPECT_EQ(std::string(path), CAUSAL_SAMPLE_TARGET);
+    if (address >= begin && address < end)
+      in_range += count;
+  }
+  EXPECT_GT(lines, 0u);
+  EXPECT_EQ(in_range, profile_count);
+}
+
+} // namespace

@@ -1,0 +1,278 @@
+//===- test/unit/runtime/sample_target.cpp - Program profiled by the tests -===//
+//
+// Linked with libcausal_rt.so exactly as causal-ld links programs. Registers
+// line tables built in memory for two of its own functions (the test's
+// stand-in for an instrumented image), then does what argv[1] says:
+//   spin MS      main thread burns MS ms of CPU in spinFor (line 10)
+//   thread MS    a std::thread created after start-up does the same
+//   dlopen MS P  dlopens plugin P, spins MS ms in it (line 30), dlcloses it
+//   leaf MS      callLeafFor (line 20) spends MS ms mostly inside libc's memchr
+//   fork MS      parent spins 2*MS, forks; the child spins MS and exits
+//   status N     prints a line and the SIGPROF disposition, exits with N
+//   churn N      creates N short threads (ending by return, pthread_exit
+//                and cancellation, some concurrently), forks on the way,
+//                and exits while a detached thread still spins
+//   sleepy N     N rounds of: spin ~0.3 ms, nanosleep 50 us, poll 50 us;
+//                prints how many calls failed with EINTR
+//   overhead MS  callRuntimeFor (line 20) spends MS ms inside the runtime
+//   notable      registers null bounds (an image linked without causal-ld)
+//   noop         returns 0 at once (start-up time measurement)
+// Prints "cpu_ns=<CPU time of the spinning thread>" (fork: "parent_cpu_ns"
+// and "child_cpu_ns").
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestLineTable.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <memory>
+#include <thread>
+
+extern "C" void __causal_register_module(const void *start, const void *stop);
+
+extern "C" const char __start_causal_test_spin[], __stop_causal_test_spin[];
+extern "C" const char __start_causal_test_leaf[], __stop_causal_test_leaf[];
+
+namespace {
+
+uint64_t threadCpuNs() {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+} // namespace
+
+// Burns |cpu_ns| of this thread's CPU time in its own code.
+__attribute__((noinline, section("causal_test_spin"))) uint64_t spinFor(uint64_t cpu_ns) {
+  uint64_t start = threadCpuNs();
+  volatile uint64_t sink = 0;
+  while (threadCpuNs() - start < cpu_ns)
+    for (int i = 0; i < 200000; ++i)
+      sink = sink + uint64_t(i);
+  return sink;
+}
+
+static char g_zeros[1 << 20];
+const void *(*volatile g_memchr)(const void *, int, size_t) = memchr;
+
+// Spends |cpu_ns| mostly inside memchr, a frameless libc leaf: its samples
+// must be charged here, to the caller (the kernel's frame-pointer callchain
+// would skip this frame).
+__attribute__((noinline, section("causal_test_leaf"))) uint64_t callLeafFor(uint64_t cpu_ns) {
+  uint64_t start = threadCpuNs();
+  uint64_t found = 0;
+  while (threadCpuNs() - start < cpu_ns)
+    for (int i = 0; i < 16; ++i)
+      found += g_memchr(g_zeros, 1, sizeof(g_zeros)) != nullptr;
+  return found;
+}
+
+// Spends |cpu_ns| inside the runtime (rejecting a bogus line table over and
+// over): those samples are profiler overhead, not this line's time.
+__attribute__((noinline, section("causal_test_leaf"))) void callRuntimeFor(uint64_t cpu_ns) {
+  static const uint64_t bogus[16] = {};
+  uint64_t start = threadCpuNs();
+  while (threadCpuNs() - start < cpu_ns)
+    for (int i = 0; i < 1000; ++i)
+      __causal_register_module(bogus, bogus + 16);
+}
+
+namespace {
+
+std::unique_ptr<causal::test::InMemoryLineTable> g_spin_table, g_leaf_table;
+
+void registerTables() {
+  using causal::test::InMemoryLineTable;
+  g_spin_table = std::make_unique<InMemoryLineTable>(InMemoryLineTable::singleLine(
+      __start_causal_test_spin, uint32_t(__stop_causal_test_spin - __start_causal_test_spin),
+      "causal_test_spin.cpp", 10));
+  g_leaf_table = std::make_unique<InMemoryLineTable>(InMemoryLineTable::singleLine(
+      __start_causal_test_leaf, uint32_t(__stop_causal_test_leaf - __start_causal_test_leaf),
+      "causal_test_leaf.cpp", 20));
+  __causal_register_module(g_spin_table->start(), g_spin_table->stop());
+  __causal_register_module(g_leaf_table->start(), g_leaf_table->stop());
+}
+
+void *spinThread(void *arg) {
+  uint64_t ns = *static_cast<uint64_t *>(arg);
+  spinFor(ns);
+  *static_cast<uint64_t *>(arg) = threadCpuNs();
+  return nullptr;
+}
+
+void *churnWorker(void *arg) {
+  long kind = reinterpret_cast<long>(arg);
+  spinFor(200000); // 0.2 ms
+  if (kind % 3 == 1)
+    pthread_exit(nullptr);
+  if (kind % 3 == 2)
+    for (;;) {
+      pthread_testcancel();
+      spinFor(100000);
+    }
+  return nullptr;
+}
+
+void *detachedSpinner(void *) {
+  for (;;)
+    spinFor(1000000);
+  return nullptr;
+}
+
+int churn(uint64_t threads) {
+  for (uint64_t i = 0; i < threads; i += 4) {
+    pthread_t batch[4];
+    for (long k = 0; k < 4; ++k)
+      if (pthread_create(&batch[k], nullptr, churnWorker, reinterpret_cast<void *>(long(i) + k)))
+        return 3;
+    for (long k = 0; k < 4; ++k) {
+      if ((long(i) + k) % 3 == 2)
+        pthread_cancel(batch[k]);
+      pthread_join(batch[k], nullptr);
+    }
+    if (i % 64 == 0) {
+      fflush(stdout);
+      pid_t child = fork();
+      if (child == 0) {
+        spinFor(1000000);
+        _exit(0); // no profile from this child: _exit skips atexit
+      }
+      int status = 0;
+      waitpid(child, &status, 0);
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return 4;
+    }
+  }
+  pthread_t spinner;
+  if (pthread_create(&spinner, nullptr, detachedSpinner, nullptr))
+    return 3;
+  pthread_detach(spinner);
+  spinFor(20000000); // let the spinner run, then exit under its feet
+  printf("churn done\n");
+  return 0;
+}
+
+int sleepy(uint64_t rounds) {
+  int eintr = 0;
+  for (uint64_t i = 0; i < rounds; ++i) {
+    spinFor(300000);
+    struct timespec ts = {0, 50000};
+    if (nanosleep(&ts, nullptr) != 0 && errno == EINTR)
+      ++eintr;
+    if (poll(nullptr, 0, 0) < 0 && errno == EINTR)
+      ++eintr;
+    int fds[2];
+    if (pipe(fds) == 0) {
+      char c = 'x';
+      if (write(fds[1], &c, 1) < 0 && errno == EINTR)
+        ++eintr;
+      if (read(fds[0], &c, 1) < 0 && errno == EINTR)
+        ++eintr;
+      close(fds[0]);
+      close(fds[1]);
+    }
+  }
+  printf("eintr=%d\n", eintr);
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2)
+    return 2;
+  const char *mode = argv[1];
+  uint64_t ms = argc > 2 ? strtoull(argv[2], nullptr, 10) : 0;
+  if (!strcmp(mode, "noop"))
+    return 0;
+  if (!strcmp(mode, "status")) {
+    struct sigaction current;
+    sigaction(SIGPROF, nullptr, &current);
+    bool handler = (current.sa_flags & SA_SIGINFO) ? current.sa_sigaction != nullptr
+                                                   : current.sa_handler != SIG_DFL;
+    printf("hello from the target\nsigprof=%s restart=%d\n", handler ? "handler" : "default",
+           (current.sa_flags & SA_RESTART) ? 1 : 0);
+    return int(ms);
+  }
+  if (!strcmp(mode, "notable")) {
+    __causal_register_module(nullptr, nullptr); // as an image linked without causal-ld
+    return 0;
+  }
+  registerTables();
+  if (!strcmp(mode, "spin")) {
+    spinFor(ms * 1000000);
+    printf("cpu_ns=%llu\nspin_range=%llx-%llx\n", (unsigned long long)threadCpuNs(),
+           (unsigned long long)(uintptr_t)__start_causal_test_spin,
+           (unsigned long long)(uintptr_t)__stop_causal_test_spin);
+    return 0;
+  }
+  if (!strcmp(mode, "leaf")) {
+    callLeafFor(ms * 1000000);
+    printf("cpu_ns=%llu\n", (unsigned long long)threadCpuNs());
+    return 0;
+  }
+  if (!strcmp(mode, "overhead")) {
+    callRuntimeFor(ms * 1000000);
+    printf("cpu_ns=%llu\n", (unsigned long long)threadCpuNs());
+    return 0;
+  }
+  if (!strcmp(mode, "thread")) {
+    // std::thread: pthread_create is called from libstdc++.so, not from
+    // this program, and must reach the runtime's interposer all the same.
+    uint64_t value = ms * 1000000;
+    std::thread thread(spinThread, &value);
+    thread.join();
+    printf("cpu_ns=%llu\n", (unsigned long long)value);
+    return 0;
+  }
+  if (!strcmp(mode, "dlopen")) {
+    void *plugin = dlopen(argc > 3 ? argv[3] : "", RTLD_NOW | RTLD_LOCAL);
+    if (!plugin) {
+      fprintf(stderr, "dlopen: %s\n", dlerror());
+      return 3;
+    }
+    auto spin = reinterpret_cast<uint64_t (*)(uint64_t)>(dlsym(plugin, "pluginSpinFor"));
+    if (!spin)
+      return 3;
+    uint64_t before = threadCpuNs();
+    spin(ms * 1000000);
+    uint64_t used = threadCpuNs() - before;
+    dlclose(plugin); // unregisters the plugin's table: its counts must survive
+    printf("cpu_ns=%llu\n", (unsigned long long)used);
+    return 0;
+  }
+  if (!strcmp(mode, "churn"))
+    return churn(ms);
+  if (!strcmp(mode, "sleepy"))
+    return sleepy(ms);
+  if (!strcmp(mode, "fork")) {
+    spinFor(2 * ms * 1000000);
+    fflush(stdout);
+    pid_t child = fork();
+    if (child < 0)
+      return 4;
+    if (child == 0) {
+      uint64_t before = threadCpuNs();
+      spinFor(ms * 1000000);
+      printf("child_cpu_ns=%llu\n", (unsigned long long)(threadCpuNs() - before));
+      exit(0);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    printf("parent_cpu_ns=%llu\n", (unsigned long long)threadCpuNs());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 5;
+  }
+  return 2;
+}

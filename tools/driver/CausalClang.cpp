@@ -1,0 +1,382 @@
+//===- CausalClang.cpp - causal-clang and causal-clang++ ------------------===//
+//
+// A thin front for the real clang (CMake cache var CAUSAL_CLANG, or env
+// CAUSAL_CLANG). argv[0] ending in "++" selects the C++ driver.
+//
+// Without -fcausal-profile the real clang runs with the arguments exactly as
+// given. With it (the last of -fcausal-profile / -fno-causal-profile wins):
+//
+//   compiling C-family sources  adds -fplugin=<prefix>/lib/causal/CausalPlugin.so
+//                                    -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
+//   linking                     adds --ld-path=<prefix>/libexec/causal/ld, or
+//                                    .../ld.lld when the user asked for lld
+//                                    (clang picks lld-style LTO options only when
+//                                    the linker's file name is ld.lld)
+//
+// Each group is added only when that step runs, so clang never warns about an
+// unused argument. Our own -fcausal-* flags are removed; any other -fcausal-*
+// flag is an error. <prefix> is found from this executable's location
+// (tools/common/InstallLayout.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "InstallLayout.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+#ifndef CAUSAL_CLANG_PATH
+#error "CAUSAL_CLANG_PATH (the clang to wrap) must be defined by the build"
+#endif
+
+namespace {
+
+std::string ProgramName = "causal-clang";
+
+[[noreturn]] void fail(const std::string &Message) {
+  std::fprintf(stderr, "%s: error: %s\n", ProgramName.c_str(), Message.c_str());
+  std::exit(1);
+}
+
+bool startsWith(const std::string &S, const char *Prefix) {
+  return S.compare(0, std::strlen(Prefix), Prefix) == 0;
+}
+
+bool endsWith(const std::string &S, const char *Suffix) {
+  size_t N = std::strlen(Suffix);
+  return S.size() >= N && S.compare(S.size() - N, N, Suffix) == 0;
+}
+
+std::string baseName(const std::string &Path) {
+  size_t Slash = Path.find_last_of('/');
+  return Slash == std::string::npos ? Path : Path.substr(Slash + 1);
+}
+
+bool isExecutableFile(const std::string &Path) {
+  struct stat St;
+  return stat(Path.c_str(), &St) == 0 && S_ISREG(St.st_mode) && access(Path.c_str(), X_OK) == 0;
+}
+
+// ---- Our flags ----------------------------------------------------------
+
+struct CausalSettings {
+  bool Profile = false;
+};
+
+/// One flag of ours. A spelling ending in '=' takes a joined value. New
+/// -fcausal-* flags go in this table.
+struct CausalFlag {
+  const char *Spelling;
+  void (*Apply)(CausalSettings &Settings, const std::string &Value);
+};
+
+const CausalFlag KnownCausalFlags[] = {
+    {"-fcausal-profile", [](CausalSettings &S, const std::string &) { S.Profile = true; }},
+    {"-fno-causal-profile", [](CausalSettings &S, const std::string &) { S.Profile = false; }},
+};
+
+bool isCausalFlag(const std::string &Arg) {
+  return startsWith(Arg, "-fcausal-") || startsWith(Arg, "-fno-causal-");
+}
+
+/// Applies Arg (one of ours) to Settings; an unknown -fcausal-* is an error.
+void applyCausalFlag(const std::string &Arg, CausalSettings &Settings) {
+  for (const CausalFlag &Flag : KnownCausalFlags) {
+    std::string Spelling = Flag.Spelling;
+    if (endsWith(Spelling, "=") ? startsWith(Arg, Flag.Spelling) : Arg == Spelling) {
+      Flag.Apply(Settings, Arg.substr(Spelling.size() < Arg.size() ? Spelling.size() : Arg.size()));
+      return;
+    }
+  }
+  fail("unknown argument '" + Arg + "'");
+}
+
+// ---- What the clang invocation does ---------------------------------------
+
+/// Splits a response file the way clang does on Linux (GNU rules: blanks
+/// separate, quotes group, backslash escapes).
+std::vector<std::string> tokenizeResponseFile(const std::string &Text) {
+  std::vector<std::string> Tokens;
+  std::string Token;
+  bool InToken = false;
+  char Quote = 0;
+  for (size_t I = 0; I < Text.size(); ++I) {
+    char C = Text[I];
+    if (Quote) {
+      if (C == Quote)
+        Quote = 0;
+      else if (C == '\\' && Quote == '"' && I + 1 < Text.size())
+        Token += Text[++I];
+      else
+        Token += C;
+    } else if (C == '\'' || C == '"') {
+      Quote = C;
+      InToken = true;
+    } else if (C == '\\' && I + 1 < Text.size()) {
+      Token += Text[++I];
+      InToken = true;
+    } else if (C == ' ' || C == '\t' || C == '\n' || C == '\r') {
+      if (InToken)
+        Tokens.push_back(Token);
+      Token.clear();
+      InToken = false;
+    } else {
+      Token += C;
+      InToken = true;
+    }
+  }
+  if (InToken)
+    Tokens.push_back(Token);
+  return Tokens;
+}
+
+/// Appends Arg to Out, replacing @file by the file's arguments (recursively),
+/// as clang will. An unreadable @file stays as it is, as in clang.
+void expandResponseFiles(const std::string &Arg, std::vector<std::string> &Out, int Depth) {
+  if (Arg.size() > 1 && Arg[0] == '@' && Depth < 16) {
+    std::ifstream File(Arg.substr(1));
+    if (File) {
+      std::stringstream Text;
+      Text << File.rdbuf();
+      for (const std::string &Inner : tokenizeResponseFile(Text.str())) {
+        if (isCausalFlag(Inner))
+          fail("'" + Inner + "' in response file '" + Arg +
+               "' is not supported: pass it on the command line");
+        expandResponseFiles(Inner, Out, Depth + 1);
+      }
+      return;
+    }
+  }
+  Out.push_back(Arg);
+}
+
+/// Driver options whose value is the next argument when written alone
+/// (e.g. "-o file"). Their values must not be taken for input files.
+const char *const OptionsWithSeparateValue[] = {
+    "-o", "-x", "-I", "-L", "-D", "-U", "-F", "-B", "-T", "-u", "-e", "-z", "-l",
+    "-include", "-imacros", "-include-pch", "-isystem", "-isystem-after", "-iquote",
+    "-idirafter", "-iprefix", "-iwithprefix", "-iwithprefixbefore", "-isysroot", "-iframework",
+    "-imultilib", "-ivfsoverlay", "-MF", "-MT", "-MQ", "-MJ", "-Xlinker", "-Xclang",
+    "-Xassembler", "-Xpreprocessor", "-Xanalyzer", "-Xopenmp-target", "-Xoffload-linker",
+    "-Xcuda-fatbinary", "-Xcuda-ptxas", "-mllvm", "-arch", "-target", "-framework",
+    "-dependency-file", "-dependency-dot", "-serialize-diagnostics", "-working-directory",
+    "--sysroot", "--param", "--target", "--include-directory", "--library-directory",
+    "--output", "--language", "--define-macro", "--undefine-macro", "--include",
+    "--config", "-aux-target", "-ccc-install-dir", "-ccc-gcc-name", "-gcc-toolchain",
+    "--gcc-toolchain", "--prefix", "-fmodules-user-build-path", "-rpath", "-G"};
+
+bool takesSeparateValue(const std::string &Arg) {
+  for (const char *Option : OptionsWithSeparateValue)
+    if (Arg == Option)
+      return true;
+  return false;
+}
+
+/// Options that stop clang before the link step.
+bool stopsBeforeLink(const std::string &Arg) {
+  return Arg == "-c" || Arg == "-S" || Arg == "-E" || Arg == "-M" || Arg == "-MM" ||
+         Arg == "-fsyntax-only" || Arg == "-emit-ast" || Arg == "--precompile";
+}
+
+bool onlyPreprocesses(const std::string &Arg) {
+  return Arg == "-E" || Arg == "-M" || Arg == "-MM";
+}
+
+/// Languages (-x values) the front-end plugin applies to.
+bool isCFamilyLanguage(const std::string &Language) {
+  static const char *const Languages[] = {
+      "c",           "c++",           "objective-c",          "objective-c++",
+      "c-header",    "c++-header",    "objective-c-header",   "objective-c++-header",
+      "cpp-output",  "c++-cpp-output", "objective-c-cpp-output", "objc-cpp-output",
+      "objective-c++-cpp-output", "c++-module", "c++-system-header", "c++-user-header"};
+  for (const char *L : Languages)
+    if (Language == L)
+      return true;
+  return false;
+}
+
+/// File-name suffixes clang compiles as C, C++ or Objective-C.
+bool hasCFamilySourceSuffix(const std::string &Path) {
+  static const char *const Suffixes[] = {".c",   ".i",   ".cc",  ".cp",  ".cxx", ".cpp",
+                                         ".CPP", ".c++", ".C",   ".ii",  ".m",   ".mi",
+                                         ".mm",  ".M",   ".mii", ".h",   ".hh",  ".hpp",
+                                         ".hxx", ".H",   ".cppm", ".ccm", ".cxxm", ".c++m"};
+  std::string Name = baseName(Path);
+  size_t Dot = Name.find_last_of('.');
+  if (Dot == std::string::npos || Dot == 0)
+    return false;
+  std::string Suffix = Name.substr(Dot);
+  for (const char *S : Suffixes)
+    if (Suffix == S)
+      return true;
+  return false;
+}
+
+struct InvocationSummary {
+  bool StopsBeforeLink = false;
+  bool OnlyPreprocesses = false;
+  bool HasInputs = false;
+  bool CompilesCFamilySource = false;
+  std::string UseLd;  // last -fuse-ld= value
+  std::string LdPath; // last --ld-path= value
+
+  bool compiles() const { return CompilesCFamilySource && !OnlyPreprocesses; }
+  bool links() const { return HasInputs && !StopsBeforeLink; }
+};
+
+InvocationSummary summarize(const std::vector<std::string> &Args) {
+  InvocationSummary Summary;
+  std::string Language; // current -x, empty for "by suffix"
+  auto addInput = [&](const std::string &Input) {
+    Summary.HasInputs = true;
+    if (Language.empty() ? hasCFamilySourceSuffix(Input) : isCFamilyLanguage(Language))
+      Summary.CompilesCFamilySource = true;
+  };
+  for (size_t I = 0; I < Args.size(); ++I) {
+    const std::string &Arg = Args[I];
+    if (Arg == "--") { // the rest are inputs
+      for (++I; I < Args.size(); ++I)
+        addInput(Args[I]);
+      break;
+    }
+    if (Arg.empty() || Arg[0] != '-' || Arg == "-") {
+      addInput(Arg);
+      continue;
+    }
+    if (stopsBeforeLink(Arg))
+      Summary.StopsBeforeLink = true;
+    if (onlyPreprocesses(Arg))
+      Summary.OnlyPreprocesses = true;
+    if (startsWith(Arg, "-fuse-ld="))
+      Summary.UseLd = Arg.substr(9);
+    else if (startsWith(Arg, "--ld-path="))
+      Summary.LdPath = Arg.substr(10);
+    else if (startsWith(Arg, "-l"))
+      Summary.HasInputs = true; // -lfoo or -l foo: a link input
+    if (Arg == "-x" && I + 1 < Args.size())
+      Language = Args[I + 1];
+    else if (startsWith(Arg, "-x") && Arg.size() > 2)
+      Language = Arg.substr(2);
+    if (Language == "none")
+      Language.clear();
+    if (takesSeparateValue(Arg))
+      ++I;
+  }
+  return Summary;
+}
+
+// ---- Putting it together ----------------------------------------------------
+
+/// The clang driver for C++ next to the C one: .../clang -> .../clang++,
+/// .../clang-19 -> .../clang++-19. Empty if there is none.
+std::string cxxDriverNextTo(const std::string &CDriver) {
+  size_t NameStart = CDriver.find_last_of('/');
+  NameStart = NameStart == std::string::npos ? 0 : NameStart + 1;
+  size_t Clang = CDriver.rfind("clang");
+  if (Clang == std::string::npos || Clang < NameStart)
+    return {};
+  std::string Candidate = CDriver.substr(0, Clang + 5) + "++" + CDriver.substr(Clang + 5);
+  return isExecutableFile(Candidate) ? Candidate : std::string();
+}
+
+bool wantsLld(const InvocationSummary &Summary) {
+  if (!Summary.LdPath.empty())
+    return baseName(Summary.LdPath) == "ld.lld";
+  return Summary.UseLd == "lld" || baseName(Summary.UseLd) == "ld.lld";
+}
+
+/// The linker the user named by path (--ld-path=, -fuse-ld=/path), or empty.
+std::string linkerNamedByPath(const InvocationSummary &Summary) {
+  if (!Summary.LdPath.empty())
+    return Summary.LdPath;
+  if (Summary.UseLd.find('/') != std::string::npos)
+    return Summary.UseLd;
+  return {};
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string Argv0 = argc > 0 ? argv[0] : "causal-clang";
+  ProgramName = baseName(Argv0);
+  const bool IsCxx = endsWith(ProgramName, "++");
+
+  // Our flags out, everything else in order and untouched.
+  CausalSettings Settings;
+  std::vector<std::string> ClangArgs;
+  for (int I = 1; I < argc; ++I) {
+    std::string Arg = argv[I];
+    if (isCausalFlag(Arg))
+      applyCausalFlag(Arg, Settings);
+    else
+      ClangArgs.push_back(Arg);
+  }
+
+  const char *ClangFromEnv = std::getenv("CAUSAL_CLANG");
+  std::string CDriver = ClangFromEnv && *ClangFromEnv ? ClangFromEnv : CAUSAL_CLANG_PATH;
+  std::string Executable = CDriver;
+  std::vector<std::string> Prepended;
+  if (IsCxx) {
+    std::string CxxDriver = cxxDriverNextTo(CDriver);
+    if (!CxxDriver.empty())
+      Executable = CxxDriver;
+    else
+      Prepended.push_back("--driver-mode=g++");
+  }
+
+  std::vector<std::string> Added;
+  if (Settings.Profile) {
+    std::vector<std::string> Expanded;
+    for (const std::string &Arg : ClangArgs)
+      expandResponseFiles(Arg, Expanded, 0);
+    InvocationSummary Summary = summarize(Expanded);
+    if (Summary.compiles() || Summary.links()) {
+      std::string Prefix = causal::layout::prefixOfThisExecutable();
+      if (Prefix.empty())
+        fail("cannot find the causal installation: /proc/self/exe is unreadable");
+      if (Summary.compiles()) {
+        Added.push_back("-fplugin=" + Prefix + "/" + causal::layout::PluginPath);
+        Added.push_back("-fno-omit-frame-pointer");
+        Added.push_back("-mno-omit-leaf-frame-pointer");
+      }
+      if (Summary.links()) {
+        Added.push_back("--ld-path=" + Prefix + "/" + causal::layout::LinkerDir +
+                        (wantsLld(Summary) ? "/ld.lld" : "/ld"));
+        // Our link step runs the linker the user named by path.
+        std::string UserLinker = linkerNamedByPath(Summary);
+        if (!UserLinker.empty() && !std::getenv("CAUSAL_REAL_LD"))
+          setenv("CAUSAL_REAL_LD", UserLinker.c_str(), 1);
+      }
+    }
+  }
+
+  // Added flags go last (so they win) but before a "--" that ends options.
+  std::vector<std::string> Final = Prepended;
+  size_t DashDash = ClangArgs.size();
+  for (size_t I = 0; I < ClangArgs.size(); ++I)
+    if (ClangArgs[I] == "--") {
+      DashDash = I;
+      break;
+    }
+  Final.insert(Final.end(), ClangArgs.begin(), ClangArgs.begin() + DashDash);
+  Final.insert(Final.end(), Added.begin(), Added.end());
+  Final.insert(Final.end(), ClangArgs.begin() + DashDash, ClangArgs.end());
+
+  // argv[0] is the real driver's path: clang takes its mode (C or C++) from
+  // it, and with -no-canonical-prefixes also its own location.
+  std::vector<char *> ExecArgv;
+  ExecArgv.push_back(const_cast<char *>(Executable.c_str()));
+  for (std::string &Arg : Final)
+    ExecArgv.push_back(Arg.data());
+  ExecArgv.push_back(nullptr);
+  execv(Executable.c_str(), ExecArgv.data());
+  fail("cannot run '" + Executable + "': " + std::strerror(errno));
+}

@@ -1,0 +1,238 @@
+//===- LineTableBuilder.cpp - DWARF line tables -> causal line table ------===//
+#include "LineTable.h"
+
+#include "llvm/DebugInfo/DIContext.h"
+#include "llvm/DebugInfo/DWARF/DWARFContext.h"
+#include "llvm/DebugInfo/DWARF/DWARFDebugLine.h"
+#include "llvm/DebugInfo/DWARF/DWARFUnit.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+
+using namespace llvm;
+
+namespace causal {
+namespace linetable {
+
+std::string normalizePath(StringRef Path) {
+  SmallString<256> Result(Path);
+  sys::path::remove_dots(Result, /*remove_dot_dot=*/true, sys::path::Style::posix);
+  if (Result.empty())
+    return Path.str();
+  return std::string(Result);
+}
+
+namespace {
+
+// The interval set filled in priority order: a later range only fills
+// addresses no earlier range covers.
+class FirstWinsCoverage {
+public:
+  struct Piece {
+    uint64_t Hi;
+    uint32_t Key;
+  };
+
+  // Returns the number of bytes of [Lo, Hi) already covered.
+  uint64_t insert(uint64_t Lo, uint64_t Hi, uint32_t Key) {
+    uint64_t Lost = 0;
+    auto It = Pieces.upper_bound(Lo);
+    if (It != Pieces.begin()) {
+      auto Prev = std::prev(It);
+      if (Prev->second.Hi > Lo) {
+        uint64_t NewLo = std::min(Prev->second.Hi, Hi);
+        Lost += NewLo - Lo;
+        Lo = NewLo;
+      }
+    }
+    while (Lo < Hi) {
+      It = Pieces.lower_bound(Lo);
+      uint64_t FreeEnd = (It == Pieces.end()) ? Hi : std::min(Hi, It->first);
+      if (Lo < FreeEnd)
+        Pieces.emplace_hint(It, Lo, Piece{FreeEnd, Key});
+      if (It == Pieces.end() || It->first >= Hi)
+        break;
+      uint64_t Next = std::min(Hi, It->second.Hi);
+      Lost += Next - It->first;
+      Lo = Next;
+    }
+    return Lost;
+  }
+
+  const std::map<uint64_t, Piece> &pieces() const { return Pieces; }
+
+private:
+  std::map<uint64_t, Piece> Pieces;
+};
+
+Error tableError(const Twine &What) { return createStringError(inconvertibleErrorCode(), What); }
+
+} // namespace
+
+Expected<Table> buildTableFromRanges(ArrayRef<LineRange> Ranges, BuildStats *Stats) {
+  // Distinct (file, line) pairs, numbered in order of first appearance while
+  // building; renumbered in sorted order at the end so the table does not
+  // depend on addresses.
+  std::map<std::pair<std::string, uint32_t>, uint32_t> KeyOf;
+  std::vector<const std::pair<const std::pair<std::string, uint32_t>, uint32_t> *> KeyList;
+  const uint32_t NoKey = CAUSAL_NO_LINE;
+
+  FirstWinsCoverage Coverage;
+  uint64_t Lost = 0;
+  for (const LineRange &R : Ranges) {
+    if (R.Hi <= R.Lo)
+      continue;
+    uint32_t Key = NoKey;
+    if (R.Line != 0 && !R.File.empty()) {
+      auto Ins = KeyOf.emplace(std::make_pair(R.File, R.Line), (uint32_t)KeyList.size());
+      if (Ins.second)
+        KeyList.push_back(&*Ins.first);
+      Key = Ins.first->second;
+    }
+    Lost += Coverage.insert(R.Lo, R.Hi, Key);
+  }
+  if (Stats)
+    Stats->BytesOverlapped += Lost;
+
+  Table T;
+  const auto &Pieces = Coverage.pieces();
+  if (Pieces.empty())
+    return T;
+
+  // Files sorted by path, lines by (file, line).
+  std::set<std::string> FileSet;
+  for (const auto &Entry : KeyOf)
+    FileSet.insert(Entry.first.first);
+  T.Files.assign(FileSet.begin(), FileSet.end());
+  std::map<std::string, uint32_t> FileIndex;
+  for (uint32_t I = 0; I < T.Files.size(); ++I)
+    FileIndex[T.Files[I]] = I;
+  std::vector<uint32_t> LineOfKey(KeyList.size());
+  // KeyOf iterates in (path, line) order == (file index, line) order.
+  for (const auto &Entry : KeyOf) {
+    LineOfKey[Entry.second] = (uint32_t)T.Lines.size();
+    T.Lines.push_back({FileIndex[Entry.first.first], Entry.first.second});
+  }
+
+  // The table spans from the first to the end of the last range that has a
+  // line; no-line ranges at either end add nothing.
+  auto First = Pieces.begin();
+  while (First != Pieces.end() && First->second.Key == NoKey)
+    ++First;
+  if (First == Pieces.end())
+    return Table();
+  auto Last = std::prev(Pieces.end());
+  while (Last->second.Key == NoKey)
+    --Last;
+  uint64_t Base = First->first;
+  uint64_t End = Last->second.Hi;
+  if (End - Base > 0xffffffffull)
+    return tableError("code spans more than 4 GiB (0x" + Twine::utohexstr(Base) + " to 0x" +
+                      Twine::utohexstr(End) + "); the table's row offsets are 32-bit");
+  T.CodeVaddr = Base;
+  // Row starts strictly increase below, so merging only has to compare with
+  // the previous row.
+  auto Push = [&](uint64_t Addr, uint32_t LineIndex) {
+    if (!T.Rows.empty() && T.Rows.back().line_index == LineIndex)
+      return; // the same line continues
+    T.Rows.push_back({(uint32_t)(Addr - Base), LineIndex});
+  };
+  uint64_t PrevHi = Base;
+  for (auto It = First, Stop = std::next(Last); It != Stop; ++It) {
+    if (It->first > PrevHi)
+      Push(PrevHi, CAUSAL_NO_LINE); // gap between sequences
+    Push(It->first, It->second.Key == NoKey ? CAUSAL_NO_LINE : LineOfKey[It->second.Key]);
+    PrevHi = It->second.Hi;
+  }
+  T.Rows.push_back({(uint32_t)(End - Base), CAUSAL_NO_LINE}); // terminator
+  return T;
+}
+
+Expected<Table> buildTableFromDwarf(const ElfImage &Image, BuildStats *Stats) {
+  if (!Image.hasDebugLine())
+    return tableError(Image.path() +
+                      ": no DWARF line table (.debug_line); compile with -g or "
+                      "-gline-tables-only (causal-clang -fcausal-profile does this)");
+
+  std::string FirstProblem;
+  auto Recoverable = [&](Error E) {
+    std::string Msg = toString(std::move(E));
+    if (FirstProblem.empty())
+      FirstProblem = Msg;
+  };
+  std::unique_ptr<DWARFContext> Ctx = DWARFContext::create(
+      Image.object(), DWARFContext::ProcessDebugRelocations::Process, nullptr, "",
+      [&](Error E) { Recoverable(std::move(E)); }, [](Error E) { consumeError(std::move(E)); });
+
+  BuildStats LocalStats;
+  BuildStats &S = Stats ? *Stats : LocalStats;
+  std::vector<LineRange> Ranges;
+  std::set<const DWARFDebugLine::LineTable *> Seen;
+  std::map<std::pair<const DWARFDebugLine::LineTable *, uint64_t>, std::string> FileCache;
+
+  for (const std::unique_ptr<DWARFUnit> &CU : Ctx->compile_units()) {
+    Expected<const DWARFDebugLine::LineTable *> LTOrErr =
+        Ctx->getLineTableForUnit(CU.get(), [&](Error E) { Recoverable(std::move(E)); });
+    if (!LTOrErr) {
+      Recoverable(LTOrErr.takeError());
+      continue;
+    }
+    const DWARFDebugLine::LineTable *LT = *LTOrErr;
+    if (!LT || !Seen.insert(LT).second)
+      continue;
+    ++S.CompileUnits;
+    const char *CompDirC = CU->getCompilationDir();
+    StringRef CompDir = CompDirC ? CompDirC : "";
+    auto FileName = [&](uint64_t Index) -> const std::string & {
+      auto Key = std::make_pair(LT, Index);
+      auto It = FileCache.find(Key);
+      if (It != FileCache.end())
+        return It->second;
+      std::string Name;
+      if (!LT->Prologue.getFileNameByIndex(
+              Index, CompDir, DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath, Name))
+        Name.clear();
+      else
+        Name = normalizePath(Name);
+      return FileCache.emplace(Key, std::move(Name)).first->second;
+    };
+
+    for (const DWARFDebugLine::Sequence &Seq : LT->Sequences) {
+      if (Seq.Empty || Seq.LowPC >= Seq.HighPC || Seq.FirstRowIndex >= Seq.LastRowIndex ||
+          Seq.LastRowIndex > LT->Rows.size())
+        continue;
+      if (Seq.LowPC == 0 || !Image.executableSectionContaining(Seq.LowPC, Seq.HighPC)) {
+        ++S.SequencesDropped;
+        continue;
+      }
+      ++S.SequencesUsed;
+      for (unsigned I = Seq.FirstRowIndex; I + 1 < Seq.LastRowIndex; ++I) {
+        const DWARFDebugLine::Row &Row = LT->Rows[I];
+        uint64_t Lo = Row.Address.Address;
+        uint64_t Hi = std::min(LT->Rows[I + 1].Address.Address, Seq.HighPC);
+        if (Lo < Seq.LowPC || Hi <= Lo)
+          continue;
+        LineRange R{Lo, Hi, std::string(), Row.Line};
+        if (Row.Line != 0) {
+          R.File = FileName(Row.File);
+          if (R.File.empty())
+            R.Line = 0;
+        }
+        Ranges.push_back(std::move(R));
+      }
+    }
+  }
+  Expected<Table> T = buildTableFromRanges(Ranges, &S);
+  if (!T)
+    return tableError(Image.path() + ": " + toString(T.takeError()));
+  if (T->Rows.empty() && !FirstProblem.empty())
+    return tableError(Image.path() + ": cannot read the DWARF line table: " + FirstProblem);
+  return T;
+}
+
+} // namespace linetable
+} // namespace causal

@@ -1,0 +1,131 @@
+//===- Analysis.h - From experiments to causal profiles -------------------===//
+//
+// Turns the experiments of a Profile into one speedup curve per (selected
+// line, progress point):
+//
+//   * experiments are grouped by line, progress point and speedup (rounded
+//     to 1 %); a point measured with fewer than `minVisits` visits in an
+//     experiment is dropped from that experiment;
+//   * throughput: period p = sum(duration) / sum(delta); latency: Little's
+//     law, W = L / lambda with L the duration-weighted mean in-flight count
+//     and lambda = sum(arrivals) / sum(duration);
+//   * program speedup at line speedup s: (p0 - ps) / p0 (W for latency), so
+//     a positive value always means "the program got faster";
+//   * phase correction (Coz paper, Eq. 8), on by default: every value is
+//     multiplied by f = (s_line / T) / (s_obs / t_obs), the fraction of the
+//     run during which the line runs, clamped to [0, 1];
+//   * least-squares slope through the origin, maximum impact, and percentile
+//     bootstrap 95 % intervals (experiments resampled within each speedup
+//     group, fixed seed) for every curve point, the slope and the maximum.
+//
+// docs/report.md gives the formulas.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CAUSAL_PROFILE_ANALYSIS_H
+#define CAUSAL_PROFILE_ANALYSIS_H
+
+#include "ProfileReader.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace causal::profile {
+
+enum class RankBy { Slope, MaxImpact, Name };
+
+struct AnalysisOptions {
+  double minVisits = 5;       // per experiment and point (Coz: 5)
+  size_t minSpeedups = 5;     // distinct speedups, baseline included (Coz: 5)
+  bool phaseCorrection = true;
+  size_t bootstrapRounds = 1000; // 0 disables the intervals
+  uint64_t seed = 1;
+  double confidence = 0.95;
+  RankBy rankBy = RankBy::Slope;
+  std::vector<std::string> onlyPoints; // empty: all progress points
+};
+
+struct Interval {
+  double low = 0, high = 0;
+  bool valid = false;
+};
+
+struct CurvePoint {
+  double speedup = 0;        // line speedup, 0..1
+  double programSpeedup = 0; // positive: faster
+  Interval interval;
+  size_t experiments = 0;
+  double durationNs = 0;
+};
+
+/// Why a (line, point) pair has no curve.
+enum class Shortfall { None, NoBaseline, InvalidBaseline, TooFewSpeedups };
+
+struct PointResult {
+  std::string point;
+  PointKind kind = PointKind::Throughput;
+  std::vector<CurvePoint> curve; // sorted by speedup, baseline (0 %) first
+  double slope = 0;
+  Interval slopeInterval;
+  double maxImpact = 0;
+  double maxImpactSpeedup = 0;
+  Interval maxImpactInterval;
+  size_t experiments = 0;
+  size_t distinctSpeedups = 0;
+  Shortfall shortfall = Shortfall::None;
+  // Phase correction (Eq. 8).
+  bool phaseCorrected = false;
+  double phaseFactor = 1;     // multiplied into every program speedup
+  std::string phaseNote;      // why no correction was possible, if so
+};
+
+struct LineResult {
+  std::string line;              // FILE:LINE
+  std::vector<PointResult> points; // only those with a curve
+  size_t experiments = 0;
+  double rankKey = 0;            // slope or max impact of its best point
+};
+
+struct NotEnoughData {
+  std::string line;
+  std::string point;
+  Shortfall reason = Shortfall::None;
+  size_t experiments = 0;
+  size_t distinctSpeedups = 0;
+};
+
+struct ProgressPointSummary {
+  std::string name;
+  PointKind kind = PointKind::Throughput;
+  size_t experiments = 0; // experiments in which it was measured
+  double visits = 0;      // delta or arrivals, summed
+};
+
+struct Analysis {
+  std::vector<LineResult> lines; // ranked
+  std::vector<NotEnoughData> notEnoughData;
+  std::vector<ProgressPointSummary> progressPoints;
+  size_t runs = 0;
+  size_t runsWithRuntime = 0;
+  size_t experiments = 0;        // all experiments read
+  size_t experimentsUsed = 0;    // with at least one usable measurement
+  size_t droppedLowVisits = 0;   // (experiment, point) measurements under minVisits
+  size_t droppedBadDuration = 0; // experiments with a duration <= 0
+  double experimentTimeNs = 0;   // sum of experiment durations
+  double runtimeNs = 0;          // sum of the runs' runtimes
+  bool latencyTimeAveraged = false; // every run was written by causal
+  std::vector<std::string> warnings;
+};
+
+Analysis analyze(const Profile &profile, const AnalysisOptions &options);
+
+const char *shortfallText(Shortfall reason);
+
+/// Helpers shared with the tests.
+double slopeThroughOrigin(const std::vector<CurvePoint> &curve);
+/// Value at quantile q (0..1) of sorted values, linear interpolation.
+double quantileSorted(const std::vector<double> &sorted, double q);
+
+} // namespace causal::profile
+
+#endif

@@ -1,0 +1,611 @@
+//===- ProfileReader.cpp - Read causal and Coz profiles -------------------===//
+#include "ProfileReader.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+namespace causal::profile {
+
+const char *pointKindName(PointKind kind) {
+  return kind == PointKind::Throughput ? "throughput" : "latency";
+}
+
+const std::string *Record::find(std::string_view key) const {
+  for (const auto &field : fields)
+    if (field.first == key)
+      return &field.second;
+  return nullptr;
+}
+
+bool parseNumber(std::string_view text, double &value) {
+  if (text.empty() || text.size() > 64)
+    return false;
+  // Plain unsigned integers: exact, with Coz's size_t wrap-around read back as
+  // the negative number it stands for.
+  bool allDigits = true;
+  for (char c : text)
+    if (c < '0' || c > '9')
+      allDigits = false;
+  if (allDigits) {
+    if (text.size() > 20)
+      return false;
+    uint64_t n = 0;
+    for (char c : text) {
+      uint64_t digit = uint64_t(c - '0');
+      if (n > (UINT64_MAX - digit) / 10)
+        return false;
+      n = n * 10 + digit;
+    }
+    value = n >= (uint64_t(1) << 63) ? -double(~n + 1) : double(n);
+    return true;
+  }
+  // Otherwise a decimal floating-point number, e.g. 0.35, -2, 1.5e3.
+  // Letters other than an exponent (nan, inf, 0x...) are not numbers here.
+  for (char c : text)
+    if (!((c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E'))
+      return false;
+  char buffer[72];
+  std::memcpy(buffer, text.data(), text.size());
+  buffer[text.size()] = '\0';
+  char *end = nullptr;
+  errno = 0;
+  double parsed = std::strtod(buffer, &end);
+  if (end != buffer + text.size() || errno == ERANGE || !std::isfinite(parsed))
+    return false;
+  value = parsed;
+  return true;
+}
+
+namespace {
+
+/// Canonical record type for the spellings that exist.
+std::string canonicalType(std::string_view type) {
+  if (type == "throughput_point" || type == "progress-point" || type == "progress_point")
+    return "throughput-point";
+  if (type == "latency_point")
+    return "latency-point";
+  return std::string(type);
+}
+
+std::string canonicalKey(std::string_view type, std::string_view key) {
+  if (key == "selected_samples")
+    return "selected-samples";
+  // The old progress-point record has its own "type" field (source,
+  // breakpoint, sampled); keep it apart from the record type.
+  if (key == "type" && type == "progress-point")
+    return "point-type";
+  return std::string(key);
+}
+
+void appendUtf8(std::string &out, uint32_t code) {
+  if (code < 0x80) {
+    out += char(code);
+  } else if (code < 0x800) {
+    out += char(0xC0 | (code >> 6));
+    out += char(0x80 | (code & 0x3F));
+  } else if (code < 0x10000) {
+    out += char(0xE0 | (code >> 12));
+    out += char(0x80 | ((code >> 6) & 0x3F));
+    out += char(0x80 | (code & 0x3F));
+  } else {
+    out += char(0xF0 | (code >> 18));
+    out += char(0x80 | ((code >> 12) & 0x3F));
+    out += char(0x80 | ((code >> 6) & 0x3F));
+    out += char(0x80 | (code & 0x3F));
+  }
+}
+
+/// A minimal reader for one flat JSON object per line. Nested values of
+/// unknown members are skipped (kept as raw text); they carry nothing the
+/// profile format defines.
+class JsonLineParser {
+public:
+  explicit JsonLineParser(std::string_view text) : text(text) {}
+
+  bool parseObject(std::vector<std::pair<std::string, std::string>> &members, std::string &error) {
+    skipSpace();
+    if (!consume('{'))
+      return fail(error, "expected '{'");
+    skipSpace();
+    if (consume('}'))
+      return finish(error);
+    for (;;) {
+      skipSpace();
+      std::string key;
+      if (!parseString(key))
+        return fail(error, "expected a quoted member name");
+      skipSpace();
+      if (!consume(':'))
+        return fail(error, "expected ':' after member name");
+      skipSpace();
+      std::string value;
+      if (!parseValue(value, error))
+        return false;
+      members.emplace_back(std::move(key), std::move(value));
+      skipSpace();
+      if (consume(','))
+        continue;
+      if (consume('}'))
+        return finish(error);
+      return fail(error, "expected ',' or '}'");
+    }
+  }
+
+private:
+  std::string_view text;
+  size_t pos = 0;
+
+  bool fail(std::string &error, const char *what) {
+    error = std::string("malformed JSON record: ") + what + " at column " + std::to_string(pos + 1);
+    if (pos >= text.size())
+      error += " (line truncated?)";
+    return false;
+  }
+  bool finish(std::string &error) {
+    skipSpace();
+    if (pos != text.size())
+      return fail(error, "unexpected text after the object");
+    return true;
+  }
+  void skipSpace() {
+    while (pos < text.size() &&
+           (text[pos] == ' ' || text[pos] == '\t' || text[pos] == '\r' || text[pos] == '\n'))
+      ++pos;
+  }
+  bool consume(char c) {
+    if (pos < text.size() && text[pos] == c) {
+      ++pos;
+      return true;
+    }
+    return false;
+  }
+  bool hex4(uint32_t &code) {
+    if (text.size() - pos < 4)
+      return false;
+    code = 0;
+    for (int i = 0; i < 4; ++i) {
+      char c = text[pos++];
+      code <<= 4;
+      if (c >= '0' && c <= '9')
+        code |= uint32_t(c - '0');
+      else if (c >= 'a' && c <= 'f')
+        code |= uint32_t(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F')
+        code |= uint32_t(c - 'A' + 10);
+      else
+        return false;
+    }
+    return true;
+  }
+  bool parseString(std::string &out) {
+    if (!consume('"'))
+      return false;
+    while (pos < text.size()) {
+      char c = text[pos++];
+      if (c == '"')
+        return true;
+      if (static_cast<unsigned char>(c) < 0x20)
+        return false;
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
+      if (pos >= text.size())
+        return false;
+      char e = text[pos++];
+      switch (e) {
+      case '"':
+      case '\\':
+      case '/':
+        out += e;
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'u': {
+        uint32_t code;
+        if (!hex4(code))
+          return false;
+        if (code >= 0xD800 && code < 0xDC00 && text.size() - pos >= 6 && text[pos] == '\\' &&
+            text[pos + 1] == 'u') {
+          size_t save = pos;
+          pos += 2;
+          uint32_t low;
+          if (hex4(low) && low >= 0xDC00 && low < 0xE000)
+            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+          else
+            pos = save;
+        }
+        appendUtf8(out, code);
+        break;
+      }
+      default:
+        return false;
+      }
+    }
+    return false;
+  }
+  bool parseValue(std::string &out, std::string &error) {
+    if (pos >= text.size())
+      return fail(error, "missing value");
+    char c = text[pos];
+    if (c == '"') {
+      if (!parseString(out))
+        return fail(error, "bad string value");
+      return true;
+    }
+    if (c == '{' || c == '[') {
+      // Skip a nested value without recursion.
+      size_t start = pos;
+      std::vector<char> closers;
+      while (pos < text.size()) {
+        char d = text[pos];
+        if (d == '"') {
+          std::string ignored;
+          if (!parseString(ignored))
+            return fail(error, "bad string in nested value");
+          continue;
+        }
+        ++pos;
+        if (d == '{')
+          closers.push_back('}');
+        else if (d == '[')
+          closers.push_back(']');
+        else if (d == '}' || d == ']') {
+          if (closers.empty() || closers.back() != d)
+            return fail(error, "unbalanced nested value");
+          closers.pop_back();
+          if (closers.empty()) {
+            out.assign(text.substr(start, pos - start));
+            return true;
+          }
+        }
+      }
+      return fail(error, "unterminated nested value");
+    }
+    size_t start = pos;
+    while (pos < text.size() && text[pos] != ',' && text[pos] != '}' && text[pos] != ' ' &&
+           text[pos] != '\t' && text[pos] != '\r')
+      ++pos;
+    out.assign(text.substr(start, pos - start));
+    if (out.empty())
+      return fail(error, "missing value");
+    if (out == "true" || out == "false" || out == "null")
+      return true;
+    double ignored;
+    if (!parseNumber(out, ignored))
+      return fail(error, "bad number");
+    return true;
+  }
+};
+
+} // namespace
+
+bool parseRecordLine(std::string_view line, Record &record, std::string &error) {
+  record.type.clear();
+  record.fields.clear();
+  if (!line.empty() && line.back() == '\r')
+    line.remove_suffix(1);
+  size_t first = line.find_first_not_of(" \t");
+  if (first != std::string_view::npos && line[first] == '{') {
+    std::vector<std::pair<std::string, std::string>> members;
+    JsonLineParser parser(line);
+    if (!parser.parseObject(members, error))
+      return false;
+    std::string rawType;
+    bool haveType = false;
+    for (const auto &member : members)
+      if (member.first == "type") {
+        rawType = member.second;
+        haveType = true;
+        break;
+      }
+    if (!haveType || rawType.empty()) {
+      error = "JSON record has no \"type\" member";
+      return false;
+    }
+    record.type = canonicalType(rawType);
+    bool typeSeen = false;
+    for (auto &member : members) {
+      if (member.first == "type" && !typeSeen) {
+        typeSeen = true;
+        continue;
+      }
+      record.fields.emplace_back(canonicalKey(rawType, member.first), std::move(member.second));
+    }
+    return true;
+  }
+  // Tab-separated: type, then key=value fields.
+  size_t tab = line.find('\t');
+  std::string_view rawType = line.substr(0, tab);
+  if (rawType.empty()) {
+    error = "record has no type";
+    return false;
+  }
+  for (char c : rawType)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+          c == '-' || c == '_')) {
+      error = "record type '" + std::string(rawType.substr(0, 40)) + "' is not a word";
+      return false;
+    }
+  record.type = canonicalType(rawType);
+  while (tab != std::string_view::npos) {
+    size_t start = tab + 1;
+    tab = line.find('\t', start);
+    std::string_view field = line.substr(start, tab == std::string_view::npos ? tab : tab - start);
+    if (field.empty())
+      continue;
+    size_t equals = field.find('=');
+    if (equals == std::string_view::npos || equals == 0) {
+      error = "field '" + std::string(field.substr(0, 40)) + "' is not key=value";
+      return false;
+    }
+    record.fields.emplace_back(canonicalKey(rawType, field.substr(0, equals)),
+                               std::string(field.substr(equals + 1)));
+  }
+  return true;
+}
+
+namespace {
+
+class ProfileBuilder {
+public:
+  ProfileBuilder(Profile &profile, const std::string &fileName)
+      : profile(profile), fileName(fileName) {}
+
+  /// Applies one record; returns false with \p error for a record that does
+  /// not make sense (missing or bad field, point without experiment).
+  bool apply(const Record &record, size_t lineNo, std::string &error) {
+    const std::string &type = record.type;
+    if (type == "startup") {
+      double time;
+      if (!optionalNumber(record, "time", time, error))
+        return false;
+      Run run;
+      run.place = {fileName, lineNo};
+      run.hasStartup = true;
+      if (const std::string *profiler = record.find("profiler"))
+        run.writtenByCausal = *profiler == "causal";
+      profile.runs.push_back(std::move(run));
+      currentRun = profile.runs.size() - 1;
+      haveRun = true;
+      currentExperiment = SIZE_MAX;
+      return true;
+    }
+    if (type == "experiment") {
+      Experiment experiment;
+      const std::string *selected = record.find("selected");
+      if (!selected || selected->empty())
+        return missing("experiment", "selected", error);
+      experiment.selected = *selected;
+      if (!requiredNumber(record, "experiment", "speedup", experiment.speedup, error) ||
+          !requiredNumber(record, "experiment", "duration", experiment.durationNs, error))
+        return false;
+      if (experiment.speedup < 0 || experiment.speedup > 1) {
+        error = "experiment speedup " + *record.find("speedup") + " is outside 0..1";
+        return false;
+      }
+      double value;
+      if (record.find("selected-samples")) {
+        if (!optionalNumber(record, "selected-samples", value, error))
+          return false;
+        if (value < 0) {
+          error = "experiment selected-samples is negative";
+          return false;
+        }
+        experiment.selectedSamples = value;
+      }
+      if (record.find("delay")) {
+        if (!optionalNumber(record, "delay", value, error))
+          return false;
+        experiment.delayNs = value;
+      }
+      experiment.run = runIndex(lineNo);
+      experiment.place = {fileName, lineNo};
+      profile.experiments.push_back(std::move(experiment));
+      currentExperiment = profile.experiments.size() - 1;
+      return true;
+    }
+    if (type == "throughput-point" || type == "latency-point") {
+      if (currentExperiment == SIZE_MAX) {
+        error = type + " record before any experiment record";
+        return false;
+      }
+      PointMeasurement point;
+      const std::string *name = record.find("name");
+      if (!name || name->empty())
+        return missing(type, "name", error);
+      point.name = *name;
+      if (type == "throughput-point") {
+        point.kind = PointKind::Throughput;
+        if (!requiredNumber(record, type, "delta", point.delta, error))
+          return false;
+        if (point.delta < 0) {
+          error = "throughput-point delta is negative";
+          return false;
+        }
+      } else {
+        point.kind = PointKind::Latency;
+        if (!requiredNumber(record, type, "arrivals", point.arrivals, error) ||
+            !requiredNumber(record, type, "departures", point.departures, error) ||
+            !requiredNumber(record, type, "difference", point.difference, error))
+          return false;
+        if (point.arrivals < 0 || point.departures < 0) {
+          error = "latency-point arrivals/departures are negative";
+          return false;
+        }
+      }
+      Experiment &experiment = profile.experiments[currentExperiment];
+      for (const PointMeasurement &existing : experiment.points)
+        if (existing.name == point.name) {
+          error = "progress point '" + point.name + "' appears twice in one experiment";
+          return false;
+        }
+      experiment.points.push_back(std::move(point));
+      return true;
+    }
+    if (type == "runtime") {
+      double time;
+      if (!requiredNumber(record, "runtime", "time", time, error))
+        return false;
+      profile.runs[runIndex(lineNo)].runtimeNs = time;
+      currentExperiment = SIZE_MAX;
+      return true;
+    }
+    if (type == "samples") {
+      const std::string *location = record.find("location");
+      if (!location || location->empty())
+        return missing("samples", "location", error);
+      double count;
+      if (!requiredNumber(record, "samples", "count", count, error))
+        return false;
+      if (count < 0) {
+        error = "samples count is negative";
+        return false;
+      }
+      profile.runs[runIndex(lineNo)].samples[*location] = count;
+      currentExperiment = SIZE_MAX;
+      return true;
+    }
+    if (type == "shutdown") {
+      double samples;
+      if (record.find("samples")) {
+        if (!optionalNumber(record, "samples", samples, error))
+          return false;
+        profile.runs[runIndex(lineNo)].shutdownSamples = samples;
+      }
+      currentExperiment = SIZE_MAX;
+      return true;
+    }
+    error = "unknown record type '" + type.substr(0, 40) + "'";
+    return false;
+  }
+
+private:
+  Profile &profile;
+  const std::string &fileName;
+  size_t currentRun = 0;
+  bool haveRun = false;
+  size_t currentExperiment = SIZE_MAX;
+
+  size_t runIndex(size_t lineNo) {
+    if (!haveRun) {
+      Run run;
+      run.place = {fileName, lineNo};
+      profile.runs.push_back(std::move(run));
+      currentRun = profile.runs.size() - 1;
+      haveRun = true;
+    }
+    return currentRun;
+  }
+  static bool missing(const std::string &type, const char *key, std::string &error) {
+    error = type + " record has no '" + key + "' field";
+    return false;
+  }
+  static bool requiredNumber(const Record &record, const std::string &type, const char *key,
+                             double &value, std::string &error) {
+    if (!record.find(key))
+      return missing(type, key, error);
+    return optionalNumber(record, key, value, error);
+  }
+  static bool optionalNumber(const Record &record, const char *key, double &value,
+                             std::string &error) {
+    const std::string *text = record.find(key);
+    if (!text) {
+      value = -1;
+      return true;
+    }
+    if (!parseNumber(*text, value)) {
+      error = std::string("field '") + key + "' has value '" + text->substr(0, 40) +
+              "', which is not a number";
+      return false;
+    }
+    return true;
+  }
+};
+
+} // namespace
+
+bool readProfileText(std::string_view text, const std::string &fileName, Profile &into,
+                     const ReadOptions &options, std::string &error) {
+  into.files.push_back(fileName);
+  ProfileBuilder builder(into, fileName);
+  size_t lineNo = 0;
+  size_t pos = 0;
+  Record record;
+  while (pos < text.size()) {
+    size_t newline = text.find('\n', pos);
+    bool lastWithoutNewline = newline == std::string_view::npos;
+    std::string_view line = text.substr(pos, lastWithoutNewline ? std::string_view::npos
+                                                                : newline - pos);
+    pos = lastWithoutNewline ? text.size() : newline + 1;
+    ++lineNo;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos)
+      continue;
+    std::string problem;
+    if (line.find('\0') != std::string_view::npos)
+      problem = "line contains a NUL byte";
+    else if (parseRecordLine(line, record, problem)) {
+      if (line.find_first_not_of(" \t") != std::string_view::npos &&
+          line[line.find_first_not_of(" \t")] == '{')
+        ++into.jsonRecords;
+      else
+        ++into.tabRecords;
+      if (builder.apply(record, lineNo, problem))
+        continue;
+    }
+    if (lastWithoutNewline)
+      problem += " (last line has no newline: truncated?)";
+    std::string message = fileName + ":" + std::to_string(lineNo) + ": " + problem;
+    if (!options.lenient) {
+      error = message;
+      return false;
+    }
+    into.warnings.push_back(message + "; line skipped");
+  }
+  return true;
+}
+
+bool readProfileFile(const std::string &path, Profile &into, const ReadOptions &options,
+                     std::string &error) {
+  std::string contents;
+  if (path == "-") {
+    contents.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    return readProfileText(contents, "<stdin>", into, options, error);
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = path + ": cannot open: " + std::strerror(errno);
+    return false;
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) {
+    error = path + ": read error";
+    return false;
+  }
+  contents = buffer.str();
+  return readProfileText(contents, path, into, options, error);
+}
+
+} // namespace causal::profile

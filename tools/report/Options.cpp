@@ -1,0 +1,228 @@
+//===- Options.cpp - Command-line options shared by report and diff -------===//
+#include "Options.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace causal::report {
+
+namespace {
+
+bool parseUnsigned(const std::string &text, unsigned long long &value) {
+  if (text.empty() || text.size() > 19)
+    return false;
+  for (char c : text)
+    if (c < '0' || c > '9')
+      return false;
+  value = std::strtoull(text.c_str(), nullptr, 10);
+  return true;
+}
+
+} // namespace
+
+OptionResult parseCommonOption(const std::vector<std::string> &args, size_t &i,
+                               CommonOptions &options, std::string &error) {
+  std::string arg = args[i];
+  std::string name = arg, inlineValue;
+  bool hasInline = false;
+  if (arg.rfind("--", 0) == 0) {
+    size_t equals = arg.find('=');
+    if (equals != std::string::npos) {
+      name = arg.substr(0, equals);
+      inlineValue = arg.substr(equals + 1);
+      hasInline = true;
+    }
+  }
+  // Flags without a value.
+  if (!hasInline) {
+    if (name == "--lenient") {
+      options.read.lenient = true;
+      ++i;
+      return OptionResult::Consumed;
+    }
+    if (name == "--no-phase-correction") {
+      options.analysis.phaseCorrection = false;
+      ++i;
+      return OptionResult::Consumed;
+    }
+    if (name == "--json") {
+      options.json = true;
+      ++i;
+      return OptionResult::Consumed;
+    }
+    if (name == "--no-color") {
+      options.color = ColorMode::Never;
+      ++i;
+      return OptionResult::Consumed;
+    }
+  }
+  static const char *const withValue[] = {"--top",       "--point",     "--min-visits",
+                                          "--min-speedups", "--bootstrap", "--seed",
+                                          "--color",     "--confidence", "--sort"};
+  bool known = false;
+  for (const char *option : withValue)
+    known = known || name == option;
+  if (!known)
+    return OptionResult::NotMine;
+  std::string value;
+  size_t consumed = 1;
+  if (hasInline) {
+    value = inlineValue;
+  } else {
+    if (i + 1 >= args.size()) {
+      error = name + " needs a value";
+      return OptionResult::Error;
+    }
+    value = args[i + 1];
+    consumed = 2;
+  }
+  unsigned long long number = 0;
+  auto needNumber = [&]() {
+    if (parseUnsigned(value, number))
+      return true;
+    error = name + " needs a non-negative integer, not '" + value + "'";
+    return false;
+  };
+  if (name == "--top") {
+    if (!needNumber())
+      return OptionResult::Error;
+    options.top = size_t(number);
+    options.topGiven = true;
+  } else if (name == "--point") {
+    if (value.empty()) {
+      error = "--point needs a progress point name";
+      return OptionResult::Error;
+    }
+    options.analysis.onlyPoints.push_back(value);
+  } else if (name == "--min-visits") {
+    if (!needNumber())
+      return OptionResult::Error;
+    options.analysis.minVisits = double(number);
+  } else if (name == "--min-speedups") {
+    if (!needNumber())
+      return OptionResult::Error;
+    if (number < 2) {
+      error = "--min-speedups must be at least 2 (the baseline and one speedup)";
+      return OptionResult::Error;
+    }
+    options.analysis.minSpeedups = size_t(number);
+  } else if (name == "--bootstrap") {
+    if (!needNumber())
+      return OptionResult::Error;
+    if (number > 100000) {
+      error = "--bootstrap above 100000 rounds is not useful";
+      return OptionResult::Error;
+    }
+    options.analysis.bootstrapRounds = size_t(number);
+  } else if (name == "--seed") {
+    if (!needNumber())
+      return OptionResult::Error;
+    options.analysis.seed = number;
+  } else if (name == "--confidence") {
+    char *end = nullptr;
+    double c = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end || !(c >= 0.5 && c <= 0.999)) {
+      error = "--confidence needs a number between 0.5 and 0.999, not '" + value + "'";
+      return OptionResult::Error;
+    }
+    options.analysis.confidence = c;
+  } else if (name == "--sort") {
+    if (value == "slope")
+      options.analysis.rankBy = profile::RankBy::Slope;
+    else if (value == "max" || value == "max-impact")
+      options.analysis.rankBy = profile::RankBy::MaxImpact;
+    else if (value == "name")
+      options.analysis.rankBy = profile::RankBy::Name;
+    else {
+      error = "--sort takes slope, max-impact or name, not '" + value + "'";
+      return OptionResult::Error;
+    }
+  } else if (name == "--color") {
+    if (value == "auto")
+      options.color = ColorMode::Auto;
+    else if (value == "always")
+      options.color = ColorMode::Always;
+    else if (value == "never")
+      options.color = ColorMode::Never;
+    else {
+      error = "--color takes auto, always or never, not '" + value + "'";
+      return OptionResult::Error;
+    }
+  }
+  i += consumed;
+  return OptionResult::Consumed;
+}
+
+const char *commonOptionsHelp() {
+  return "  --point NAME           only this progress point (repeatable)\n"
+         "  --sort slope|max-impact|name\n"
+         "                         ranking of lines (default: slope)\n"
+         "  --top N                lines shown (0: all)\n"
+         "  --min-visits N         drop a point's measurement in an experiment with fewer\n"
+         "                         visits (default 5, as Coz)\n"
+         "  --min-speedups N       distinct speedups (0% included) a curve needs (default 5)\n"
+         "  --no-phase-correction  do not apply the phase correction (Coz paper, Eq. 8)\n"
+         "  --bootstrap N          bootstrap rounds for the intervals (default 1000; 0: none)\n"
+         "  --confidence C         interval level (default 0.95)\n"
+         "  --seed N               bootstrap seed (default 1); same seed, same output\n"
+         "  --lenient              skip malformed lines with a warning instead of failing\n"
+         "  --json                 print JSON instead of text\n"
+         "  --color auto|always|never\n"
+         "                         colours (auto: only on a terminal; NO_COLOR disables)\n";
+}
+
+bool useColor(ColorMode mode, int fd) {
+  if (mode == ColorMode::Always)
+    return true;
+  if (mode == ColorMode::Never)
+    return false;
+  const char *noColor = std::getenv("NO_COLOR");
+  if (noColor && *noColor)
+    return false;
+  const char *term = std::getenv("TERM");
+  if (!term || !std::strcmp(term, "dumb"))
+    return false;
+  return isatty(fd) == 1;
+}
+
+bool readProfiles(const std::vector<std::string> &paths, const profile::ReadOptions &options,
+                  profile::Profile &profile, const char *command, size_t maxWarnings) {
+  for (const std::string &path : paths) {
+    struct stat info;
+    if (path != "-") {
+      if (stat(path.c_str(), &info) != 0) {
+        std::fprintf(stderr, "causal %s: error: %s: %s\n", command, path.c_str(),
+                     std::strerror(errno));
+        return false;
+      }
+      if (S_ISDIR(info.st_mode)) {
+        std::fprintf(stderr, "causal %s: error: %s: is a directory, not a profile\n", command,
+                     path.c_str());
+        return false;
+      }
+    }
+    std::string error;
+    if (!profile::readProfileFile(path, profile, options, error)) {
+      std::fprintf(stderr, "causal %s: error: %s\n", command, error.c_str());
+      if (!options.lenient)
+        std::fprintf(stderr, "causal %s: note: --lenient skips malformed lines\n", command);
+      return false;
+    }
+  }
+  size_t shown = 0;
+  for (const std::string &warning : profile.warnings) {
+    if (shown++ == maxWarnings)
+      break;
+    std::fprintf(stderr, "causal %s: warning: %s\n", command, warning.c_str());
+  }
+  if (profile.warnings.size() > maxWarnings)
+    std::fprintf(stderr, "causal %s: warning: ... %zu more malformed lines skipped\n", command,
+                 profile.warnings.size() - maxWarnings);
+  return true;
+}
+
+} // namespace causal::report

@@ -1,0 +1,47 @@
+//===- Options.h - Command-line options shared by report and diff ---------===//
+#ifndef CAUSAL_REPORT_OPTIONS_H
+#define CAUSAL_REPORT_OPTIONS_H
+
+#include "Analysis.h"
+#include "ProfileReader.h"
+
+#include <string>
+#include <vector>
+
+namespace causal::report {
+
+enum class ColorMode { Auto, Always, Never };
+
+/// Options both `causal report` and `causal diff` understand.
+struct CommonOptions {
+  profile::AnalysisOptions analysis;
+  profile::ReadOptions read;
+  ColorMode color = ColorMode::Auto;
+  bool json = false;
+  size_t top = 0; // 0: the command's default
+  bool topGiven = false;
+};
+
+/// Result of trying one argument.
+enum class OptionResult { NotMine, Consumed, Error };
+
+/// Tries args[i] (and its value, as the next argument or after '='); on
+/// success advances \p i past what it consumed.
+OptionResult parseCommonOption(const std::vector<std::string> &args, size_t &i,
+                               CommonOptions &options, std::string &error);
+
+/// The help text of the common options.
+const char *commonOptionsHelp();
+
+/// Colour decision for a stream: never on a non-terminal, never when NO_COLOR
+/// is set or TERM=dumb, unless --color=always.
+bool useColor(ColorMode mode, int fd);
+
+/// Reads each path into one Profile; prints warnings to stderr (at most
+/// \p maxWarnings, then a count). Returns false after printing the error.
+bool readProfiles(const std::vector<std::string> &paths, const profile::ReadOptions &options,
+                  profile::Profile &profile, const char *command, size_t maxWarnings = 20);
+
+} // namespace causal::report
+
+#endif

@@ -1,0 +1,431 @@
+//===- Render.cpp - Text and JSON views of a causal profile ---------------===//
+#include "Report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace causal::report {
+
+using profile::CurvePoint;
+using profile::LineResult;
+using profile::PointResult;
+
+std::string jsonEscape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 8);
+  for (char c : text) {
+    unsigned char u = static_cast<unsigned char>(c);
+    switch (c) {
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    case '<':
+    case '>':
+    case '&': {
+      char buffer[8];
+      std::snprintf(buffer, sizeof buffer, "\\u%04x", u);
+      out += buffer;
+      break;
+    }
+    default:
+      if (u < 0x20 || u == 0x7f) {
+        char buffer[8];
+        std::snprintf(buffer, sizeof buffer, "\\u%04x", u);
+        out += buffer;
+      } else {
+        out += c;
+      }
+    }
+  }
+  return out;
+}
+
+std::string jsonNumber(double value) {
+  if (!std::isfinite(value))
+    return "null";
+  if (value == std::floor(value) && std::fabs(value) < 1e15) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.0f", value);
+    return buffer;
+  }
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", value);
+  return buffer;
+}
+
+std::string percent(double fraction, int decimals) {
+  if (!std::isfinite(fraction))
+    return "n/a";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%+.*f%%", decimals, fraction * 100);
+  return buffer;
+}
+
+namespace {
+
+std::string signedNumber(double value, int decimals = 3) {
+  if (!std::isfinite(value))
+    return "n/a";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%+.*f", decimals, value);
+  return buffer;
+}
+
+std::string seconds(double ns) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.1f s", ns / 1e9);
+  return buffer;
+}
+
+std::string intervalText(const profile::Interval &interval, bool asPercent) {
+  if (!interval.valid)
+    return "[no interval]";
+  if (asPercent)
+    return "[" + percent(interval.low) + ", " + percent(interval.high) + "]";
+  return "[" + signedNumber(interval.low) + ", " + signedNumber(interval.high) + "]";
+}
+
+/// Display width of UTF-8 text (one column per code point).
+size_t columns(const std::string &text) {
+  size_t n = 0;
+  for (unsigned char c : text)
+    if ((c & 0xC0) != 0x80)
+      ++n;
+  return n;
+}
+
+std::string pad(const std::string &text, size_t width, bool right = false) {
+  size_t w = columns(text);
+  if (w >= width)
+    return text;
+  std::string fill(width - w, ' ');
+  return right ? fill + text : text + fill;
+}
+
+/// Long paths shortened for the table: the last path components that fit,
+/// after "...". JSON and HTML keep the full names.
+std::string shortName(const std::string &name, size_t width = 44) {
+  if (name.size() <= width)
+    return name;
+  size_t cut = name.size() - (width - 3);
+  size_t slash = name.find('/', cut);
+  if (slash != std::string::npos && slash + 1 < name.size())
+    return ".../" + name.substr(slash + 1);
+  return "..." + name.substr(cut);
+}
+
+const char *const kReset = "\033[0m";
+const char *const kBold = "\033[1m";
+const char *const kGreen = "\033[32m";
+const char *const kRed = "\033[31m";
+const char *const kYellow = "\033[33m";
+const char *const kDim = "\033[2m";
+
+std::string paint(const std::string &text, const char *code, bool color) {
+  return color ? std::string(code) + text + kReset : text;
+}
+
+/// Common vertical scale of the curves shown (clamped to -100 %..+100 %).
+void curveRange(const Analysis &analysis, size_t shown, double &low, double &high) {
+  low = 0;
+  high = 0;
+  for (size_t i = 0; i < shown && i < analysis.lines.size(); ++i)
+    for (const PointResult &point : analysis.lines[i].points)
+      for (const CurvePoint &c : point.curve) {
+        low = std::min(low, c.programSpeedup);
+        high = std::max(high, c.programSpeedup);
+      }
+  low = std::max(low, -1.0);
+  high = std::min(high, 1.0);
+  if (high - low < 0.01)
+    high = low + 0.01;
+}
+
+void writeInterval(std::ostream &out, const profile::Interval &interval) {
+  if (!interval.valid)
+    out << "null";
+  else
+    out << "[" << jsonNumber(interval.low) << "," << jsonNumber(interval.high) << "]";
+}
+
+const char *rankName(profile::RankBy by) {
+  switch (by) {
+  case profile::RankBy::Slope:
+    return "slope";
+  case profile::RankBy::MaxImpact:
+    return "max-impact";
+  case profile::RankBy::Name:
+    return "name";
+  }
+  return "slope";
+}
+
+} // namespace
+
+std::string sparkline(const std::vector<CurvePoint> &curve, double low, double high, bool ascii) {
+  static const char *const blocks[] = {"\u2581", "\u2582", "\u2583", "\u2584",
+                                       "\u2585", "\u2586", "\u2587", "\u2588"};
+  static const char asciiLevels[] = "_.,-~=*#";
+  std::string out;
+  for (int step = 0; step <= 20; ++step) {
+    const CurvePoint *found = nullptr;
+    for (const CurvePoint &point : curve)
+      if (int(std::lround(point.speedup * 20)) == step && std::fabs(point.speedup * 20 - step) < 0.26)
+        found = &point;
+    if (!found) {
+      out += ' ';
+      continue;
+    }
+    double t = high > low ? (found->programSpeedup - low) / (high - low) : 0;
+    int level = int(std::clamp(std::floor(t * 8), 0.0, 7.0)); // NaN-free: curve values are finite
+    if (ascii)
+      out += asciiLevels[level];
+    else
+      out += blocks[level];
+  }
+  return out;
+}
+
+void renderText(std::ostream &out, const Analysis &analysis, const ReportContext &context,
+                const TextOptions &options) {
+  const bool color = options.color;
+  std::string inputs;
+  for (const std::string &input : context.inputs)
+    inputs += (inputs.empty() ? "" : ", ") + input;
+  out << paint("causal profile", kBold, color) << " of " << inputs << ": " << analysis.runs
+      << (analysis.runs == 1 ? " run, " : " runs, ") << analysis.experiments << " experiments ("
+      << seconds(analysis.experimentTimeNs) << " of experiments";
+  if (analysis.runsWithRuntime)
+    out << ", " << seconds(analysis.runtimeNs) << " of run time";
+  out << ")\n";
+
+  out << "progress points:";
+  if (analysis.progressPoints.empty())
+    out << " none";
+  for (const auto &point : analysis.progressPoints)
+    out << "\n  " << point.name << " (" << profile::pointKindName(point.kind) << ", "
+        << point.experiments << " experiments, " << jsonNumber(point.visits)
+        << (point.kind == profile::PointKind::Throughput ? " visits)" : " arrivals)");
+  out << "\n";
+  const AnalysisOptions &o = context.options;
+  out << "phase correction (Eq. 8): " << (o.phaseCorrection ? "on" : "off") << "; ";
+  if (o.bootstrapRounds)
+    out << jsonNumber(o.confidence * 100) << "% bootstrap intervals (" << o.bootstrapRounds
+        << " rounds, seed " << o.seed << ")";
+  else
+    out << "no intervals (--bootstrap 0)";
+  out << "; ranked by " << rankName(o.rankBy) << "\n";
+  bool anyLatency = false;
+  for (const auto &point : analysis.progressPoints)
+    anyLatency = anyLatency || point.kind == profile::PointKind::Latency;
+  if (anyLatency && !analysis.latencyTimeAveraged)
+    out << paint("note:", kYellow, color)
+        << " latency from a profile not written by causal: Coz's in-flight count is a "
+           "snapshot at the end of each experiment and is noisy\n";
+
+  size_t shown = options.top == 0 ? analysis.lines.size()
+                                  : std::min(options.top, analysis.lines.size());
+  double low, high;
+  curveRange(analysis, shown, low, high);
+  out << "\n";
+  if (analysis.lines.empty()) {
+    out << "no line has enough data for a speedup curve\n";
+  } else {
+    std::vector<std::vector<std::string>> rows;
+    rows.push_back({"rank", "line", "progress point", "slope [95% CI]", "max impact [95% CI]",
+                    "curve 0..100%"});
+    std::vector<int> rowSign; // for colouring the slope cell
+    rowSign.push_back(0);
+    for (size_t i = 0; i < shown; ++i) {
+      const LineResult &line = analysis.lines[i];
+      for (size_t p = 0; p < line.points.size(); ++p) {
+        const PointResult &point = line.points[p];
+        std::string slope = signedNumber(point.slope) + " " + intervalText(point.slopeInterval, false);
+        std::string impact = percent(point.maxImpact) + " @" +
+                             std::to_string(int(std::lround(point.maxImpactSpeedup * 100))) +
+                             "% " + intervalText(point.maxImpactInterval, true);
+        std::string curve = sparkline(point.curve, low, high, options.ascii);
+        if (point.phaseCorrected && point.phaseFactor < 0.995) {
+          char note[48];
+          std::snprintf(note, sizeof note, "  phase x%.2f", point.phaseFactor);
+          curve += note;
+        }
+        rows.push_back({p == 0 ? std::to_string(i + 1) : "", p == 0 ? shortName(line.line) : "",
+                        shortName(point.point, 32), slope, impact, curve});
+        bool significant = point.slopeInterval.valid &&
+                           (point.slopeInterval.low > 0 || point.slopeInterval.high < 0);
+        rowSign.push_back(!significant ? 0 : point.slope > 0 ? 1 : -1);
+      }
+    }
+    std::vector<size_t> widths(rows[0].size(), 0);
+    for (const auto &row : rows)
+      for (size_t c = 0; c + 1 < row.size(); ++c)
+        widths[c] = std::max(widths[c], columns(row[c]));
+    for (size_t r = 0; r < rows.size(); ++r) {
+      std::string text;
+      for (size_t c = 0; c < rows[r].size(); ++c) {
+        std::string cell = c + 1 < rows[r].size() ? pad(rows[r][c], widths[c], c == 0) : rows[r][c];
+        if (r == 0)
+          cell = paint(cell, kBold, color);
+        else if (c == 3 && rowSign[r] > 0)
+          cell = paint(cell, kGreen, color);
+        else if (c == 3 && rowSign[r] < 0)
+          cell = paint(cell, kRed, color);
+        text += (c ? "  " : "") + cell;
+      }
+      while (!text.empty() && text.back() == ' ')
+        text.pop_back();
+      out << text << "\n";
+    }
+    if (shown < analysis.lines.size())
+      out << "... " << analysis.lines.size() - shown << " more line(s) with a curve (--top 0 shows all)\n";
+  }
+
+  if (!analysis.notEnoughData.empty()) {
+    out << "\n"
+        << paint("not enough data", kBold, color) << " for " << analysis.notEnoughData.size()
+        << " line/point pair(s) (need " << o.minSpeedups
+        << " distinct speedups including 0%, --min-speedups):\n";
+    size_t listed = std::min(options.notEnoughShown, analysis.notEnoughData.size());
+    for (size_t i = 0; i < listed; ++i) {
+      const auto &entry = analysis.notEnoughData[i];
+      out << "  " << entry.line << "  " << entry.point << ": " << profile::shortfallText(entry.reason)
+          << " (" << entry.distinctSpeedups << " speedups, " << entry.experiments << " experiments)\n";
+    }
+    if (listed < analysis.notEnoughData.size())
+      out << "  ... and " << analysis.notEnoughData.size() - listed << " more (see --json)\n";
+  }
+
+  std::vector<std::string> notes;
+  for (const LineResult &line : analysis.lines)
+    for (const PointResult &point : line.points)
+      if (!point.phaseNote.empty()) {
+        notes.push_back("phase correction not applied to " + line.line + " (" + point.point +
+                        "): " + point.phaseNote);
+      }
+  if (!notes.empty()) {
+    out << "\n";
+    size_t listed = std::min<size_t>(notes.size(), 5);
+    for (size_t i = 0; i < listed; ++i)
+      out << paint("note:", kYellow, color) << " " << notes[i] << "\n";
+    if (listed < notes.size())
+      out << paint("note:", kYellow, color) << " ... and " << notes.size() - listed
+          << " more line(s) without phase correction\n";
+  }
+  if (analysis.droppedLowVisits)
+    out << paint("note:", kYellow, color) << " " << analysis.droppedLowVisits
+        << " measurement(s) with fewer than " << jsonNumber(o.minVisits)
+        << " visits were dropped (--min-visits)\n";
+  for (const std::string &warning : analysis.warnings)
+    out << paint("warning:", kYellow, color) << " " << warning << "\n";
+
+  // Is there enough behind this profile?
+  const double kEnoughExperimentTimeNs = 30e9;
+  const size_t kEnoughExperiments = 200;
+  if (analysis.lines.empty() || analysis.experiments < kEnoughExperiments ||
+      analysis.experimentTimeNs < kEnoughExperimentTimeNs)
+    out << paint("hint:", kYellow, color) << " only " << analysis.experiments << " experiments ("
+        << seconds(analysis.experimentTimeNs)
+        << ") stand behind this profile; intervals are wide and lines are missing. Run the "
+           "program longer or several times: each run appends to the profile.\n";
+}
+
+namespace {
+
+void writePointJson(std::ostream &out, const PointResult &point) {
+  out << "{\"name\":\"" << jsonEscape(point.point) << "\",\"kind\":\""
+      << profile::pointKindName(point.kind) << "\",\"slope\":" << jsonNumber(point.slope)
+      << ",\"slope_ci\":";
+  writeInterval(out, point.slopeInterval);
+  out << ",\"max_impact\":" << jsonNumber(point.maxImpact)
+      << ",\"max_impact_speedup\":" << jsonNumber(point.maxImpactSpeedup) << ",\"max_impact_ci\":";
+  writeInterval(out, point.maxImpactInterval);
+  out << ",\"experiments\":" << point.experiments
+      << ",\"distinct_speedups\":" << point.distinctSpeedups
+      << ",\"phase_corrected\":" << (point.phaseCorrected ? "true" : "false")
+      << ",\"phase_factor\":" << jsonNumber(point.phaseFactor);
+  if (!point.phaseNote.empty())
+    out << ",\"phase_note\":\"" << jsonEscape(point.phaseNote) << "\"";
+  out << ",\"curve\":[";
+  for (size_t i = 0; i < point.curve.size(); ++i) {
+    const CurvePoint &c = point.curve[i];
+    out << (i ? "," : "") << "{\"speedup\":" << jsonNumber(c.speedup)
+        << ",\"program_speedup\":" << jsonNumber(c.programSpeedup) << ",\"ci\":";
+    writeInterval(out, c.interval);
+    out << ",\"experiments\":" << c.experiments << ",\"duration_ns\":" << jsonNumber(c.durationNs)
+        << "}";
+  }
+  out << "]}";
+}
+
+} // namespace
+
+void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const ReportContext &context) {
+  const AnalysisOptions &o = context.options;
+  out << "{\"format\":\"causal-report\",\"version\":1,\"inputs\":[";
+  for (size_t i = 0; i < context.inputs.size(); ++i)
+    out << (i ? "," : "") << "\"" << jsonEscape(context.inputs[i]) << "\"";
+  out << "],\"options\":{\"phase_correction\":" << (o.phaseCorrection ? "true" : "false")
+      << ",\"min_visits\":" << jsonNumber(o.minVisits) << ",\"min_speedups\":" << o.minSpeedups
+      << ",\"bootstrap_rounds\":" << o.bootstrapRounds << ",\"seed\":" << o.seed
+      << ",\"confidence\":" << jsonNumber(o.confidence) << ",\"rank_by\":\"" << rankName(o.rankBy)
+      << "\"},\"runs\":" << analysis.runs << ",\"runs_with_runtime\":" << analysis.runsWithRuntime
+      << ",\"experiments\":" << analysis.experiments
+      << ",\"experiments_used\":" << analysis.experimentsUsed
+      << ",\"experiment_time_ns\":" << jsonNumber(analysis.experimentTimeNs)
+      << ",\"runtime_ns\":" << jsonNumber(analysis.runtimeNs)
+      << ",\"dropped_low_visits\":" << analysis.droppedLowVisits
+      << ",\"dropped_bad_duration\":" << analysis.droppedBadDuration
+      << ",\"latency_time_averaged\":" << (analysis.latencyTimeAveraged ? "true" : "false")
+      << ",\"progress_points\":[";
+  for (size_t i = 0; i < analysis.progressPoints.size(); ++i) {
+    const auto &point = analysis.progressPoints[i];
+    out << (i ? "," : "") << "{\"name\":\"" << jsonEscape(point.name) << "\",\"kind\":\""
+        << profile::pointKindName(point.kind) << "\",\"experiments\":" << point.experiments
+        << ",\"visits\":" << jsonNumber(point.visits) << "}";
+  }
+  out << "],\"lines\":[";
+  for (size_t i = 0; i < analysis.lines.size(); ++i) {
+    const LineResult &line = analysis.lines[i];
+    out << (i ? ",\n" : "\n") << "{\"rank\":" << i + 1 << ",\"line\":\"" << jsonEscape(line.line)
+        << "\",\"experiments\":" << line.experiments << ",\"points\":[";
+    for (size_t p = 0; p < line.points.size(); ++p) {
+      out << (p ? "," : "");
+      writePointJson(out, line.points[p]);
+    }
+    out << "]}";
+  }
+  out << "],\n\"not_enough_data\":[";
+  for (size_t i = 0; i < analysis.notEnoughData.size(); ++i) {
+    const auto &entry = analysis.notEnoughData[i];
+    out << (i ? ",\n" : "\n") << "{\"line\":\"" << jsonEscape(entry.line) << "\",\"point\":\""
+        << jsonEscape(entry.point) << "\",\"reason\":\"" << profile::shortfallText(entry.reason)
+        << "\",\"distinct_speedups\":" << entry.distinctSpeedups
+        << ",\"experiments\":" << entry.experiments << "}";
+  }
+  out << "],\"warnings\":[";
+  for (size_t i = 0; i < analysis.warnings.size(); ++i)
+    out << (i ? "," : "") << "\"" << jsonEscape(analysis.warnings[i]) << "\"";
+  out << "]}";
+}
+
+void renderJson(std::ostream &out, const Analysis &analysis, const ReportContext &context) {
+  writeAnalysisJson(out, analysis, context);
+  out << "\n";
+}
+
+} // namespace causal::report

@@ -1,0 +1,95 @@
+//===- Report.h - Render causal profiles: text, JSON, HTML, diff ----------===//
+//
+// Output side of `causal report` and `causal diff`. Everything here renders
+// an Analysis (tools/profile/Analysis.h) computed once; the text, JSON and
+// HTML views show the same numbers.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CAUSAL_REPORT_REPORT_H
+#define CAUSAL_REPORT_REPORT_H
+
+#include "Analysis.h"
+#include "ProfileReader.h"
+
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace causal::report {
+
+using profile::Analysis;
+using profile::AnalysisOptions;
+using profile::Profile;
+
+/// What the report says about its own inputs (shown in every view).
+struct ReportContext {
+  std::vector<std::string> inputs; // profile paths as given
+  AnalysisOptions options;
+};
+
+struct TextOptions {
+  size_t top = 10;           // lines shown; 0 = all
+  bool color = false;        // ANSI colours (only when writing to a terminal)
+  bool ascii = false;        // curves with ASCII characters instead of blocks
+  size_t notEnoughShown = 10; // "not enough data" entries listed
+};
+
+void renderText(std::ostream &out, const Analysis &analysis, const ReportContext &context,
+                const TextOptions &options);
+void renderJson(std::ostream &out, const Analysis &analysis, const ReportContext &context);
+/// The analysis as one JSON object (what --json prints and the HTML embeds).
+void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const ReportContext &context);
+/// One self-contained HTML page: no network, no external scripts or styles.
+void renderHtml(std::ostream &out, const Analysis &analysis, const ReportContext &context);
+
+/// The curve as a row of characters, one per 5 % step of line speedup
+/// (0 %..100 %, 21 characters), scaled to [low, high]; ' ' where no
+/// experiment measured that speedup.
+std::string sparkline(const std::vector<profile::CurvePoint> &curve, double low, double high,
+                      bool ascii);
+
+// ---- causal diff -----------------------------------------------------------
+
+enum class ChangeKind { Gained, Lost, Unchanged, New, Gone };
+const char *changeKindName(ChangeKind kind);
+
+struct LineChange {
+  std::string line, point;
+  ChangeKind kind = ChangeKind::Unchanged;
+  const profile::PointResult *before = nullptr; // null when absent
+  const profile::PointResult *after = nullptr;
+  double slopeChange = 0;     // after - before (0 when one side is absent)
+  double maxImpactChange = 0; // after - before
+};
+
+/// Pairs the curves of two analyses by (line, point). A change counts as
+/// gained/lost when the two slope intervals do not overlap (or, without
+/// intervals, when the slopes differ at all). Sorted by |slope change|.
+std::vector<LineChange> compareAnalyses(const Analysis &before, const Analysis &after);
+
+struct DiffTextOptions {
+  size_t top = 20;
+  bool all = false; // also list unchanged lines
+  bool color = false;
+};
+void renderDiffText(std::ostream &out, const std::vector<LineChange> &changes,
+                    const Analysis &before, const Analysis &after,
+                    const std::vector<std::string> &inputs, const DiffTextOptions &options);
+void renderDiffJson(std::ostream &out, const std::vector<LineChange> &changes,
+                    const Analysis &before, const Analysis &after,
+                    const std::vector<std::string> &inputs);
+
+// ---- helpers shared by the renderers ---------------------------------------
+
+/// JSON string contents: quotes, backslashes, control characters and
+/// '<', '>', '&' escaped (safe inside an HTML <script> element).
+std::string jsonEscape(std::string_view text);
+/// A JSON number; NaN and infinities become null.
+std::string jsonNumber(double value);
+/// "+12.3%" style.
+std::string percent(double fraction, int decimals = 1);
+
+} // namespace causal::report
+
+#endif
