@@ -25,6 +25,7 @@
 #include "clang/Basic/CodeGenOptions.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendOptions.h"
 #include "clang/Frontend/FrontendPluginRegistry.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
@@ -49,7 +50,8 @@ struct PluginArgument {
 
 const PluginArgument KnownPluginArguments[] = {
     // Objects for a link that will not have the runtime nor the line table.
-    {"no-register-module", [](CausalInstrumentOptions &Options) { Options.RegisterModule = false; }},
+    {"no-register-module",
+     [](CausalInstrumentOptions &Options) { Options.RegisterModule = false; }},
 };
 
 std::string listOfKnownArguments() {
@@ -57,6 +59,18 @@ std::string listOfKnownArguments() {
   for (const PluginArgument &Argument : KnownPluginArguments)
     List += (List.empty() ? "" : ", ") + std::string(Argument.Name);
   return List;
+}
+
+/// True if this compilation asked for CausalPlugin.so with -fplugin (cc1
+/// -load). Once the file is loaded, the action is registered for the whole
+/// process, also when only -fpass-plugin loaded it (during code generation):
+/// a process that runs several compilations (clang's driver runs a lone cc1
+/// job in-process; libclang users) must not change behaviour for later ones.
+bool isLoadedAsFrontendPlugin(const FrontendOptions &FrontendOpts) {
+  for (const std::string &Plugin : FrontendOpts.Plugins)
+    if (llvm::sys::fs::equivalent(Plugin, PassSide->PassPluginPath))
+      return true;
+  return false;
 }
 
 bool isAlsoLoadedAsPassPlugin(const CodeGenOptions &CodeGenOpts) {
@@ -82,11 +96,13 @@ public:
   bool ParseArgs(const CompilerInstance &CI, const std::vector<std::string> &Args) override {
     DiagnosticsEngine &Diags = CI.getDiagnostics();
     if (!PassSide) {
-      Diags.Report(Diags.getCustomDiagID(
-          DiagnosticsEngine::Error, "load the causal plugin as -fplugin=<prefix>/lib/causal/"
-                                    "CausalPlugin.so, not " CAUSAL_FRONTEND_FILE_NAME));
+      Diags.Report(Diags.getCustomDiagID(DiagnosticsEngine::Error,
+                                         "load the causal plugin as -fplugin=<prefix>/lib/causal/"
+                                         "CausalPlugin.so, not " CAUSAL_FRONTEND_FILE_NAME));
       return false;
     }
+    if (!isLoadedAsFrontendPlugin(CI.getFrontendOpts()))
+      return false; // not asked for: skip the action quietly
     bool AllKnown = true;
     for (const std::string &Arg : Args) {
       bool Known = false;
@@ -99,8 +115,7 @@ public:
         continue;
       Diags.Report(Diags.getCustomDiagID(DiagnosticsEngine::Error,
                                          "unknown argument '-fplugin-arg-" CAUSAL_PLUGIN_NAME
-                                         "-%0' for the " CAUSAL_PLUGIN_NAME
-                                         " plugin (known: %1)"))
+                                         "-%0' for the " CAUSAL_PLUGIN_NAME " plugin (known: %1)"))
           << Arg << listOfKnownArguments();
       AllKnown = false;
     }
@@ -112,7 +127,7 @@ public:
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI, llvm::StringRef) override {
     CodeGenOptions &CodeGenOpts = CI.getCodeGenOpts();
     raiseDebugInfoToLineTables(CodeGenOpts);
-    if (PassSide && !isAlsoLoadedAsPassPlugin(CodeGenOpts)) {
+    if (!isAlsoLoadedAsPassPlugin(CodeGenOpts)) {
       auto Register = PassSide->RegisterAtOptimizerLast;
       CodeGenOpts.PassBuilderCallbacks.push_back(
           [Register, PassOptions = Options](llvm::PassBuilder &PB) { Register(PB, PassOptions); });

@@ -122,9 +122,9 @@ bool ModuleInstrumenter::emitModuleRegistration() {
 GlobalVariable *ModuleInstrumenter::getOrInsertLineTableBound(StringRef SymbolName) {
   if (GlobalVariable *Existing = M.getGlobalVariable(SymbolName))
     return Existing;
-  auto *Bound = new GlobalVariable(M, Type::getInt8Ty(Ctx), /*isConstant=*/true,
-                                   GlobalValue::ExternalWeakLinkage, /*Initializer=*/nullptr,
-                                   SymbolName);
+  auto *Bound =
+      new GlobalVariable(M, Type::getInt8Ty(Ctx), /*isConstant=*/true,
+                         GlobalValue::ExternalWeakLinkage, /*Initializer=*/nullptr, SymbolName);
   Bound->setVisibility(GlobalValue::HiddenVisibility);
   return Bound;
 }
@@ -145,9 +145,9 @@ FunctionCallee ModuleInstrumenter::getOrInsertWeakRuntimeFunction(StringRef Name
 // symbols are absent, so internal copies from several modules would all
 // survive a -flto link. Hidden: one per image (executable or DSO).
 Function *ModuleInstrumenter::createModuleInitFunction(StringRef Name) {
-  Function *F = Function::createWithDefaultAttr(FunctionType::get(VoidTy, false),
-                                                GlobalValue::LinkOnceODRLinkage,
-                                                M.getDataLayout().getProgramAddressSpace(), Name, &M);
+  Function *F = Function::createWithDefaultAttr(
+      FunctionType::get(VoidTy, false), GlobalValue::LinkOnceODRLinkage,
+      M.getDataLayout().getProgramAddressSpace(), Name, &M);
   F->setVisibility(GlobalValue::HiddenVisibility);
   F->addFnAttr(Attribute::NoUnwind);
   F->setComdat(M.getOrInsertComdat(Name));
@@ -164,9 +164,8 @@ void ModuleInstrumenter::emitCallIfDefined(Function *Caller, FunctionCallee Call
   BasicBlock *Return = BasicBlock::Create(Ctx, "return", Caller);
 
   IRBuilder<> IRB(Entry);
-  Value *IsDefined =
-      IRB.CreateICmpNE(Callee.getCallee(), Constant::getNullValue(Callee.getCallee()->getType()),
-                       "runtime.present");
+  Value *IsDefined = IRB.CreateICmpNE(
+      Callee.getCallee(), Constant::getNullValue(Callee.getCallee()->getType()), "runtime.present");
   IRB.CreateCondBr(IsDefined, Call, Return);
 
   IRB.SetInsertPoint(Call);

@@ -4,6 +4,7 @@
 
 #include "ThreadState.h"
 
+#include <dlfcn.h>
 #include <libunwind.h>
 #include <linux/perf_event.h>
 #include <string.h>
@@ -16,6 +17,61 @@ namespace {
 AttributionSetup g_setup;
 unw_addr_space_t g_remote_space = nullptr;
 bool g_unwinding_ready = false;
+
+// libunwind (nongnu, generic unw_* API) is loaded with dlopen(RTLD_LOCAL)
+// when profiling starts rather than linked: its _Unwind_* exports then
+// never enter the program's global symbol scope (where they could take
+// C++ exception handling away from libgcc_s), and CAUSAL_DISABLE=1 does not
+// pay for loading it. The names are the header's own macros.
+#define CAUSAL_STRINGIFY_(x) #x
+#define CAUSAL_STRINGIFY(x) CAUSAL_STRINGIFY_(x)
+struct UnwindApi {
+  decltype(&unw_tdep_getcontext) getcontext;
+  decltype(&unw_init_local) init_local;
+  decltype(&unw_init_local2) init_local2;
+  decltype(&unw_init_remote) init_remote;
+  decltype(&unw_step) step;
+  decltype(&unw_get_reg) get_reg;
+  decltype(&unw_is_signal_frame) is_signal_frame;
+  decltype(&unw_create_addr_space) create_addr_space;
+  decltype(&unw_set_caching_policy) set_caching_policy;
+  decltype(&unw_flush_cache) flush_cache;
+  decltype(&unw_get_accessors) get_accessors;
+  unw_addr_space_t *local_addr_space;
+};
+UnwindApi g_api;
+
+template <typename T> bool loadSymbol(void *library, const char *name, T *out) {
+  *out = reinterpret_cast<T>(dlsym(library, name));
+  return *out != nullptr;
+}
+
+bool loadUnwindApi(const char **problem) {
+  void *library = dlopen(CAUSAL_LIBUNWIND_SONAME, RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    *problem = dlerror();
+    return false;
+  }
+  UnwindApi &a = g_api;
+  bool ok = loadSymbol(library, CAUSAL_STRINGIFY(unw_tdep_getcontext), &a.getcontext) &&
+            loadSymbol(library, CAUSAL_STRINGIFY(unw_init_local), &a.init_local) &&
+            loadSymbol(library, CAUSAL_STRINGIFY(unw_init_local2), &a.init_local2) &&
+            loadSymbol(library, CAUSAL_STRINGIFY(unw_init_remote), &a.init_remote) &&
+            loadSymbol(library, CAUSAL_STRINGIFY(unw_step), &a.step) &&
+            loadSymbol(library, CAUSAL_STRINGIFY(unw_get_reg), &a.get_reg) &&
+            loadSymbol(library, CAUSAL_STRINGIFY(unw_is_signal_frame), &a.is_signal_frame) &&
+            loadSymbol(library, CAUSAL_STRINGIFY(unw_create_addr_space), &a.create_addr_space) &&
+            loadSymbol(library, CAUSAL_STRINGIFY(unw_set_caching_policy), &a.set_caching_policy) &&
+            loadSymbol(library, CAUSAL_STRINGIFY(unw_flush_cache), &a.flush_cache) &&
+            loadSymbol(library, CAUSAL_STRINGIFY(unw_get_accessors), &a.get_accessors) &&
+            loadSymbol(library, CAUSAL_STRINGIFY(unw_local_addr_space), &a.local_addr_space);
+  if (!ok) {
+    *problem = "a libunwind function is missing";
+    dlclose(library);
+    return false;
+  }
+  return true;
+}
 
 enum class FrameVerdict { Continue, Line, Outside, Overhead };
 
@@ -43,12 +99,12 @@ SampleOutcome toOutcome(FrameVerdict verdict) {
 // Steps |cursor| (positioned on the sampled frame, already classified)
 // towards main until a frame decides. Continue = unwinding ended undecided.
 FrameVerdict walkCallers(unw_cursor_t *cursor, ResolvedAddress *out) {
-  bool previous_was_signal_frame = unw_is_signal_frame(cursor) > 0;
+  bool previous_was_signal_frame = g_api.is_signal_frame(cursor) > 0;
   for (unsigned frame = 1; frame < g_setup.max_frames; ++frame) {
-    if (unw_step(cursor) <= 0)
+    if (g_api.step(cursor) <= 0)
       return FrameVerdict::Continue;
     unw_word_t ip = 0;
-    if (unw_get_reg(cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
+    if (g_api.get_reg(cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
       return FrameVerdict::Continue;
     // Above a signal frame the IP is where the thread was interrupted, not
     // a return address.
@@ -56,7 +112,7 @@ FrameVerdict walkCallers(unw_cursor_t *cursor, ResolvedAddress *out) {
     FrameVerdict verdict = classify(address, out);
     if (verdict != FrameVerdict::Continue)
       return verdict;
-    previous_was_signal_frame = unw_is_signal_frame(cursor) > 0;
+    previous_was_signal_frame = g_api.is_signal_frame(cursor) > 0;
   }
   return FrameVerdict::Continue;
 }
@@ -72,13 +128,15 @@ int findProcInfo(unw_addr_space_t, unw_word_t ip, unw_proc_info_t *info, int nee
                  void *) {
   // The code is our own process's: the local address space finds the
   // unwind tables (dl_iterate_phdr + .eh_frame_hdr) without copying.
-  unw_accessors_t *local = unw_get_accessors(unw_local_addr_space);
-  return local->find_proc_info(unw_local_addr_space, ip, info, need_unwind_info, nullptr);
+  unw_addr_space_t space = *g_api.local_addr_space;
+  unw_accessors_t *local = g_api.get_accessors(space);
+  return local->find_proc_info(space, ip, info, need_unwind_info, nullptr);
 }
 
 void putUnwindInfo(unw_addr_space_t, unw_proc_info_t *info, void *) {
-  unw_accessors_t *local = unw_get_accessors(unw_local_addr_space);
-  local->put_unwind_info(unw_local_addr_space, info, nullptr);
+  unw_addr_space_t space = *g_api.local_addr_space;
+  unw_accessors_t *local = g_api.get_accessors(space);
+  local->put_unwind_info(space, info, nullptr);
 }
 
 int getDynInfoListAddr(unw_addr_space_t, unw_word_t *, void *) { return -UNW_ENOINFO; }
@@ -123,9 +181,7 @@ int accessReg(unw_addr_space_t, unw_regnum_t reg, unw_word_t *value, int write, 
   }
 }
 
-int accessFpreg(unw_addr_space_t, unw_regnum_t, unw_fpreg_t *, int, void *) {
-  return -UNW_EBADREG;
-}
+int accessFpreg(unw_addr_space_t, unw_regnum_t, unw_fpreg_t *, int, void *) { return -UNW_EBADREG; }
 
 int resume(unw_addr_space_t, unw_cursor_t *, void *) { return -UNW_EINVAL; }
 
@@ -139,7 +195,7 @@ FrameVerdict unwindCopiedStack(const PerfSample &sample, ThreadState *thread,
     return FrameVerdict::Continue;
   RemoteContext context{&sample, thread};
   unw_cursor_t cursor;
-  if (unw_init_remote(&cursor, g_remote_space, &context) < 0)
+  if (g_api.init_remote(&cursor, g_remote_space, &context) < 0)
     return FrameVerdict::Continue;
   return walkCallers(&cursor, out);
 }
@@ -167,13 +223,18 @@ FrameVerdict walkKernelCallchain(const PerfSample &sample, ResolvedAddress *out)
 
 } // namespace
 
-bool initUnwinding(const AttributionSetup &setup) {
+bool initUnwinding(const AttributionSetup &setup, const char **problem) {
   g_setup = setup;
+  *problem = nullptr;
+  if (!loadUnwindApi(problem))
+    return false;
   // Run libunwind's one-time initialization now, outside any handler.
   unw_context_t context;
   unw_cursor_t cursor;
-  if (unw_getcontext(&context) < 0 || unw_init_local(&cursor, &context) < 0)
+  if (g_api.getcontext(&context) < 0 || g_api.init_local(&cursor, &context) < 0) {
+    *problem = "libunwind failed to initialize";
     return false;
+  }
   static unw_accessors_t accessors;
   memset(&accessors, 0, sizeof(accessors));
   accessors.find_proc_info = findProcInfo;
@@ -184,20 +245,22 @@ bool initUnwinding(const AttributionSetup &setup) {
   accessors.access_fpreg = accessFpreg;
   accessors.resume = resume;
   accessors.get_proc_name = getProcName;
-  g_remote_space = unw_create_addr_space(&accessors, 0);
-  if (!g_remote_space)
+  g_remote_space = g_api.create_addr_space(&accessors, 0);
+  if (!g_remote_space) {
+    *problem = "unw_create_addr_space failed";
     return false;
+  }
   // Per-thread cache of unwind rules by IP (no lock; halves the cost of a
   // sample in uninstrumented code: ~10 us -> ~4-6 us measured). Flushed when
   // an instrumented image is unloaded.
-  unw_set_caching_policy(g_remote_space, UNW_CACHE_PER_THREAD);
+  g_api.set_caching_policy(g_remote_space, UNW_CACHE_PER_THREAD);
   g_unwinding_ready = true;
   return true;
 }
 
 void flushUnwindCache() {
   if (g_remote_space)
-    unw_flush_cache(g_remote_space, 0, 0);
+    g_api.flush_cache(g_remote_space, 0, 0);
 }
 
 SampleOutcome attributePerfSample(const PerfSample &sample, ThreadState *thread,
@@ -220,7 +283,7 @@ SampleOutcome attributeSignalContext(void *ucontext, ThreadState *, ResolvedAddr
   unw_cursor_t cursor;
   // x86-64 libunwind's unw_context_t is a ucontext_t: start from the
   // interrupted registers, marked as a signal frame (IP is exact).
-  if (unw_init_local2(&cursor, reinterpret_cast<unw_context_t *>(uc), UNW_INIT_SIGNAL_FRAME) < 0)
+  if (g_api.init_local2(&cursor, reinterpret_cast<unw_context_t *>(uc), UNW_INIT_SIGNAL_FRAME) < 0)
     return SampleOutcome::Outside;
   return toOutcome(walkCallers(&cursor, out));
 }

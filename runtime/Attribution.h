@@ -48,10 +48,11 @@ struct PerfSample {
   uint64_t stack_size = 0;
 };
 
-/// Creates the remote address space and initializes libunwind (mallocs).
-/// Call once before the first sample. Returns false if unavailable; then
-/// only the kernel callchain is used.
-bool initUnwinding(const AttributionSetup &setup);
+/// Loads libunwind (dlopen, RTLD_LOCAL), creates the remote address space
+/// and runs libunwind's initialization (mallocs). Call once before the
+/// first sample. Returns false, with |*problem| set, if unavailable; then
+/// only the sampled IP and the kernel callchain are used.
+bool initUnwinding(const AttributionSetup &setup, const char **problem);
 
 /// Drops cached unwind rules (after code was unloaded).
 void flushUnwindCache();

@@ -16,8 +16,8 @@ void ModuleRegistry::lock() {
 
 void ModuleRegistry::unlock() { writer_lock_.store(false, std::memory_order_release); }
 
-ModuleRegistry::RegisterResult
-ModuleRegistry::registerModule(const void *start, const void *stop, const char *image_path) {
+ModuleRegistry::RegisterResult ModuleRegistry::registerModule(const void *start, const void *stop,
+                                                              const char *image_path) {
   if (!start || !stop)
     return RegisterResult::NoTable;
   const causal_linetab_header *table = causal_linetab_validate(start, stop);

@@ -16,9 +16,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Runtime.h"
 #include "Attribution.h"
 #include "ProfileWriter.h"
-#include "Runtime.h"
 #include "Sampler.h"
 
 #include "causal/abi.h"
@@ -161,8 +161,8 @@ PthreadCreateFn realPthreadCreate() {
 // Calls the user's thread function. In its own section so that attribution
 // knows where the runtime hands over to user code: a walk that reaches this
 // frame found no instrumented caller (outside), it is not profiler overhead.
-__attribute__((noinline, section("causal_rt_entry"))) void *
-callThreadStart(void *(*start)(void *), void *arg) {
+__attribute__((noinline, section("causal_rt_entry"))) void *callThreadStart(void *(*start)(void *),
+                                                                            void *arg) {
   void *result = start(arg);
   __asm__ __volatile__("" ::: "memory"); // no tail call: keep the return address here
   return result;
@@ -184,7 +184,11 @@ void forkChild() {
   if (g_status.load(std::memory_order_acquire) != kActive)
     return;
   ThreadState *self = tls_thread;
-  forgetInheritedSampler(self);
+  // Every thread's perf descriptor was inherited; only this thread exists.
+  for (uint32_t i = 0, used = g_threads.slotsUsed(); i < used; ++i)
+    if (ThreadState *state = g_threads.slot(i))
+      if (state->in_use.load(std::memory_order_acquire))
+        forgetInheritedSampler(state);
   g_threads.releaseAllBut(self);
   // The child's profile describes the child only.
   g_modules.resetCounts();
@@ -227,8 +231,7 @@ void writeProfileOnce() {
     char *text = g_sample_log.render(g_modules, &size);
     if (text) {
       if (int error = appendToFile(g_config.sample_log_path, text, size))
-        message("cannot write the sample log to %s: %s", g_config.sample_log_path,
-                strerror(error));
+        message("cannot write the sample log to %s: %s", g_config.sample_log_path, strerror(error));
       free(text);
     }
     if (uint64_t overflow = g_sample_log.overflowed())
@@ -281,9 +284,12 @@ void initialize() {
 #endif
   setup.thread_entry.begin = reinterpret_cast<uintptr_t>(__start_causal_rt_entry);
   setup.thread_entry.end = reinterpret_cast<uintptr_t>(__stop_causal_rt_entry);
-  if (!initUnwinding(setup) && g_config.verbose)
-    message("libunwind is unavailable; callers of uninstrumented code are found from the "
-            "kernel's frame-pointer callchain only");
+  const char *unwind_problem = nullptr;
+  if (!initUnwinding(setup, &unwind_problem))
+    message("cannot use libunwind (%s): samples in uninstrumented code are charged using the "
+            "kernel's frame-pointer callchain only, which skips the caller of a frameless "
+            "function",
+            unwind_problem ? unwind_problem : "unknown error");
 
   if (g_config.sample_log_path[0] && !g_sample_log.init(CAUSAL_SAMPLE_LOG_SLOTS))
     message("cannot allocate the sample log table; %s will not be written",

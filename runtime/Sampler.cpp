@@ -7,10 +7,10 @@
 
 #include "causal/tunables.h"
 
+#include <asm/perf_regs.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
-#include <asm/perf_regs.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -116,7 +116,8 @@ bool decodeSample(const unsigned char *record, size_t size, bool with_user_regs,
   return true;
 }
 
-void handleRecord(ThreadState *state, const unsigned char *record, const perf_event_header &header) {
+void handleRecord(ThreadState *state, const unsigned char *record,
+                  const perf_event_header &header) {
   if (header.type == PERF_RECORD_SAMPLE) {
     PerfSample sample;
     if (!decodeSample(record, header.size, g_config.stack_copy_bytes != 0, &sample))
@@ -210,13 +211,17 @@ int perfEventOpen(perf_event_attr *attr) {
                      -1 /* no group */, PERF_FLAG_FD_CLOEXEC));
 }
 
-// Moves |fd| out of the low numbers the program expects to get from open().
+// Moves |fd| out of the low numbers the program expects to get from open():
+// to the first free number from min(soft limit / 2, 1000). Not higher: the
+// kernel sizes a process's descriptor table by its highest descriptor.
 int moveFdHigh(int fd) {
   struct rlimit limit;
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur < 256 ||
-      limit.rlim_cur == RLIM_INFINITY)
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur < 256)
     return fd;
-  int high = fcntl(fd, F_DUPFD_CLOEXEC, int(limit.rlim_cur / 2));
+  rlim_t base = limit.rlim_cur == RLIM_INFINITY ? 1000 : limit.rlim_cur / 2;
+  if (base > 1000)
+    base = 1000;
+  int high = fcntl(fd, F_DUPFD_CLOEXEC, int(base));
   if (high < 0)
     return fd;
   close(fd);
@@ -461,8 +466,7 @@ SamplerKind startThreadSampling(ThreadState *state, bool is_main_thread) {
   if (!error)
     return SamplerKind::Timer;
   if (!g_said_thread_failure.exchange(true))
-    message("a thread could not start the CPU-time timer (%s); it runs unsampled",
-            strerror(error));
+    message("a thread could not start the CPU-time timer (%s); it runs unsampled", strerror(error));
   return SamplerKind::None;
 }
 

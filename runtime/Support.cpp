@@ -198,11 +198,12 @@ void imagePathOf(const void *address, char *buffer, size_t size) {
     return;
   buffer[0] = 0;
   Dl_info info;
-  const char *name = nullptr;
-  if (address && dladdr(address, &info) && info.dli_fname)
-    name = info.dli_fname;
-  if (name && *name) {
-    formatTo(buffer, size, "%s", name);
+  struct link_map *map = nullptr;
+  // The link map's name, not dli_fname: for the main program dladdr
+  // reports argv[0], which may be relative or not a path at all.
+  if (address && dladdr1(address, &info, reinterpret_cast<void **>(&map), RTLD_DL_LINKMAP) && map &&
+      map->l_name && map->l_name[0]) {
+    formatTo(buffer, size, "%s", map->l_name);
     return;
   }
   // The main program's link map has an empty name.

@@ -30,29 +30,29 @@ enum class SamplerKind : uint8_t { None, Perf, Timer };
 
 struct ThreadState {
   // ---- Ownership ------------------------------------------------------------
-  std::atomic<uint32_t> in_use;  // 1 while a live thread owns this state
+  std::atomic<uint32_t> in_use; // 1 while a live thread owns this state
   pid_t tid;
 
   // ---- Sampler --------------------------------------------------------------
   SamplerKind kind;
-  int perf_fd;                   // -1 if none
+  int perf_fd;                       // -1 if none
   uint64_t perf_fd_dev, perf_fd_ino; // identity of perf_fd, to never close
                                      // a descriptor the program reused
-  unsigned char *ring;           // perf mmap: metadata page + data pages
+  unsigned char *ring;               // perf mmap: metadata page + data pages
   size_t ring_bytes;
-  uint64_t ring_data_size;       // bytes of the data area (power of two)
+  uint64_t ring_data_size; // bytes of the data area (power of two)
   timer_t timer;
   bool timer_armed;
   volatile sig_atomic_t in_handler;
 
   // ---- Unwinding ------------------------------------------------------------
-  AddressRange stack;            // this thread's stack, to refuse stale reads
+  AddressRange stack; // this thread's stack, to refuse stale reads
   ReadablePageCache page_cache;
 
   // ---- Statistics (written only by the owning thread) -----------------------
-  uint64_t samples;              // samples processed
-  uint64_t samples_in_batch;     // samples since the last completed batch
-  uint64_t batches;              // completed batches
+  uint64_t samples;          // samples processed
+  uint64_t samples_in_batch; // samples since the last completed batch
+  uint64_t batches;          // completed batches
 
   // ---- Causal experiments (later issue) -------------------------------------
   std::atomic<uint64_t> local_delay_ns; // delays this thread has taken/owes

@@ -86,8 +86,7 @@ int causal::diffCommand(const Args &args) {
     return 1;
   profile::Analysis beforeAnalysis = profile::analyze(before, common.analysis);
   profile::Analysis afterAnalysis = profile::analyze(after, common.analysis);
-  std::vector<report::LineChange> changes =
-      report::compareAnalyses(beforeAnalysis, afterAnalysis);
+  std::vector<report::LineChange> changes = report::compareAnalyses(beforeAnalysis, afterAnalysis);
   if (common.json) {
     report::renderDiffJson(std::cout, changes, beforeAnalysis, afterAnalysis, inputs);
   } else {

@@ -166,8 +166,7 @@ public:
     for (Unit &U : Units) {
       if (Address < U.Lo || Address >= U.Hi)
         continue;
-      uint32_t Row = U.LT->lookupAddress(
-          {Address, object::SectionedAddress::UndefSection});
+      uint32_t Row = U.LT->lookupAddress({Address, object::SectionedAddress::UndefSection});
       if (Row == U.LT->UnknownRowIndex || Row >= U.LT->Rows.size())
         continue;
       auto It = std::upper_bound(U.Sequences.begin(), U.Sequences.end(), Row,
@@ -184,8 +183,7 @@ public:
       } else {
         std::string Name;
         if (U.LT->Prologue.getFileNameByIndex(
-                R.File, U.CompDir, DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath,
-                Name))
+                R.File, U.CompDir, DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath, Name))
           PathId = Ids.id(causal::linetable::normalizePath(Name));
         else
           PathId = 0;
@@ -247,6 +245,8 @@ std::string compareCode(const ElfImage &A, const ElfImage &B) {
   };
   if (ExecNames(A) != ExecNames(B))
     return "they have different executable sections";
+  // Layout first (a size difference explains any content difference), then
+  // contents.
   for (const auto &SA : A.sections()) {
     if (!SA.Executable)
       continue;
@@ -255,6 +255,11 @@ std::string compareCode(const ElfImage &A, const ElfImage &B) {
       return "section " + SA.Name + " is at " + hex(SA.Address) + " (" + std::to_string(SA.Size) +
              " bytes) in one and at " + hex(SB->Address) + " (" + std::to_string(SB->Size) +
              " bytes) in the other";
+  }
+  for (const auto &SA : A.sections()) {
+    if (!SA.Executable)
+      continue;
+    const auto *SB = B.findSection(SA.Name);
     auto CA = A.contents(SA);
     auto CB = B.contents(*SB);
     if (!CA || !CB) {
@@ -296,8 +301,8 @@ int checkTable(const std::string &Binary, const std::string &BinaryG, const std:
   PathIds Ids;
   std::vector<LineKey> OurKeyOfLine(T.lines().size());
   for (size_t I = 0; I < OurKeyOfLine.size(); ++I)
-    OurKeyOfLine[I] = ((LineKey)Ids.id(T.file(T.lines()[I].file_index).str()) << 32) |
-                      T.lines()[I].line;
+    OurKeyOfLine[I] =
+        ((LineKey)Ids.id(T.file(T.lines()[I].file_index).str()) << 32) | T.lines()[I].line;
   auto Ours = [&](uint64_t Address) -> LineKey {
     uint32_t L = T.lookup(Address);
     return L == CAUSAL_NO_LINE ? 0 : OurKeyOfLine[L];
@@ -383,8 +388,8 @@ int checkTable(const std::string &Binary, const std::string &BinaryG, const std:
     if (Line.empty() || Line.starts_with("#"))
       continue;
     size_t CountSep = Line.find_last_of(" \t");
-    size_t AddrSep = CountSep == StringRef::npos ? StringRef::npos
-                                                 : Line.find_last_of(" \t", CountSep - 1);
+    size_t AddrSep =
+        CountSep == StringRef::npos ? StringRef::npos : Line.find_last_of(" \t", CountSep - 1);
     uint64_t Address = 0, Count = 0;
     if (AddrSep == StringRef::npos || AddrSep == 0 ||
         Line.substr(CountSep + 1).getAsInteger(10, Count))
@@ -428,9 +433,9 @@ int checkTable(const std::string &Binary, const std::string &BinaryG, const std:
   std::vector<ElfImage::Function> Functions = (*ImageG)->functions();
   std::set<size_t> Sampled;
   for (const auto &Entry : SampledAddresses) {
-    auto It = std::upper_bound(
-        Functions.begin(), Functions.end(), Entry.first,
-        [](uint64_t A, const ElfImage::Function &F) { return A < F.Address; });
+    auto It =
+        std::upper_bound(Functions.begin(), Functions.end(), Entry.first,
+                         [](uint64_t A, const ElfImage::Function &F) { return A < F.Address; });
     if (It == Functions.begin())
       continue;
     --It;

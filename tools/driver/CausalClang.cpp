@@ -92,7 +92,7 @@ void applyCausalFlag(const std::string &Arg, CausalSettings &Settings) {
   for (const CausalFlag &Flag : KnownCausalFlags) {
     std::string Spelling = Flag.Spelling;
     if (endsWith(Spelling, "=") ? startsWith(Arg, Flag.Spelling) : Arg == Spelling) {
-      Flag.Apply(Settings, Arg.substr(Spelling.size() < Arg.size() ? Spelling.size() : Arg.size()));
+      Flag.Apply(Settings, Arg.substr(Spelling.size())); // the value after '=', if any
       return;
     }
   }
@@ -158,26 +158,27 @@ void expandResponseFiles(const std::string &Arg, std::vector<std::string> &Out, 
   Out.push_back(Arg);
 }
 
+/// True if Word is one of the blank-separated words of List.
+bool isOneOf(const std::string &Word, const char *List) {
+  std::string Padded = std::string(" ") + List + " ";
+  return !Word.empty() && Word.find(' ') == std::string::npos &&
+         Padded.find(" " + Word + " ") != std::string::npos;
+}
+
 /// Driver options whose value is the next argument when written alone
 /// (e.g. "-o file"). Their values must not be taken for input files.
-const char *const OptionsWithSeparateValue[] = {
-    "-o", "-x", "-I", "-L", "-D", "-U", "-F", "-B", "-T", "-u", "-e", "-z", "-l",
-    "-include", "-imacros", "-include-pch", "-isystem", "-isystem-after", "-iquote",
-    "-idirafter", "-iprefix", "-iwithprefix", "-iwithprefixbefore", "-isysroot", "-iframework",
-    "-imultilib", "-ivfsoverlay", "-MF", "-MT", "-MQ", "-MJ", "-Xlinker", "-Xclang",
-    "-Xassembler", "-Xpreprocessor", "-Xanalyzer", "-Xopenmp-target", "-Xoffload-linker",
-    "-Xcuda-fatbinary", "-Xcuda-ptxas", "-mllvm", "-arch", "-target", "-framework",
-    "-dependency-file", "-dependency-dot", "-serialize-diagnostics", "-working-directory",
-    "--sysroot", "--param", "--target", "--include-directory", "--library-directory",
-    "--output", "--language", "--define-macro", "--undefine-macro", "--include",
-    "--config", "-aux-target", "-ccc-install-dir", "-ccc-gcc-name", "-gcc-toolchain",
-    "--gcc-toolchain", "--prefix", "-fmodules-user-build-path", "-rpath", "-G"};
-
 bool takesSeparateValue(const std::string &Arg) {
-  for (const char *Option : OptionsWithSeparateValue)
-    if (Arg == Option)
-      return true;
-  return false;
+  return isOneOf(Arg, "-o -x -I -L -D -U -F -B -T -u -e -z -l -G -rpath -arch -target -mllvm "
+                      "-include -imacros -include-pch -isystem -isystem-after -iquote -idirafter "
+                      "-iprefix -iwithprefix -iwithprefixbefore -isysroot -iframework -imultilib "
+                      "-ivfsoverlay -MF -MT -MQ -MJ -Xlinker -Xclang -Xassembler -Xpreprocessor "
+                      "-Xanalyzer -Xopenmp-target -Xoffload-linker -Xcuda-fatbinary -Xcuda-ptxas "
+                      "-framework -dependency-file -dependency-dot -serialize-diagnostics "
+                      "-working-directory -aux-target -ccc-install-dir -ccc-gcc-name "
+                      "-gcc-toolchain -fmodules-user-build-path --sysroot --param --target "
+                      "--include-directory --library-directory --output --language "
+                      "--define-macro --undefine-macro --include --config --gcc-toolchain "
+                      "--prefix");
 }
 
 /// Options that stop clang before the link step.
@@ -186,57 +187,52 @@ bool stopsBeforeLink(const std::string &Arg) {
          Arg == "-fsyntax-only" || Arg == "-emit-ast" || Arg == "--precompile";
 }
 
-bool onlyPreprocesses(const std::string &Arg) {
-  return Arg == "-E" || Arg == "-M" || Arg == "-MM";
-}
+bool onlyPreprocesses(const std::string &Arg) { return Arg == "-E" || Arg == "-M" || Arg == "-MM"; }
 
 /// Languages (-x values) the front-end plugin applies to.
 bool isCFamilyLanguage(const std::string &Language) {
-  static const char *const Languages[] = {
-      "c",           "c++",           "objective-c",          "objective-c++",
-      "c-header",    "c++-header",    "objective-c-header",   "objective-c++-header",
-      "cpp-output",  "c++-cpp-output", "objective-c-cpp-output", "objc-cpp-output",
-      "objective-c++-cpp-output", "c++-module", "c++-system-header", "c++-user-header"};
-  for (const char *L : Languages)
-    if (Language == L)
-      return true;
-  return false;
+  return isOneOf(Language, "c c++ objective-c objective-c++ c-header c++-header "
+                           "objective-c-header objective-c++-header cpp-output c++-cpp-output "
+                           "objective-c-cpp-output objc-cpp-output objective-c++-cpp-output "
+                           "c++-module c++-system-header c++-user-header");
 }
 
 /// File-name suffixes clang compiles as C, C++ or Objective-C.
 bool hasCFamilySourceSuffix(const std::string &Path) {
-  static const char *const Suffixes[] = {".c",   ".i",   ".cc",  ".cp",  ".cxx", ".cpp",
-                                         ".CPP", ".c++", ".C",   ".ii",  ".m",   ".mi",
-                                         ".mm",  ".M",   ".mii", ".h",   ".hh",  ".hpp",
-                                         ".hxx", ".H",   ".cppm", ".ccm", ".cxxm", ".c++m"};
   std::string Name = baseName(Path);
   size_t Dot = Name.find_last_of('.');
   if (Dot == std::string::npos || Dot == 0)
     return false;
-  std::string Suffix = Name.substr(Dot);
-  for (const char *S : Suffixes)
-    if (Suffix == S)
-      return true;
-  return false;
+  return isOneOf(Name.substr(Dot), ".c .i .cc .cp .cxx .cpp .CPP .c++ .C .ii .m .mi .mm .M .mii "
+                                   ".h .hh .hpp .hxx .H .cppm .ccm .cxxm .c++m");
+}
+
+/// A header compiles to a precompiled header, never to something linked.
+bool isHeader(const std::string &Path, const std::string &Language) {
+  if (!Language.empty())
+    return Language.find("header") != std::string::npos;
+  size_t Dot = Path.find_last_of('.');
+  return Dot != std::string::npos && isOneOf(Path.substr(Dot), ".h .hh .hpp .hxx .H");
 }
 
 struct InvocationSummary {
   bool StopsBeforeLink = false;
   bool OnlyPreprocesses = false;
-  bool HasInputs = false;
+  bool HasLinkInputs = false; // inputs other than headers, -l libraries
   bool CompilesCFamilySource = false;
   std::string UseLd;  // last -fuse-ld= value
   std::string LdPath; // last --ld-path= value
 
   bool compiles() const { return CompilesCFamilySource && !OnlyPreprocesses; }
-  bool links() const { return HasInputs && !StopsBeforeLink; }
+  bool links() const { return HasLinkInputs && !StopsBeforeLink; }
 };
 
 InvocationSummary summarize(const std::vector<std::string> &Args) {
   InvocationSummary Summary;
   std::string Language; // current -x, empty for "by suffix"
   auto addInput = [&](const std::string &Input) {
-    Summary.HasInputs = true;
+    if (!isHeader(Input, Language))
+      Summary.HasLinkInputs = true;
     if (Language.empty() ? hasCFamilySourceSuffix(Input) : isCFamilyLanguage(Language))
       Summary.CompilesCFamilySource = true;
   };
@@ -260,7 +256,7 @@ InvocationSummary summarize(const std::vector<std::string> &Args) {
     else if (startsWith(Arg, "--ld-path="))
       Summary.LdPath = Arg.substr(10);
     else if (startsWith(Arg, "-l"))
-      Summary.HasInputs = true; // -lfoo or -l foo: a link input
+      Summary.HasLinkInputs = true; // -lfoo or -l foo
     if (Arg == "-x" && I + 1 < Args.size())
       Language = Args[I + 1];
     else if (startsWith(Arg, "-x") && Arg.size() > 2)
@@ -271,6 +267,25 @@ InvocationSummary summarize(const std::vector<std::string> &Args) {
       ++I;
   }
   return Summary;
+}
+
+/// A program name without '/' is looked up in PATH, as a shell would.
+std::string findProgram(const std::string &Name) {
+  if (Name.find('/') != std::string::npos)
+    return Name;
+  const char *Path = std::getenv("PATH");
+  std::string Dirs = Path ? Path : "";
+  size_t Start = 0;
+  while (Start <= Dirs.size()) {
+    size_t End = Dirs.find(':', Start);
+    if (End == std::string::npos)
+      End = Dirs.size();
+    std::string Dir = End > Start ? Dirs.substr(Start, End - Start) : ".";
+    if (isExecutableFile(Dir + "/" + Name))
+      return Dir + "/" + Name;
+    Start = End + 1;
+  }
+  return Name;
 }
 
 // ---- Putting it together ----------------------------------------------------
@@ -293,13 +308,11 @@ bool wantsLld(const InvocationSummary &Summary) {
   return Summary.UseLd == "lld" || baseName(Summary.UseLd) == "ld.lld";
 }
 
-/// The linker the user named by path (--ld-path=, -fuse-ld=/path), or empty.
+/// The linker the user named by path (--ld-path=/path, -fuse-ld=/path), or
+/// empty. (A bare name is what the link step looks up itself.)
 std::string linkerNamedByPath(const InvocationSummary &Summary) {
-  if (!Summary.LdPath.empty())
-    return Summary.LdPath;
-  if (Summary.UseLd.find('/') != std::string::npos)
-    return Summary.UseLd;
-  return {};
+  const std::string &Named = Summary.LdPath.empty() ? Summary.UseLd : Summary.LdPath;
+  return Named.find('/') != std::string::npos ? Named : std::string();
 }
 
 } // namespace
@@ -321,7 +334,8 @@ int main(int argc, char **argv) {
   }
 
   const char *ClangFromEnv = std::getenv("CAUSAL_CLANG");
-  std::string CDriver = ClangFromEnv && *ClangFromEnv ? ClangFromEnv : CAUSAL_CLANG_PATH;
+  std::string CDriver =
+      findProgram(ClangFromEnv && *ClangFromEnv ? ClangFromEnv : CAUSAL_CLANG_PATH);
   std::string Executable = CDriver;
   std::vector<std::string> Prepended;
   if (IsCxx) {

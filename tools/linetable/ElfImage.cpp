@@ -53,8 +53,7 @@ Expected<std::unique_ptr<ElfImage>> ElfImage::open(StringRef Path) {
   if (!Elf)
     return imageError(Path, "not an x86-64 ELF file");
   if (Elf->getELFFile().getHeader().e_machine != ELF::EM_X86_64)
-    return imageError(Path, "is an ELF file for " +
-                                Triple::getArchTypeName(Elf->getArch()).str() +
+    return imageError(Path, "is an ELF file for " + Triple::getArchTypeName(Elf->getArch()).str() +
                                 ", not for x86-64");
 
   std::unique_ptr<ElfImage> Image(new ElfImage());
@@ -102,8 +101,7 @@ Expected<ArrayRef<uint8_t>> ElfImage::contents(const Section &S) const {
     return ArrayRef<uint8_t>();
   StringRef Data = object().getData();
   // Checked against the file size in open().
-  return ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(Data.data()) + S.FileOffset,
-                           S.Size);
+  return ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(Data.data()) + S.FileOffset, S.Size);
 }
 
 std::vector<ElfImage::Function> ElfImage::functions() const {
@@ -130,11 +128,10 @@ std::vector<ElfImage::Function> ElfImage::functions() const {
     return A.Address != B.Address ? A.Address < B.Address : A.Size > B.Size;
   });
   // One entry per address (aliases).
-  Result.erase(std::unique(Result.begin(), Result.end(),
-                           [](const Function &A, const Function &B) {
-                             return A.Address == B.Address;
-                           }),
-               Result.end());
+  Result.erase(
+      std::unique(Result.begin(), Result.end(),
+                  [](const Function &A, const Function &B) { return A.Address == B.Address; }),
+      Result.end());
   return Result;
 }
 

@@ -53,7 +53,7 @@ struct Section {
   uint64_t Address = 0;
   uint64_t FileOffset = 0;
   uint64_t Size = 0;
-  bool Executable = false; // SHF_ALLOC and SHF_EXECINSTR
+  bool Executable = false;     // SHF_ALLOC and SHF_EXECINSTR
   bool HasFileContents = true; // not SHT_NOBITS
 };
 
@@ -106,8 +106,8 @@ struct Table {
 struct BuildStats {
   unsigned CompileUnits = 0;
   unsigned SequencesUsed = 0;
-  unsigned SequencesDropped = 0;  // not inside an executable section
-  uint64_t BytesOverlapped = 0;   // bytes of later sequences lost to earlier ones
+  unsigned SequencesDropped = 0; // not inside an executable section
+  uint64_t BytesOverlapped = 0;  // bytes of later sequences lost to earlier ones
 };
 
 /// One address range of a DWARF line sequence, before the table rules are

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <utility>
 
 using namespace llvm;
@@ -73,24 +74,37 @@ Error tableError(const Twine &What) { return createStringError(inconvertibleErro
 
 } // namespace
 
-Expected<Table> buildTableFromRanges(ArrayRef<LineRange> Ranges, BuildStats *Stats) {
-  // Distinct (file, line) pairs, numbered in order of first appearance while
-  // building; renumbered in sorted order at the end so the table does not
-  // depend on addresses.
-  std::map<std::pair<std::string, uint32_t>, uint32_t> KeyOf;
-  std::vector<const std::pair<const std::pair<std::string, uint32_t>, uint32_t> *> KeyList;
+namespace {
+
+// A range with its file given as an index into a name list (the builder's
+// fast path: no string per range).
+struct IndexedRange {
+  uint64_t Lo;
+  uint64_t Hi;
+  uint32_t File; // index into the names; ignored when Line == 0
+  uint32_t Line; // 0: no line
+};
+
+Expected<Table> buildTable(const std::vector<std::string> &Names,
+                           const std::vector<IndexedRange> &Ranges, BuildStats *Stats) {
+  // Distinct (file, line) pairs get dense keys in order of first
+  // appearance; the table numbers them in sorted order at the end so it does
+  // not depend on addresses.
+  std::unordered_map<uint64_t, uint32_t> KeyOf;
+  std::vector<uint64_t> KeyList; // (name index << 32) | line
   const uint32_t NoKey = CAUSAL_NO_LINE;
 
   FirstWinsCoverage Coverage;
   uint64_t Lost = 0;
-  for (const LineRange &R : Ranges) {
+  for (const IndexedRange &R : Ranges) {
     if (R.Hi <= R.Lo)
       continue;
     uint32_t Key = NoKey;
-    if (R.Line != 0 && !R.File.empty()) {
-      auto Ins = KeyOf.emplace(std::make_pair(R.File, R.Line), (uint32_t)KeyList.size());
+    if (R.Line != 0) {
+      uint64_t Packed = ((uint64_t)R.File << 32) | R.Line;
+      auto Ins = KeyOf.emplace(Packed, (uint32_t)KeyList.size());
       if (Ins.second)
-        KeyList.push_back(&*Ins.first);
+        KeyList.push_back(Packed);
       Key = Ins.first->second;
     }
     Lost += Coverage.insert(R.Lo, R.Hi, Key);
@@ -103,19 +117,28 @@ Expected<Table> buildTableFromRanges(ArrayRef<LineRange> Ranges, BuildStats *Sta
   if (Pieces.empty())
     return T;
 
-  // Files sorted by path, lines by (file, line).
-  std::set<std::string> FileSet;
-  for (const auto &Entry : KeyOf)
-    FileSet.insert(Entry.first.first);
-  T.Files.assign(FileSet.begin(), FileSet.end());
+  // Files: the names used, sorted (one entry per distinct path).
   std::map<std::string, uint32_t> FileIndex;
-  for (uint32_t I = 0; I < T.Files.size(); ++I)
-    FileIndex[T.Files[I]] = I;
+  for (uint64_t Packed : KeyList)
+    FileIndex.emplace(Names[Packed >> 32], 0);
+  for (auto &Entry : FileIndex) {
+    Entry.second = (uint32_t)T.Files.size();
+    T.Files.push_back(Entry.first);
+  }
+  // Lines: sorted by (file index, line).
+  std::vector<std::pair<uint64_t, uint32_t>> Sorted; // ((file index << 32) | line, key)
+  Sorted.reserve(KeyList.size());
+  for (uint32_t K = 0; K < KeyList.size(); ++K)
+    Sorted.push_back(
+        {((uint64_t)FileIndex[Names[KeyList[K] >> 32]] << 32) | (KeyList[K] & 0xffffffffu), K});
+  std::sort(Sorted.begin(), Sorted.end());
   std::vector<uint32_t> LineOfKey(KeyList.size());
-  // KeyOf iterates in (path, line) order == (file index, line) order.
-  for (const auto &Entry : KeyOf) {
-    LineOfKey[Entry.second] = (uint32_t)T.Lines.size();
-    T.Lines.push_back({FileIndex[Entry.first.first], Entry.first.second});
+  for (const auto &Entry : Sorted) {
+    causal_linetab_line Line{(uint32_t)(Entry.first >> 32), (uint32_t)Entry.first};
+    if (T.Lines.empty() || T.Lines.back().file_index != Line.file_index ||
+        T.Lines.back().line != Line.line)
+      T.Lines.push_back(Line); // two names may normalize to one path
+    LineOfKey[Entry.second] = (uint32_t)T.Lines.size() - 1;
   }
 
   // The table spans from the first to the end of the last range that has a
@@ -152,6 +175,28 @@ Expected<Table> buildTableFromRanges(ArrayRef<LineRange> Ranges, BuildStats *Sta
   return T;
 }
 
+} // namespace
+
+Expected<Table> buildTableFromRanges(ArrayRef<LineRange> Ranges, BuildStats *Stats) {
+  std::vector<std::string> Names;
+  std::unordered_map<std::string, uint32_t> NameIndex;
+  std::vector<IndexedRange> Indexed;
+  Indexed.reserve(Ranges.size());
+  for (const LineRange &R : Ranges) {
+    uint32_t File = 0, Line = R.Line;
+    if (Line != 0 && !R.File.empty()) {
+      auto Ins = NameIndex.emplace(R.File, (uint32_t)Names.size());
+      if (Ins.second)
+        Names.push_back(R.File);
+      File = Ins.first->second;
+    } else {
+      Line = 0;
+    }
+    Indexed.push_back({R.Lo, R.Hi, File, Line});
+  }
+  return buildTable(Names, Indexed, Stats);
+}
+
 Expected<Table> buildTableFromDwarf(const ElfImage &Image, BuildStats *Stats) {
   if (!Image.hasDebugLine())
     return tableError(Image.path() +
@@ -170,9 +215,11 @@ Expected<Table> buildTableFromDwarf(const ElfImage &Image, BuildStats *Stats) {
 
   BuildStats LocalStats;
   BuildStats &S = Stats ? *Stats : LocalStats;
-  std::vector<LineRange> Ranges;
+  std::vector<IndexedRange> Ranges;
   std::set<const DWARFDebugLine::LineTable *> Seen;
-  std::map<std::pair<const DWARFDebugLine::LineTable *, uint64_t>, std::string> FileCache;
+  std::vector<std::string> Names; // normalized paths
+  std::unordered_map<std::string, uint32_t> NameIndex;
+  const uint32_t NoName = UINT32_MAX;
 
   for (const std::unique_ptr<DWARFUnit> &CU : Ctx->compile_units()) {
     Expected<const DWARFDebugLine::LineTable *> LTOrErr =
@@ -187,18 +234,22 @@ Expected<Table> buildTableFromDwarf(const ElfImage &Image, BuildStats *Stats) {
     ++S.CompileUnits;
     const char *CompDirC = CU->getCompilationDir();
     StringRef CompDir = CompDirC ? CompDirC : "";
-    auto FileName = [&](uint64_t Index) -> const std::string & {
-      auto Key = std::make_pair(LT, Index);
-      auto It = FileCache.find(Key);
+    std::unordered_map<uint64_t, uint32_t> FileCache; // DWARF file index -> name index
+    auto FileName = [&](uint64_t Index) -> uint32_t {
+      auto It = FileCache.find(Index);
       if (It != FileCache.end())
         return It->second;
       std::string Name;
-      if (!LT->Prologue.getFileNameByIndex(
-              Index, CompDir, DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath, Name))
-        Name.clear();
-      else
-        Name = normalizePath(Name);
-      return FileCache.emplace(Key, std::move(Name)).first->second;
+      uint32_t Id = NoName;
+      if (LT->Prologue.getFileNameByIndex(
+              Index, CompDir, DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath, Name)) {
+        auto Ins = NameIndex.emplace(normalizePath(Name), (uint32_t)Names.size());
+        if (Ins.second)
+          Names.push_back(Ins.first->first);
+        Id = Ins.first->second;
+      }
+      FileCache.emplace(Index, Id);
+      return Id;
     };
 
     for (const DWARFDebugLine::Sequence &Seq : LT->Sequences) {
@@ -216,17 +267,17 @@ Expected<Table> buildTableFromDwarf(const ElfImage &Image, BuildStats *Stats) {
         uint64_t Hi = std::min(LT->Rows[I + 1].Address.Address, Seq.HighPC);
         if (Lo < Seq.LowPC || Hi <= Lo)
           continue;
-        LineRange R{Lo, Hi, std::string(), Row.Line};
+        IndexedRange R{Lo, Hi, 0, Row.Line};
         if (Row.Line != 0) {
           R.File = FileName(Row.File);
-          if (R.File.empty())
+          if (R.File == NoName)
             R.Line = 0;
         }
-        Ranges.push_back(std::move(R));
+        Ranges.push_back(R);
       }
     }
   }
-  Expected<Table> T = buildTableFromRanges(Ranges, &S);
+  Expected<Table> T = buildTable(Names, Ranges, &S);
   if (!T)
     return tableError(Image.path() + ": " + toString(T.takeError()));
   if (T->Rows.empty() && !FirstProblem.empty())

@@ -12,9 +12,7 @@ namespace linetable {
 
 namespace {
 
-Error formatError(const Twine &What) {
-  return createStringError(inconvertibleErrorCode(), What);
-}
+Error formatError(const Twine &What) { return createStringError(inconvertibleErrorCode(), What); }
 
 uint64_t alignTo8(uint64_t N) { return (N + 7) & ~uint64_t(7); }
 
@@ -84,8 +82,7 @@ Expected<std::vector<uint8_t>> serialize(const Table &T, uint64_t TableVaddr, ui
                 T.Lines.size() * sizeof(causal_linetab_line));
   uint32_t StringOffset = 0;
   for (size_t I = 0; I < T.Files.size(); ++I) {
-    std::memcpy(Out.data() + L.FilesOffset + I * sizeof(uint32_t), &StringOffset,
-                sizeof(uint32_t));
+    std::memcpy(Out.data() + L.FilesOffset + I * sizeof(uint32_t), &StringOffset, sizeof(uint32_t));
     const std::string &F = T.Files[I];
     std::memcpy(Out.data() + L.StringsOffset + StringOffset, F.c_str(), F.size() + 1);
     StringOffset += (uint32_t)F.size() + 1;
@@ -166,7 +163,9 @@ StringRef TableView::file(uint32_t Index) const {
   return Path ? StringRef(Path) : StringRef("<bad file index>");
 }
 
-uint32_t TableView::lookup(uint64_t Vaddr) const { return causal_linetab_lookup(headerPtr(), Vaddr); }
+uint32_t TableView::lookup(uint64_t Vaddr) const {
+  return causal_linetab_lookup(headerPtr(), Vaddr);
+}
 
 std::string TableView::describe(uint32_t LineIndex) const {
   if (LineIndex == CAUSAL_NO_LINE || LineIndex >= headerPtr()->num_lines)

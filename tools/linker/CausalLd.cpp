@@ -32,6 +32,7 @@
 #include "llvm/Support/StringSaver.h"
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -63,6 +64,17 @@ const char *const VerboseEnv = "CAUSAL_LD_VERBOSE";
 const int MaxPlaceholderAttempts = 3;
 
 bool Verbose = false;
+const auto StartTime = std::chrono::steady_clock::now();
+
+// With CAUSAL_LD_VERBOSE: what was done, and when (ms since start).
+void note(const Twine &What) {
+  if (!Verbose)
+    return;
+  auto Ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                  StartTime)
+                .count();
+  std::fprintf(stderr, "causal-ld: [%lld ms] %s\n", (long long)Ms, What.str().c_str());
+}
 
 void error(const Twine &Message) {
   std::fprintf(stderr, "causal-ld: error: %s\n", Message.str().c_str());
@@ -121,8 +133,7 @@ std::string joinCommand(const std::string &Program, const std::vector<std::strin
 // -1 if the program could not be started.
 int runProgram(const std::string &Program, const std::vector<std::string> &Args,
                const std::string &OutputLog = std::string()) {
-  if (Verbose)
-    std::fprintf(stderr, "causal-ld: running %s\n", joinCommand(Program, Args).c_str());
+  note("running " + joinCommand(Program, Args));
   std::vector<char *> Argv;
   Argv.push_back(const_cast<char *>(Program.c_str()));
   for (const std::string &A : Args)
@@ -132,8 +143,8 @@ int runProgram(const std::string &Program, const std::vector<std::string> &Args,
   posix_spawn_file_actions_t Actions;
   posix_spawn_file_actions_init(&Actions);
   if (!OutputLog.empty()) {
-    posix_spawn_file_actions_addopen(&Actions, 1, OutputLog.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&Actions, 1, OutputLog.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0600);
     posix_spawn_file_actions_adddup2(&Actions, 1, 2);
   }
   pid_t Pid;
@@ -199,9 +210,7 @@ std::string findOnPath(const std::string &Name, const std::string &SelfDir,
   return {};
 }
 
-std::string parentDir(const std::string &Path) {
-  return sys::path::parent_path(Path).str();
-}
+std::string parentDir(const std::string &Path) { return sys::path::parent_path(Path).str(); }
 
 std::string toolNextToClang(const char *Name) {
   std::string Candidate = parentDir(CAUSAL_CLANG_PATH) + "/" + Name;
@@ -322,8 +331,8 @@ int main(int argc, char **argv) {
   // The real linker.
   std::string RealLd;
   if (const char *Override = std::getenv(RealLinkerEnv); Override && *Override) {
-    RealLd = std::strchr(Override, '/') ? std::string(Override)
-                                        : findOnPath(Override, SelfDir, SelfExe);
+    RealLd =
+        std::strchr(Override, '/') ? std::string(Override) : findOnPath(Override, SelfDir, SelfExe);
     if (RealLd.empty() || !isExecutableFile(RealLd)) {
       error(std::string(RealLinkerEnv) + "=" + Override + ": no such executable");
       return 1;
@@ -408,6 +417,7 @@ int main(int argc, char **argv) {
   int Status = runProgram(RealLd, maybeResponseFile(LinkArgs, "link1.rsp"));
   if (Status != 0)
     return Status < 0 ? 1 : Status;
+  note("link 1 done");
 
   // The table's size from link 1's DWARF.
   auto Table1 = [&]() -> Expected<linetable::Table> {
@@ -424,11 +434,11 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (Table1->Rows.empty()) {
-    if (Verbose)
-      std::fprintf(stderr, "causal-ld: %s has no DWARF line info: no line table\n",
-                   L.Output.c_str());
+    note(L.Output + " has no DWARF line info: no line table");
     return stripOutput(L);
   }
+  note("table of link 1: " + Twine(Table1->Rows.size()) + " rows, " +
+       Twine(Table1->serializedSize()) + " bytes");
 
   uint64_t PlaceholderSize = Table1->serializedSize();
   for (int Attempt = 0; Attempt < MaxPlaceholderAttempts; ++Attempt) {
@@ -449,6 +459,7 @@ int main(int argc, char **argv) {
       return Status < 0 ? 1 : Status;
     }
 
+    note("link 2 done");
     // The table of the final layout, written over the placeholder.
     auto Image = linetable::ElfImage::open(L.Output);
     if (!Image) {
@@ -485,12 +496,14 @@ int main(int argc, char **argv) {
       sys::fs::remove(L.Output);
       return 1;
     }
+    note("table of link 2: " + Twine(Table2->Rows.size()) + " rows");
     uint64_t FileOffset = S->FileOffset;
     Image->reset(); // unmap before writing
     if (!patchFile(L.Output, FileOffset, *Bytes)) {
       sys::fs::remove(L.Output);
       return 1;
     }
+    note("table written at file offset " + Twine(FileOffset));
     return stripOutput(L);
   }
   error(L.Output + ": the line table did not fit its placeholder after " +

@@ -23,15 +23,14 @@ const std::set<std::string> &separateValueOptions() {
       "exclude-libs", "sysroot", "hash-style", "just-symbols", "init", "fini", "image-base",
       "section-start", "Ttext", "Tdata", "Tbss", "Ttext-segment", "Trodata-segment",
       "Tldata-segment", "retain-symbols-file", "out-implib", "dependency-file", "mllvm",
-      "error-limit", "thinlto-cache-dir", "thinlto-cache-policy", "sort-section",
-      "require-defined", "export-dynamic-symbol", "oformat", "architecture", "orphan-handling",
-      "symbol-ordering-file", "call-graph-ordering-file", "remap-inputs-file", "why-extract",
-      "package-metadata", "emulation", "dT", "default-script", "undefined-glob",
-      "compress-debug-sections", "plugin-opt", "lto-O", "lto-cs-profile-file",
-      "opt-remarks-filename", "opt-remarks-passes", "opt-remarks-format", "unresolved-symbols", "icf",
-      "pack-dyn-relocs", "build-id", "defsym", "version-exports-section",
-      "error-handling-script", "section-ordering-file",
-      "soname", "Tsbss"};
+      "error-limit", "thinlto-cache-dir", "thinlto-cache-policy", "sort-section", "require-defined",
+      "export-dynamic-symbol", "oformat", "architecture", "orphan-handling", "symbol-ordering-file",
+      "call-graph-ordering-file", "remap-inputs-file", "why-extract", "package-metadata",
+      "emulation", "dT", "default-script", "undefined-glob", "compress-debug-sections",
+      "plugin-opt", "lto-O", "lto-cs-profile-file", "opt-remarks-filename", "opt-remarks-passes",
+      "opt-remarks-format", "unresolved-symbols", "icf", "pack-dyn-relocs", "build-id", "defsym",
+      "version-exports-section", "error-handling-script", "section-ordering-file", "soname",
+      "Tsbss"};
   return Options;
 }
 

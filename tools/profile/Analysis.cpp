@@ -204,6 +204,8 @@ Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
       continue;
     }
     analysis.experimentTimeNs += experiment.durationNs;
+    if (experiment.delayNs > 0)
+      analysis.insertedDelayNs += experiment.delayNs;
     int percent = int(std::lround(experiment.speedup * 100));
     bool used = false;
     for (const PointMeasurement &point : experiment.points) {
@@ -409,6 +411,21 @@ Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
                      return a.point < b.point;
                    });
   return analysis;
+}
+
+std::vector<LineSamples> hottestLines(const Profile &profile) {
+  std::map<std::string, double> totals;
+  for (const Run &run : profile.runs)
+    for (const auto &[location, count] : run.samples)
+      totals[location] += count;
+  std::vector<LineSamples> lines;
+  lines.reserve(totals.size());
+  for (const auto &[location, count] : totals)
+    if (count > 0)
+      lines.push_back({location, count});
+  std::stable_sort(lines.begin(), lines.end(),
+                   [](const LineSamples &a, const LineSamples &b) { return a.count > b.count; });
+  return lines;
 }
 
 } // namespace causal::profile

@@ -35,8 +35,8 @@ namespace causal::profile {
 enum class RankBy { Slope, MaxImpact, Name };
 
 struct AnalysisOptions {
-  double minVisits = 5;       // per experiment and point (Coz: 5)
-  size_t minSpeedups = 5;     // distinct speedups, baseline included (Coz: 5)
+  double minVisits = 5;   // per experiment and point (Coz: 5)
+  size_t minSpeedups = 5; // distinct speedups, baseline included (Coz: 5)
   bool phaseCorrection = true;
   size_t bootstrapRounds = 1000; // 0 disables the intervals
   uint64_t seed = 1;
@@ -75,15 +75,15 @@ struct PointResult {
   Shortfall shortfall = Shortfall::None;
   // Phase correction (Eq. 8).
   bool phaseCorrected = false;
-  double phaseFactor = 1;     // multiplied into every program speedup
-  std::string phaseNote;      // why no correction was possible, if so
+  double phaseFactor = 1; // multiplied into every program speedup
+  std::string phaseNote;  // why no correction was possible, if so
 };
 
 struct LineResult {
-  std::string line;              // FILE:LINE
+  std::string line;                // FILE:LINE
   std::vector<PointResult> points; // only those with a curve
   size_t experiments = 0;
-  double rankKey = 0;            // slope or max impact of its best point
+  double rankKey = 0; // slope or max impact of its best point
 };
 
 struct NotEnoughData {
@@ -107,17 +107,29 @@ struct Analysis {
   std::vector<ProgressPointSummary> progressPoints;
   size_t runs = 0;
   size_t runsWithRuntime = 0;
-  size_t experiments = 0;        // all experiments read
-  size_t experimentsUsed = 0;    // with at least one usable measurement
-  size_t droppedLowVisits = 0;   // (experiment, point) measurements under minVisits
-  size_t droppedBadDuration = 0; // experiments with a duration <= 0
-  double experimentTimeNs = 0;   // sum of experiment durations
-  double runtimeNs = 0;          // sum of the runs' runtimes
+  size_t experiments = 0;           // all experiments read
+  size_t experimentsUsed = 0;       // with at least one usable measurement
+  size_t droppedLowVisits = 0;      // (experiment, point) measurements under minVisits
+  size_t droppedBadDuration = 0;    // experiments with a duration <= 0
+  double experimentTimeNs = 0;      // sum of experiment durations
+  double runtimeNs = 0;             // sum of the runs' runtimes
+  double insertedDelayNs = 0;       // sum of `delay=` (causal extension) where written
   bool latencyTimeAveraged = false; // every run was written by causal
   std::vector<std::string> warnings;
 };
 
 Analysis analyze(const Profile &profile, const AnalysisOptions &options);
+
+/// Samples of one FILE:LINE, summed over runs (each run's last cumulative
+/// `samples` record).
+struct LineSamples {
+  std::string location;
+  double count = 0;
+};
+
+/// Every sampled line, most samples first (ties by location). This is the
+/// ordinary profile: where the time went, not what would speed it up.
+std::vector<LineSamples> hottestLines(const Profile &profile);
 
 const char *shortfallText(Shortfall reason);
 

@@ -343,8 +343,8 @@ bool parseRecordLine(std::string_view line, Record &record, std::string &error) 
     return false;
   }
   for (char c : rawType)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-          c == '-' || c == '_')) {
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+          c == '_')) {
       error = "record type '" + std::string(rawType.substr(0, 40)) + "' is not a word";
       return false;
     }
@@ -424,11 +424,13 @@ public:
       experiment.place = {fileName, lineNo};
       profile.experiments.push_back(std::move(experiment));
       currentExperiment = profile.experiments.size() - 1;
+      afterSkippedLine = false;
       return true;
     }
     if (type == "throughput-point" || type == "latency-point") {
       if (currentExperiment == SIZE_MAX) {
-        error = type + " record before any experiment record";
+        error = type + (afterSkippedLine ? " record follows a skipped line, not an experiment"
+                                         : " record before any experiment record");
         return false;
       }
       PointMeasurement point;
@@ -501,9 +503,20 @@ public:
     return false;
   }
 
+  /// A line was skipped (lenient mode). If it may have been an experiment
+  /// record, the point records that follow may belong to that dropped
+  /// experiment: they must not be charged to the previous one.
+  void skipped(bool cannotHaveBeenExperiment) {
+    if (!cannotHaveBeenExperiment) {
+      currentExperiment = SIZE_MAX;
+      afterSkippedLine = true;
+    }
+  }
+
 private:
   Profile &profile;
   const std::string &fileName;
+  bool afterSkippedLine = false;
   size_t currentRun = 0;
   bool haveRun = false;
   size_t currentExperiment = SIZE_MAX;
@@ -556,13 +569,14 @@ bool readProfileText(std::string_view text, const std::string &fileName, Profile
   while (pos < text.size()) {
     size_t newline = text.find('\n', pos);
     bool lastWithoutNewline = newline == std::string_view::npos;
-    std::string_view line = text.substr(pos, lastWithoutNewline ? std::string_view::npos
-                                                                : newline - pos);
+    std::string_view line =
+        text.substr(pos, lastWithoutNewline ? std::string_view::npos : newline - pos);
     pos = lastWithoutNewline ? text.size() : newline + 1;
     ++lineNo;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos)
       continue;
     std::string problem;
+    record.type.clear();
     if (line.find('\0') != std::string_view::npos)
       problem = "line contains a NUL byte";
     else if (parseRecordLine(line, record, problem)) {
@@ -582,6 +596,11 @@ bool readProfileText(std::string_view text, const std::string &fileName, Profile
       return false;
     }
     into.warnings.push_back(message + "; line skipped");
+    // Unparseable lines and bad known records may have been an experiment;
+    // a well-formed record of an unknown type is not one.
+    const std::string &type = record.type;
+    builder.skipped(!(type.empty() || type == "experiment" || type == "startup" ||
+                      type == "runtime" || type == "samples" || type == "shutdown"));
   }
   return true;
 }

@@ -50,23 +50,23 @@ struct SourcePlace {
 
 /// One performance experiment and the progress it measured.
 struct Experiment {
-  std::string selected;         // FILE:LINE that was virtually sped up
-  double speedup = 0;           // 0..1
-  double durationNs = 0;        // effective duration: elapsed minus inserted delay
-  double selectedSamples = -1;  // samples in the selected line, -1 if not written
-  double delayNs = -1;          // inserted delay (causal extension), -1 if not written
-  size_t run = 0;               // index into Profile::runs
-  SourcePlace place;            // the experiment record
+  std::string selected;        // FILE:LINE that was virtually sped up
+  double speedup = 0;          // 0..1
+  double durationNs = 0;       // effective duration: elapsed minus inserted delay
+  double selectedSamples = -1; // samples in the selected line, -1 if not written
+  double delayNs = -1;         // inserted delay (causal extension), -1 if not written
+  size_t run = 0;              // index into Profile::runs
+  SourcePlace place;           // the experiment record
   std::vector<PointMeasurement> points;
 };
 
 /// One execution of the profiled program (from one `startup` record to the next).
 struct Run {
-  SourcePlace place;           // the startup record (or first record of the file)
-  bool hasStartup = false;     // false: records before any startup record
+  SourcePlace place;            // the startup record (or first record of the file)
+  bool hasStartup = false;      // false: records before any startup record
   bool writtenByCausal = false; // startup carried profiler=causal
-  double runtimeNs = -1;       // last `runtime time=` of the run, -1 if none
-  double shutdownSamples = -1; // `shutdown samples=` (old Coz), -1 if none
+  double runtimeNs = -1;        // last `runtime time=` of the run, -1 if none
+  double shutdownSamples = -1;  // `shutdown samples=` (old Coz), -1 if none
   /// Samples per FILE:LINE. Coz writes cumulative counts, possibly several
   /// times per run; the last value written for a location wins.
   std::map<std::string, double> samples;

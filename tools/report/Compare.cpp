@@ -49,8 +49,8 @@ std::vector<LineChange> compareAnalyses(const Analysis &before, const Analysis &
       change.slopeChange = change.after->slope - change.before->slope;
       change.maxImpactChange = change.after->maxImpact - change.before->maxImpact;
       const auto &a = change.before->slopeInterval, &b = change.after->slopeInterval;
-      bool separate = a.valid && b.valid ? (b.low > a.high || b.high < a.low)
-                                         : change.slopeChange != 0;
+      bool separate =
+          a.valid && b.valid ? (b.low > a.high || b.high < a.low) : change.slopeChange != 0;
       change.kind = !separate                ? ChangeKind::Unchanged
                     : change.slopeChange > 0 ? ChangeKind::Gained
                                              : ChangeKind::Lost;
@@ -134,8 +134,8 @@ void renderDiffText(std::ostream &out, const std::vector<LineChange> &changes,
     ++shown;
     char delta[32];
     std::snprintf(delta, sizeof delta, "%+.3f", change.slopeChange);
-    rows.push_back({changeKindName(change.kind), change.line, change.point, slopeText(change.before),
-                    slopeText(change.after), delta});
+    rows.push_back({changeKindName(change.kind), change.line, change.point,
+                    slopeText(change.before), slopeText(change.after), delta});
   }
   if (rows.size() == 1) {
     out << "no line gained or lost impact" << (options.all ? "" : " (--all lists every line)")
@@ -153,9 +153,9 @@ void renderDiffText(std::ostream &out, const std::vector<LineChange> &changes,
       if (c + 1 < rows[r].size())
         cell += std::string(widths[c] - cell.size(), ' ');
       if (options.color && r > 0 && c == 0) {
-        const char *code = rows[r][0] == "gained" || rows[r][0] == "new" ? "\033[32m"
+        const char *code = rows[r][0] == "gained" || rows[r][0] == "new"  ? "\033[32m"
                            : rows[r][0] == "lost" || rows[r][0] == "gone" ? "\033[31m"
-                                                                           : "";
+                                                                          : "";
         if (*code)
           cell = code + cell + "\033[0m";
       }
@@ -171,8 +171,8 @@ void renderDiffJson(std::ostream &out, const std::vector<LineChange> &changes,
                     const Analysis &before, const Analysis &after,
                     const std::vector<std::string> &inputs) {
   out << "{\"format\":\"causal-diff\",\"version\":1,\"before\":{\"input\":\""
-      << jsonEscape(inputs.size() > 0 ? inputs[0] : "") << "\",\"experiments\":"
-      << before.experiments << ",\"lines\":" << before.lines.size()
+      << jsonEscape(inputs.size() > 0 ? inputs[0] : "")
+      << "\",\"experiments\":" << before.experiments << ",\"lines\":" << before.lines.size()
       << "},\"after\":{\"input\":\"" << jsonEscape(inputs.size() > 1 ? inputs[1] : "")
       << "\",\"experiments\":" << after.experiments << ",\"lines\":" << after.lines.size()
       << "},\"changes\":[";

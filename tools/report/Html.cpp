@@ -27,7 +27,7 @@ h1 { font-size: 1.3em; margin: 0 0 .3em 0; }
 #summary { font-size: .9em; color: #444; margin-bottom: .8em; }
 #summary code { background: #eee; padding: 0 .2em; }
 #controls { display: flex; flex-wrap: wrap; gap: .8em; align-items: center; margin-bottom: .8em; font-size: .9em; }
-#controls input, #controls select { font-size: 1em; padding: .15em .3em; }
+#controls input, #controls select { font-size: 1em; padding: .15em .3em; max-width: 24em; }
 #plots { display: flex; flex-wrap: wrap; gap: 10px; }
 .card { background: #fff; border: 1px solid #ddd; border-radius: 4px; padding: 6px 8px; width: 360px; }
 .card h3 { font-size: .85em; margin: 0; font-family: ui-monospace, monospace; word-break: break-all; }

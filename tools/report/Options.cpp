@@ -60,9 +60,9 @@ OptionResult parseCommonOption(const std::vector<std::string> &args, size_t &i,
       return OptionResult::Consumed;
     }
   }
-  static const char *const withValue[] = {"--top",       "--point",     "--min-visits",
-                                          "--min-speedups", "--bootstrap", "--seed",
-                                          "--color",     "--confidence", "--sort"};
+  static const char *const withValue[] = {"--top",          "--point",      "--min-visits",
+                                          "--min-speedups", "--bootstrap",  "--seed",
+                                          "--color",        "--confidence", "--sort"};
   bool known = false;
   for (const char *option : withValue)
     known = known || name == option;

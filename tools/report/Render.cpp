@@ -184,7 +184,8 @@ std::string sparkline(const std::vector<CurvePoint> &curve, double low, double h
   for (int step = 0; step <= 20; ++step) {
     const CurvePoint *found = nullptr;
     for (const CurvePoint &point : curve)
-      if (int(std::lround(point.speedup * 20)) == step && std::fabs(point.speedup * 20 - step) < 0.26)
+      if (int(std::lround(point.speedup * 20)) == step &&
+          std::fabs(point.speedup * 20 - step) < 0.26)
         found = &point;
     if (!found) {
       out += ' ';
@@ -237,8 +238,8 @@ void renderText(std::ostream &out, const Analysis &analysis, const ReportContext
         << " latency from a profile not written by causal: Coz's in-flight count is a "
            "snapshot at the end of each experiment and is noisy\n";
 
-  size_t shown = options.top == 0 ? analysis.lines.size()
-                                  : std::min(options.top, analysis.lines.size());
+  size_t shown =
+      options.top == 0 ? analysis.lines.size() : std::min(options.top, analysis.lines.size());
   double low, high;
   curveRange(analysis, shown, low, high);
   out << "\n";
@@ -254,10 +255,11 @@ void renderText(std::ostream &out, const Analysis &analysis, const ReportContext
       const LineResult &line = analysis.lines[i];
       for (size_t p = 0; p < line.points.size(); ++p) {
         const PointResult &point = line.points[p];
-        std::string slope = signedNumber(point.slope) + " " + intervalText(point.slopeInterval, false);
+        std::string slope =
+            signedNumber(point.slope) + " " + intervalText(point.slopeInterval, false);
         std::string impact = percent(point.maxImpact) + " @" +
-                             std::to_string(int(std::lround(point.maxImpactSpeedup * 100))) +
-                             "% " + intervalText(point.maxImpactInterval, true);
+                             std::to_string(int(std::lround(point.maxImpactSpeedup * 100))) + "% " +
+                             intervalText(point.maxImpactInterval, true);
         std::string curve = sparkline(point.curve, low, high, options.ascii);
         if (point.phaseCorrected && point.phaseFactor < 0.995) {
           char note[48];
@@ -292,7 +294,8 @@ void renderText(std::ostream &out, const Analysis &analysis, const ReportContext
       out << text << "\n";
     }
     if (shown < analysis.lines.size())
-      out << "... " << analysis.lines.size() - shown << " more line(s) with a curve (--top 0 shows all)\n";
+      out << "... " << analysis.lines.size() - shown
+          << " more line(s) with a curve (--top 0 shows all)\n";
   }
 
   if (!analysis.notEnoughData.empty()) {
@@ -303,8 +306,9 @@ void renderText(std::ostream &out, const Analysis &analysis, const ReportContext
     size_t listed = std::min(options.notEnoughShown, analysis.notEnoughData.size());
     for (size_t i = 0; i < listed; ++i) {
       const auto &entry = analysis.notEnoughData[i];
-      out << "  " << entry.line << "  " << entry.point << ": " << profile::shortfallText(entry.reason)
-          << " (" << entry.distinctSpeedups << " speedups, " << entry.experiments << " experiments)\n";
+      out << "  " << entry.line << "  " << entry.point << ": "
+          << profile::shortfallText(entry.reason) << " (" << entry.distinctSpeedups << " speedups, "
+          << entry.experiments << " experiments)\n";
     }
     if (listed < analysis.notEnoughData.size())
       out << "  ... and " << analysis.notEnoughData.size() - listed << " more (see --json)\n";
@@ -388,6 +392,7 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
       << ",\"experiments_used\":" << analysis.experimentsUsed
       << ",\"experiment_time_ns\":" << jsonNumber(analysis.experimentTimeNs)
       << ",\"runtime_ns\":" << jsonNumber(analysis.runtimeNs)
+      << ",\"inserted_delay_ns\":" << jsonNumber(analysis.insertedDelayNs)
       << ",\"dropped_low_visits\":" << analysis.droppedLowVisits
       << ",\"dropped_bad_duration\":" << analysis.droppedBadDuration
       << ",\"latency_time_averaged\":" << (analysis.latencyTimeAveraged ? "true" : "false")
@@ -426,6 +431,48 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
 void renderJson(std::ostream &out, const Analysis &analysis, const ReportContext &context) {
   writeAnalysisJson(out, analysis, context);
   out << "\n";
+}
+
+void renderSamplesText(std::ostream &out, const std::vector<profile::LineSamples> &lines,
+                       const ReportContext &context, size_t top) {
+  double total = 0;
+  for (const profile::LineSamples &line : lines)
+    total += line.count;
+  if (lines.empty()) {
+    out << "No samples in ";
+    for (size_t i = 0; i < context.inputs.size(); ++i)
+      out << (i ? ", " : "") << context.inputs[i];
+    out << ": was the program built with -fcausal-profile, and did it run long enough?\n";
+    return;
+  }
+  size_t shown = top == 0 ? lines.size() : std::min(top, lines.size());
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0f", total);
+  out << "Hottest lines by samples (" << buf << " samples):\n";
+  out << "   share   samples  line\n";
+  for (size_t i = 0; i < shown; ++i) {
+    std::snprintf(buf, sizeof buf, "%7.1f%% %9.0f  ", 100.0 * lines[i].count / total,
+                  lines[i].count);
+    out << buf << lines[i].location << "\n";
+  }
+  if (shown < lines.size())
+    out << "(" << lines.size() - shown << " more lines; --top 0 shows all)\n";
+}
+
+void renderSamplesJson(std::ostream &out, const std::vector<profile::LineSamples> &lines,
+                       const ReportContext &context) {
+  double total = 0;
+  for (const profile::LineSamples &line : lines)
+    total += line.count;
+  out << "{\"inputs\":[";
+  for (size_t i = 0; i < context.inputs.size(); ++i)
+    out << (i ? "," : "") << '"' << jsonEscape(context.inputs[i]) << '"';
+  out << "],\"total_samples\":" << jsonNumber(total) << ",\"lines\":[";
+  for (size_t i = 0; i < lines.size(); ++i)
+    out << (i ? "," : "") << "{\"location\":\"" << jsonEscape(lines[i].location)
+        << "\",\"samples\":" << jsonNumber(lines[i].count)
+        << ",\"share\":" << jsonNumber(total > 0 ? lines[i].count / total : 0) << "}";
+  out << "]}\n";
 }
 
 } // namespace causal::report

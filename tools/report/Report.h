@@ -29,9 +29,9 @@ struct ReportContext {
 };
 
 struct TextOptions {
-  size_t top = 10;           // lines shown; 0 = all
-  bool color = false;        // ANSI colours (only when writing to a terminal)
-  bool ascii = false;        // curves with ASCII characters instead of blocks
+  size_t top = 10;            // lines shown; 0 = all
+  bool color = false;         // ANSI colours (only when writing to a terminal)
+  bool ascii = false;         // curves with ASCII characters instead of blocks
   size_t notEnoughShown = 10; // "not enough data" entries listed
 };
 
@@ -42,6 +42,13 @@ void renderJson(std::ostream &out, const Analysis &analysis, const ReportContext
 void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const ReportContext &context);
 /// One self-contained HTML page: no network, no external scripts or styles.
 void renderHtml(std::ostream &out, const Analysis &analysis, const ReportContext &context);
+
+/// The ordinary profile: the \p top hottest lines by samples (0 = all), with
+/// their share of all samples.
+void renderSamplesText(std::ostream &out, const std::vector<profile::LineSamples> &lines,
+                       const ReportContext &context, size_t top);
+void renderSamplesJson(std::ostream &out, const std::vector<profile::LineSamples> &lines,
+                       const ReportContext &context);
 
 /// The curve as a row of characters, one per 5 % step of line speedup
 /// (0 %..100 %, 21 characters), scaled to [low, high]; ' ' where no

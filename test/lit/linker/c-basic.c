@@ -1,15 +1,17 @@
-// A C program linked through causal-ld (GNU ld, the default): the embedded
+// A C program built with causal-clang -fcausal-profile, so linked through
+// causal-ld (GNU ld, the default): the embedded
 // table matches the DWARF of a -g copy on every code byte, at -O0 and -O2,
-// PIE and not, DWARF 5 (default) and 4.
+// PIE and not, DWARF 5 (default); and DWARF 4 from plain clang with
+// --ld-path=causal-ld (the link step does not need the compiler plugin).
 //
-// RUN: %clang -gline-tables-only -O0 --ld-path=%causal-ld %s -o %t.O0
-// RUN: %clang -gline-tables-only -O0 --ld-path=%causal-ld %s -o %t.O0.g -g
+// RUN: %causal-clang -fcausal-profile -O0 %s -o %t.O0
+// RUN: %causal-clang -fcausal-profile -O0 %s -o %t.O0.g -g
 // RUN: %causal lines --check --dwarf %t.O0.g %t.O0 --min-bytes 100 | FileCheck %s --check-prefix=CHECK
-// RUN: %clang -gline-tables-only -O2 --ld-path=%causal-ld %s -o %t.O2
-// RUN: %clang -gline-tables-only -O2 --ld-path=%causal-ld %s -o %t.O2.g -g
+// RUN: %causal-clang -fcausal-profile -O2 %s -o %t.O2
+// RUN: %causal-clang -fcausal-profile -O2 %s -o %t.O2.g -g
 // RUN: %causal lines --check --dwarf %t.O2.g %t.O2 --min-bytes 100 | FileCheck %s --check-prefix=CHECK
-// RUN: %clang -gline-tables-only -O2 -no-pie --ld-path=%causal-ld %s -o %t.nopie
-// RUN: %clang -gline-tables-only -O2 -no-pie --ld-path=%causal-ld %s -o %t.nopie.g -g
+// RUN: %causal-clang -fcausal-profile -O2 -no-pie %s -o %t.nopie
+// RUN: %causal-clang -fcausal-profile -O2 -no-pie %s -o %t.nopie.g -g
 // RUN: %causal lines --check --dwarf %t.nopie.g %t.nopie --min-bytes 100 | FileCheck %s --check-prefix=CHECK
 // RUN: %clang -gline-tables-only -gdwarf-4 -O1 --ld-path=%causal-ld %s -o %t.dw4
 // RUN: %clang -gline-tables-only -gdwarf-4 -O1 --ld-path=%causal-ld %s -o %t.dw4.g -g

@@ -3,6 +3,10 @@
 // RUN: %clangxx -fplugin=%plugin -O0 -S -emit-llvm %s -o - | FileCheck %s
 // RUN: %clangxx -fplugin=%plugin -O2 -S -emit-llvm %s -o - | FileCheck %s
 // RUN: %clangxx -fplugin=%plugin -O2 -c %s -o %t.o
+// RUN: %clangxx -fplugin=%plugin -O1 -flto=thin -c %s -o %t.thin.bc
+// RUN: %llvm_bin/llvm-dis %t.thin.bc -o - | FileCheck %s
+// RUN: %clangxx -fplugin=%plugin -O3 -flto -c %s -o %t.full.bc
+// RUN: %llvm_bin/llvm-dis %t.full.bc -o - | FileCheck %s
 // RUN: %llvm_bin/llvm-readelf --section-groups %t.o | FileCheck %s --check-prefix=OBJ
 
 #include <vector>

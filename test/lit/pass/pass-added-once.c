@@ -4,8 +4,7 @@
 // RUN: %clang -fpass-plugin=%plugin -O2 -c %s -o /dev/null -Xclang -fdebug-pass-manager 2>&1 | FileCheck %s
 // RUN: %clang -fplugin=%plugin -fpass-plugin=%plugin -O2 -c %s -o /dev/null -Xclang -fdebug-pass-manager 2>&1 | FileCheck %s
 // RUN: %clang -fplugin=%plugin -fpass-plugin=%plugin -O0 -c %s -o /dev/null -Xclang -fdebug-pass-manager 2>&1 | FileCheck %s
-// Two source files in one driver run (both compiled in the clang process):
-// once each.
+// Two source files in one driver run: once each.
 // RUN: rm -rf %t && mkdir -p %t && cp %s %t/a.c && cp %s %t/b.c
 // RUN: cd %t && %clang -fplugin=%plugin -O2 -c a.c b.c -Xclang -fdebug-pass-manager 2>&1 | FileCheck %s --check-prefix=TWO
 
@@ -15,3 +14,4 @@ int twice(int x) { return 2 * x; }
 // CHECK-NOT:     Running pass: causal::CausalInstrumentPass
 // TWO-COUNT-2:   Running pass: causal::CausalInstrumentPass on [module]
 // TWO-NOT:       Running pass: causal::CausalInstrumentPass
+

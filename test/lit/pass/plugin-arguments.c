@@ -2,6 +2,10 @@
 // error that names it.
 // RUN: not %clang -fplugin=%plugin -fplugin-arg-causal-bogus -c %s -o %t.o 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: %clang -fplugin=%plugin -fplugin-arg-causal-no-register-module -O2 -S -emit-llvm %s -o - | FileCheck %s --check-prefix=NO-REGISTER
+// The pass's cl::opt flags work through -mllvm (the plugin is loaded before
+// -mllvm is parsed) and win over the plugin arguments.
+// RUN: %clang -fplugin=%plugin -mllvm -causal-register-module=false -O2 -S -emit-llvm %s -o - | FileCheck %s --check-prefix=NO-REGISTER
+// RUN: %clang -fplugin=%plugin -fplugin-arg-causal-no-register-module -mllvm -causal-register-module=true -O2 -S -emit-llvm %s -o - | FileCheck %s --check-prefix=REGISTER
 
 int twice(int x) { return 2 * x; }
 
@@ -10,3 +14,4 @@ int twice(int x) { return 2 * x; }
 // NO-REGISTER: define {{.*}}@twice
 // NO-REGISTER-NOT: causal.module_ctor
 // NO-REGISTER: emissionKind: LineTablesOnly
+// REGISTER: @llvm.global_ctors = {{.*}}@causal.module_ctor

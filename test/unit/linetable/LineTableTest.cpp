@@ -76,7 +76,7 @@ TEST(LineTableRules, NoLineAtEitherEndIsTrimmed) {
 TEST(LineTableRules, FirstRangeWinsWhereRangesOverlap) {
   BuildStats Stats;
   Table T = build({{0x1000, 0x1010, "/first.c", 1},
-                   {0x1008, 0x1020, "/second.c", 2},  // overlaps the end of the first
+                   {0x1008, 0x1020, "/second.c", 2}, // overlaps the end of the first
                    {0x0ff0, 0x1004, "/third.c", 3}}, // overlaps its start
                   &Stats);
   TableView V = roundTrip(T);
@@ -91,9 +91,8 @@ TEST(LineTableRules, FirstRangeWinsWhereRangesOverlap) {
 }
 
 TEST(LineTableRules, LaterRangeFillsAHoleInsideAnEarlierOne) {
-  Table T = build({{0x1000, 0x1004, "/a.c", 1},
-                   {0x1008, 0x100c, "/a.c", 2},
-                   {0x1000, 0x1010, "/b.c", 7}});
+  Table T = build(
+      {{0x1000, 0x1004, "/a.c", 1}, {0x1008, 0x100c, "/a.c", 2}, {0x1000, 0x1010, "/b.c", 7}});
   TableView V = roundTrip(T);
   EXPECT_EQ(at(V, 0x1002), "/a.c:1");
   EXPECT_EQ(at(V, 0x1004), "/b.c:7");
@@ -187,7 +186,9 @@ protected:
     ASSERT_TRUE(bool(B));
     Bytes = *B;
   }
-  causal_linetab_header &header() { return *reinterpret_cast<causal_linetab_header *>(Bytes.data()); }
+  causal_linetab_header &header() {
+    return *reinterpret_cast<causal_linetab_header *>(Bytes.data());
+  }
   std::string rejection() {
     // Every rejection must also be a rejection by the runtime's validator
     // or by the stricter checks; none may crash.

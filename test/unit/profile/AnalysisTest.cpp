@@ -34,8 +34,8 @@ struct Generator {
   void latency(const std::string &line, double s, double y) {
     text << "experiment\tselected=" << line << "\tspeedup=" << s
          << "\tduration=1000000000\tselected-samples=1000\n"
-         << "latency-point\tname=req\tarrivals=1000\tdepartures=1000\tdifference="
-         << 10 * (1 - y) << "\n";
+         << "latency-point\tname=req\tarrivals=1000\tdepartures=1000\tdifference=" << 10 * (1 - y)
+         << "\n";
   }
   void curve(const std::string &line, const std::function<double(double)> &f, int copies = 2) {
     for (int k = 0; k <= 20; ++k)
@@ -122,14 +122,13 @@ TEST(Analysis, LatencyAveragesInFlightCountOverDuration) {
   // arrivals: W0 = (2*1 + 8*3) / 400 s. At 50 %: L = 3 for 4 s, 400 arrivals.
   Profile p;
   std::string error;
-  ASSERT_TRUE(readProfileText(
-      "experiment\tselected=q.c:1\tspeedup=0\tduration=1000000000\n"
-      "latency-point\tname=r\tarrivals=100\tdepartures=100\tdifference=2\n"
-      "experiment\tselected=q.c:1\tspeedup=0\tduration=3000000000\n"
-      "latency-point\tname=r\tarrivals=300\tdepartures=300\tdifference=8\n"
-      "experiment\tselected=q.c:1\tspeedup=0.5\tduration=4000000000\n"
-      "latency-point\tname=r\tarrivals=400\tdepartures=400\tdifference=3\n",
-      "l.coz", p, ReadOptions(), error))
+  ASSERT_TRUE(readProfileText("experiment\tselected=q.c:1\tspeedup=0\tduration=1000000000\n"
+                              "latency-point\tname=r\tarrivals=100\tdepartures=100\tdifference=2\n"
+                              "experiment\tselected=q.c:1\tspeedup=0\tduration=3000000000\n"
+                              "latency-point\tname=r\tarrivals=300\tdepartures=300\tdifference=8\n"
+                              "experiment\tselected=q.c:1\tspeedup=0.5\tduration=4000000000\n"
+                              "latency-point\tname=r\tarrivals=400\tdepartures=400\tdifference=3\n",
+                              "l.coz", p, ReadOptions(), error))
       << error;
   AnalysisOptions options;
   options.minSpeedups = 2;
@@ -191,9 +190,11 @@ TEST(Analysis, PhaseCorrectionSumsRunsOfTheFile) {
 
 TEST(Analysis, RanksBySlopeOrByMaximumImpact) {
   Generator g;
-  g.curve("a.c:1", minHalf, 1);                             // slope 0.674, max 0.5
-  g.curve("b.c:2", [](double s) { return 0.6 * s; }, 1);    // slope 0.6, max 0.6
-  g.curve("c.c:3", [](double s) { return -0.2 * s; }, 1);   // slows the program down
+  g.curve("a.c:1", minHalf, 1); // slope 0.674, max 0.5
+  g.curve(
+      "b.c:2", [](double s) { return 0.6 * s; }, 1); // slope 0.6, max 0.6
+  g.curve(
+      "c.c:3", [](double s) { return -0.2 * s; }, 1); // slows the program down
   Profile profile = g.profile();
   Analysis bySlope = analyze(profile, AnalysisOptions());
   ASSERT_EQ(bySlope.lines.size(), 3u);
@@ -332,4 +333,16 @@ TEST(Analysis, QuantileInterpolates) {
   EXPECT_DOUBLE_EQ(quantileSorted(v, 1), 5);
   EXPECT_DOUBLE_EQ(quantileSorted(v, 0.5), 3);
   EXPECT_DOUBLE_EQ(quantileSorted(v, 0.125), 1.5);
+}
+
+TEST(Analysis, SumsInsertedDelayWhereWritten) {
+  Profile p;
+  std::string error;
+  ASSERT_TRUE(readProfileText("experiment\tselected=a.c:1\tspeedup=0.5\tduration=100\tdelay=30\n"
+                              "throughput-point\tname=p\tdelta=9\n"
+                              "experiment\tselected=a.c:1\tspeedup=0\tduration=100\n"
+                              "throughput-point\tname=p\tdelta=9\n",
+                              "d.coz", p, ReadOptions(), error))
+      << error;
+  EXPECT_EQ(analyze(p, AnalysisOptions()).insertedDelayNs, 30);
 }

@@ -154,8 +154,9 @@ TEST(ProfileReader, ErrorsNameFileLineAndProblem) {
   EXPECT_NE(json.find("p.coz:1: malformed JSON record"), std::string::npos) << json;
   EXPECT_NE(readError("{\"time\":1}\n").find("no \"type\" member"), std::string::npos);
   const char withNul[] = "startup\ttime=1\nexperiment\tselected=a\0b\n";
-  EXPECT_NE(readError(std::string(withNul, sizeof withNul - 1)).find("p.coz:2: line contains a NUL"),
-            std::string::npos);
+  EXPECT_NE(
+      readError(std::string(withNul, sizeof withNul - 1)).find("p.coz:2: line contains a NUL"),
+      std::string::npos);
 }
 
 TEST(ProfileReader, LenientSkipsBadLinesWithWarnings) {
@@ -171,6 +172,24 @@ TEST(ProfileReader, LenientSkipsBadLinesWithWarnings) {
   ASSERT_EQ(profile.experiments.size(), 1u);
   ASSERT_EQ(profile.experiments[0].points.size(), 1u);
   EXPECT_EQ(profile.experiments[0].points[0].name, "q");
+}
+
+TEST(ProfileReader, LenientNeverChargesPointsOfASkippedExperimentToAnother) {
+  Profile profile = readOk("experiment\tselected=a.c:1\tspeedup=0\tduration=10\n"
+                           "throughput-point\tname=p\tdelta=5\n"
+                           "experiment\tselected=b.c:2\tspeedup=2\tduration=10\n"
+                           "throughput-point\tname=p\tdelta=500\n"
+                           "experiment\tselected=c.c:3\tspeedup=0\tduration=10\n"
+                           "throughput-point\tname=p\tdelta=7\n",
+                           /*lenient=*/true);
+  ASSERT_EQ(profile.experiments.size(), 2u);
+  ASSERT_EQ(profile.experiments[0].points.size(), 1u);
+  EXPECT_EQ(profile.experiments[0].points[0].delta, 5);
+  EXPECT_EQ(profile.experiments[1].points[0].delta, 7);
+  ASSERT_EQ(profile.warnings.size(), 2u);
+  EXPECT_NE(profile.warnings[1].find("p.coz:4: throughput-point record follows a skipped line"),
+            std::string::npos)
+      << profile.warnings[1];
 }
 
 TEST(ProfileReader, ParsesNumbersStrictly) {
@@ -193,8 +212,9 @@ TEST(ProfileReader, ParsesNumbersStrictly) {
 }
 
 TEST(ProfileReader, JsonStringEscapesAreDecoded) {
-  Profile profile = readOk("{\"type\":\"experiment\",\"selected\":\"d\\u00e9j\\u00e0 \\\"q\\\".c:1\","
-                           "\"speedup\":0,\"duration\":5}\n");
+  Profile profile =
+      readOk("{\"type\":\"experiment\",\"selected\":\"d\\u00e9j\\u00e0 \\\"q\\\".c:1\","
+             "\"speedup\":0,\"duration\":5}\n");
   ASSERT_EQ(profile.experiments.size(), 1u);
   EXPECT_EQ(profile.experiments[0].selected, "d\xc3\xa9j\xc3\xa0 \"q\".c:1");
 }

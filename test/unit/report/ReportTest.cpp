@@ -15,8 +15,8 @@ using namespace causal::report;
 namespace {
 
 /// A profile with one line per curve function, 21 speedups, 2 experiments each.
-profile::Profile makeProfile(
-    const std::vector<std::pair<std::string, std::function<double(double)>>> &lines) {
+profile::Profile
+makeProfile(const std::vector<std::pair<std::string, std::function<double(double)>>> &lines) {
   std::ostringstream text;
   text << "startup\ttime=1\n";
   for (const auto &line : lines)
@@ -88,8 +88,8 @@ TEST(Report, SparklineFollowsTheCurve) {
 }
 
 TEST(Report, TextRanksLinesAndShowsIntervalsWithoutColourByDefault) {
-  profile::Profile profile = makeProfile({{"flat.c:1", [](double) { return 0.0; }},
-                                          {"steep.c:2", [](double s) { return 0.8 * s; }}});
+  profile::Profile profile = makeProfile(
+      {{"flat.c:1", [](double) { return 0.0; }}, {"steep.c:2", [](double s) { return 0.8 * s; }}});
   profile::Analysis analysis = analyzeWith(profile);
   std::ostringstream out;
   ReportContext context{{"t.coz"}, profile::AnalysisOptions()};

@@ -42,8 +42,7 @@ protected:
 
 TEST_F(ModuleRegistryTest, ResolvesAddressesAtRowBoundaries) {
   InMemoryLineTable table(threeLineSpec(code));
-  ASSERT_EQ(registry->registerModule(table.start(), table.stop(), "/bin/test"),
-            Result::Registered);
+  ASSERT_EQ(registry->registerModule(table.start(), table.stop(), "/bin/test"), Result::Registered);
   ResolvedAddress r;
   ASSERT_TRUE(registry->resolve(code + 0x00, &r));
   EXPECT_EQ(r.line, 0u);
@@ -83,8 +82,7 @@ TEST_F(ModuleRegistryTest, AppliesLoadBias) {
 TEST_F(ModuleRegistryTest, RegistrationIsIdempotent) {
   InMemoryLineTable table(threeLineSpec(code));
   EXPECT_EQ(registry->registerModule(table.start(), table.stop(), "x"), Result::Registered);
-  EXPECT_EQ(registry->registerModule(table.start(), table.stop(), "x"),
-            Result::AlreadyRegistered);
+  EXPECT_EQ(registry->registerModule(table.start(), table.stop(), "x"), Result::AlreadyRegistered);
   EXPECT_EQ(registry->slotsUsed(), 1u);
 }
 

@@ -1,8 +1,8 @@
 //===- test/unit/runtime/ProfileWriterTest.cpp ----------------------------===//
 
+#include "ProfileWriter.h"
 #include "ModuleRegistry.h"
 #include "ProfileParse.h"
-#include "ProfileWriter.h"
 #include "TestLineTable.h"
 
 #include <gtest/gtest.h>

@@ -96,7 +96,9 @@ public:
 
   const void *start() const { return storage_.data(); }
   const void *stop() const { return reinterpret_cast<const char *>(storage_.data()) + size_; }
-  causal_linetab_header *header() { return reinterpret_cast<causal_linetab_header *>(storage_.data()); }
+  causal_linetab_header *header() {
+    return reinterpret_cast<causal_linetab_header *>(storage_.data());
+  }
   char *bytes() { return reinterpret_cast<char *>(storage_.data()); }
 
 private:

@@ -7,7 +7,8 @@
 //   thread MS    a std::thread created after start-up does the same
 //   dlopen MS P  dlopens plugin P, spins MS ms in it (line 30), dlcloses it
 //   leaf MS      callLeafFor (line 20) spends MS ms mostly inside libc's memchr
-//   fork MS      parent spins 2*MS, forks; the child spins MS and exits
+//   fork MS      parent spins 2*MS while another thread runs, forks; the
+//                child spins MS, prints its perf_event descriptors, exits
 //   status N     prints a line and the SIGPROF disposition, exits with N
 //   churn N      creates N short threads (ending by return, pthread_exit
 //                and cancellation, some concurrently), forks on the way,
@@ -15,6 +16,7 @@
 //   sleepy N     N rounds of: spin ~0.3 ms, nanosleep 50 us, poll 50 us;
 //                prints how many calls failed with EINTR
 //   overhead MS  callRuntimeFor (line 20) spends MS ms inside the runtime
+//   guardcheck   allocates with SIGPROF blocked (tests the malloc guard)
 //   notable      registers null bounds (an image linked without causal-ld)
 //   noop         returns 0 at once (start-up time measurement)
 // Prints "cpu_ns=<CPU time of the spinning thread>" (fork: "parent_cpu_ns"
@@ -24,6 +26,7 @@
 
 #include "TestLineTable.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <poll.h>
@@ -36,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <memory>
 #include <thread>
 
@@ -103,6 +107,25 @@ void registerTables() {
       "causal_test_leaf.cpp", 20));
   __causal_register_module(g_spin_table->start(), g_spin_table->stop());
   __causal_register_module(g_leaf_table->start(), g_leaf_table->stop());
+}
+
+// Descriptors of this process that are perf_event counters.
+int countPerfFds() {
+  int count = 0;
+  DIR *dir = opendir("/proc/self/fd");
+  if (!dir)
+    return -1;
+  while (struct dirent *entry = readdir(dir)) {
+    char link[300], target[256];
+    snprintf(link, sizeof(link), "/proc/self/fd/%s", entry->d_name);
+    ssize_t n = readlink(link, target, sizeof(target) - 1);
+    if (n <= 0)
+      continue;
+    target[n] = 0;
+    count += strstr(target, "perf_event") != nullptr;
+  }
+  closedir(dir);
+  return count;
 }
 
 void *spinThread(void *arg) {
@@ -206,6 +229,17 @@ int main(int argc, char **argv) {
            (current.sa_flags & SA_RESTART) ? 1 : 0);
     return int(ms);
   }
+  if (!strcmp(mode, "guardcheck")) {
+    // Allocates with SIGPROF blocked: malloc_guard must report it.
+    sigset_t block, previous;
+    sigemptyset(&block);
+    sigaddset(&block, SIGPROF);
+    pthread_sigmask(SIG_BLOCK, &block, &previous);
+    void *volatile block_memory = malloc(32); // volatile: not elided
+    free(block_memory);
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    return 0;
+  }
   if (!strcmp(mode, "notable")) {
     __causal_register_module(nullptr, nullptr); // as an image linked without causal-ld
     return 0;
@@ -258,6 +292,12 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "sleepy"))
     return sleepy(ms);
   if (!strcmp(mode, "fork")) {
+    // Another thread is running (and sampled) when the main thread forks.
+    std::atomic<bool> stop{false};
+    std::thread other([&] {
+      while (!stop.load())
+        spinFor(100000);
+    });
     spinFor(2 * ms * 1000000);
     fflush(stdout);
     pid_t child = fork();
@@ -266,11 +306,14 @@ int main(int argc, char **argv) {
     if (child == 0) {
       uint64_t before = threadCpuNs();
       spinFor(ms * 1000000);
-      printf("child_cpu_ns=%llu\n", (unsigned long long)(threadCpuNs() - before));
+      printf("child_cpu_ns=%llu\nchild_perf_fds=%d\n", (unsigned long long)(threadCpuNs() - before),
+             countPerfFds());
       exit(0);
     }
     int status = 0;
     waitpid(child, &status, 0);
+    stop.store(true);
+    other.join();
     printf("parent_cpu_ns=%llu\n", (unsigned long long)threadCpuNs());
     return WIFEXITED(status) ? WEXITSTATUS(status) : 5;
   }
