@@ -4,9 +4,11 @@
 
 #include "ThreadState.h"
 
+#include <atomic>
 #include <dlfcn.h>
 #include <libunwind.h>
 #include <linux/perf_event.h>
+#include <sched.h>
 #include <string.h>
 #include <ucontext.h>
 
@@ -17,6 +19,25 @@ namespace {
 AttributionSetup g_setup;
 unw_addr_space_t g_remote_space = nullptr;
 bool g_unwinding_ready = false;
+
+// Fork gate. libunwind takes internal mutexes (its caches, its memory
+// pool). A fork while another thread holds one would leave it locked
+// forever in the child, so the pthread_atfork prepare handler closes the
+// gate and waits until no handler is inside libunwind; handlers that find
+// the gate closed skip unwinding for that sample (kernel callchain only).
+std::atomic<uint32_t> g_unwinders{0};
+std::atomic<bool> g_fork_in_progress{false};
+
+bool enterUnwinder() {
+  g_unwinders.fetch_add(1, std::memory_order_seq_cst);
+  if (g_fork_in_progress.load(std::memory_order_seq_cst)) {
+    g_unwinders.fetch_sub(1, std::memory_order_seq_cst);
+    return false;
+  }
+  return true;
+}
+
+void leaveUnwinder() { g_unwinders.fetch_sub(1, std::memory_order_seq_cst); }
 
 // libunwind (nongnu, generic unw_* API) is loaded with dlopen(RTLD_LOCAL)
 // when profiling starts rather than linked: its _Unwind_* exports then
@@ -193,11 +214,15 @@ FrameVerdict unwindCopiedStack(const PerfSample &sample, ThreadState *thread,
                                ResolvedAddress *out) {
   if (!g_unwinding_ready || !sample.has_regs || !sample.stack || sample.stack_size < 8)
     return FrameVerdict::Continue;
+  if (!enterUnwinder())
+    return FrameVerdict::Continue;
   RemoteContext context{&sample, thread};
   unw_cursor_t cursor;
-  if (g_api.init_remote(&cursor, g_remote_space, &context) < 0)
-    return FrameVerdict::Continue;
-  return walkCallers(&cursor, out);
+  FrameVerdict verdict = FrameVerdict::Continue;
+  if (g_api.init_remote(&cursor, g_remote_space, &context) >= 0)
+    verdict = walkCallers(&cursor, out);
+  leaveUnwinder();
+  return verdict;
 }
 
 FrameVerdict walkKernelCallchain(const PerfSample &sample, ResolvedAddress *out) {
@@ -254,9 +279,20 @@ bool initUnwinding(const AttributionSetup &setup, const char **problem) {
   // sample in uninstrumented code: ~10 us -> ~4-6 us measured). Flushed when
   // an instrumented image is unloaded.
   g_api.set_caching_policy(g_remote_space, UNW_CACHE_PER_THREAD);
+  // The local address space (timer samples) defaults to a global cache
+  // behind a mutex: per-thread caches take no lock.
+  g_api.set_caching_policy(*g_api.local_addr_space, UNW_CACHE_PER_THREAD);
   g_unwinding_ready = true;
   return true;
 }
+
+void beginFork() {
+  g_fork_in_progress.store(true, std::memory_order_seq_cst);
+  while (g_unwinders.load(std::memory_order_seq_cst) != 0)
+    sched_yield();
+}
+
+void endFork() { g_fork_in_progress.store(false, std::memory_order_seq_cst); }
 
 void flushUnwindCache() {
   if (g_remote_space)
@@ -280,12 +316,16 @@ SampleOutcome attributeSignalContext(void *ucontext, ThreadState *, ResolvedAddr
   FrameVerdict verdict = classify(ip, out);
   if (verdict != FrameVerdict::Continue || !g_unwinding_ready)
     return toOutcome(verdict);
+  if (!enterUnwinder())
+    return SampleOutcome::Outside;
   unw_cursor_t cursor;
   // x86-64 libunwind's unw_context_t is a ucontext_t: start from the
   // interrupted registers, marked as a signal frame (IP is exact).
-  if (g_api.init_local2(&cursor, reinterpret_cast<unw_context_t *>(uc), UNW_INIT_SIGNAL_FRAME) < 0)
-    return SampleOutcome::Outside;
-  return toOutcome(walkCallers(&cursor, out));
+  verdict = FrameVerdict::Continue;
+  if (g_api.init_local2(&cursor, reinterpret_cast<unw_context_t *>(uc), UNW_INIT_SIGNAL_FRAME) >= 0)
+    verdict = walkCallers(&cursor, out);
+  leaveUnwinder();
+  return toOutcome(verdict);
 }
 
 } // namespace causal::rt

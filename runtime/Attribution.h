@@ -54,6 +54,11 @@ struct PerfSample {
 /// only the sampled IP and the kernel callchain are used.
 bool initUnwinding(const AttributionSetup &setup, const char **problem);
 
+/// pthread_atfork prepare / parent+child: keeps fork from happening while a
+/// thread is inside libunwind (holding its internal mutexes).
+void beginFork();
+void endFork();
+
 /// Drops cached unwind rules (after code was unloaded).
 void flushUnwindCache();
 

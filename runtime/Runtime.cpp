@@ -180,7 +180,15 @@ void *threadTrampoline(void *raw) {
 
 // ---- Fork -------------------------------------------------------------------
 
+void forkPrepare() {
+  if (g_status.load(std::memory_order_acquire) == kActive)
+    beginFork();
+}
+
+void forkParent() { endFork(); }
+
 void forkChild() {
+  endFork();
   if (g_status.load(std::memory_order_acquire) != kActive)
     return;
   ThreadState *self = tls_thread;
@@ -300,7 +308,7 @@ void initialize() {
     g_status.store(kInert, std::memory_order_release);
     return;
   }
-  pthread_atfork(nullptr, nullptr, forkChild);
+  pthread_atfork(forkPrepare, forkParent, forkChild);
   if (int error = installSampleHandler()) {
     message("cannot install the sample signal handler: %s; profiling is off", strerror(error));
     g_status.store(kInert, std::memory_order_release);

@@ -180,6 +180,12 @@ void onSampleSignal(int, siginfo_t *info, void *ucontext) {
   ThreadState *state = tls_thread;
   if (state && !state->in_handler && state->kind != SamplerKind::None) {
     state->in_handler = 1;
+    // libunwind may reach a cancellation point (read/write when it
+    // validates memory) while holding one of its mutexes: a thread with a
+    // pending pthread_cancel must not be cancelled in here. (glibc's
+    // pthread_setcancelstate is an atomic update of the thread descriptor.)
+    int cancel_state;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
     // CPU time of the handler (CAUSAL_VERBOSE only: costs two system calls).
     uint64_t started = g_config.verbose ? threadCpuNs() : 0;
     g_modules.beginRead();
@@ -199,6 +205,7 @@ void onSampleSignal(int, siginfo_t *info, void *ucontext) {
     g_counters.signals.fetch_add(1, std::memory_order_relaxed);
     if (g_config.verbose)
       g_counters.handler_ns.fetch_add(threadCpuNs() - started, std::memory_order_relaxed);
+    pthread_setcancelstate(cancel_state, nullptr);
     state->in_handler = 0;
   }
   errno = saved_errno;
@@ -477,6 +484,8 @@ void stopThreadSampling(ThreadState *state) {
   sigemptyset(&block);
   sigaddset(&block, CAUSAL_SAMPLE_SIGNAL);
   pthread_sigmask(SIG_BLOCK, &block, &previous);
+  int cancel_state; // as in the handler: no cancellation inside libunwind
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
   if (state->kind == SamplerKind::Perf) {
     bool owned = ownsPerfFd(state);
     if (owned)
@@ -498,6 +507,7 @@ void stopThreadSampling(ThreadState *state) {
     state->timer_armed = false;
   }
   state->kind = SamplerKind::None;
+  pthread_setcancelstate(cancel_state, nullptr);
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
 }
 

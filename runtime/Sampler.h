@@ -2,8 +2,13 @@
 //
 // Each thread samples itself: a perf_event task-clock counter whose ring
 // buffer signals the owning thread (O_ASYNC, F_SETSIG CAUSAL_SAMPLE_SIGNAL,
-// F_SETOWN_EX F_OWNER_TID) once per batch, or, when perf_event is denied, a
+// F_SETOWN_EX F_OWNER_TID), or, when perf_event is denied, a
 // CLOCK_THREAD_CPUTIME_ID POSIX timer that signals the thread every period.
+// Measured on Linux 6.18: with O_ASYNC the kernel signals every sample
+// (wakeup_events only governs poll wake-ups), so batches of
+// CAUSAL_SAMPLE_BATCH samples are counted in the handler. perf samples are
+// taken in user mode only (exclude_kernel), so their signal never
+// interrupts a system call.
 // The handler runs in the sampled thread and charges each sample (see
 // Attribution.h). It is async-signal-safe: no malloc, no locks, no stdio.
 //

@@ -7,8 +7,9 @@
 // a later issue) never reads freed memory.
 //
 // Fields used by the causal experiments (delay counts) are here already;
-// the sample path calls Sampler's afterSamples() hook once per batch, where
-// delays will be inserted.
+// the sample path calls Sampler.cpp's recordSample() for every sample and
+// afterBatch() after every CAUSAL_SAMPLE_BATCH samples of the thread: that
+// is where the selected-line check and the delays will go.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CAUSAL_RUNTIME_THREADSTATE_H

@@ -25,6 +25,7 @@
 #                (default: <build-dir>/bench-cache/precision)
 #   --reps       repetitions of each timed link (default 3), interleaved
 #   --skip-lto   do not time ThinLTO links
+#   --full-lto   also time full-LTO links (slow: one repetition)
 # Figures go to stdout and to <cache-dir>/results.txt. Writes nothing else.
 set -euo pipefail
 
@@ -35,6 +36,7 @@ reps=3
 threads=4
 rounds=100
 skip_lto=0
+full_lto=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build="$2"; shift 2 ;;
@@ -43,6 +45,7 @@ while [ $# -gt 0 ]; do
     --threads) threads="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
     --skip-lto) skip_lto=1; shift ;;
+    --full-lto) full_lto=1; shift ;;
     -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -183,13 +186,21 @@ if [ "$skip_lto" = 0 ]; then
   fi
   time_pair "-O2 -flto=thin" ".thin" -flto=thin -O2
 fi
+if [ "$full_lto" = 1 ]; then
+  if [ ! -f "$out/sqlite3.full.o" ]; then
+    compile -O2 ".full" -flto
+  fi
+  saved_reps="$reps"
+  reps=1
+  time_pair "-O2 -flto (full)" ".full" -flto -O2
+  reps="$saved_reps"
+fi
 
 say ""
 say "## size"
 for opt in O2 O0; do
   plain_link ".$opt" "$out/size.plain.$opt"
-  table=$(llvm-readelf-19 -S -W "$out/workload.$opt" 2>/dev/null | awk '$2=="causal_lines" {print strtonum("0x" $6)}' ||
-          readelf -S -W "$out/workload.$opt" | awk '$2=="causal_lines" {print strtonum("0x" $6)}')
+  table=$(size -A "$out/workload.$opt" | awk '$1=="causal_lines" {print $2}')
   text=$(size -A "$out/workload.$opt" | awk '$1==".text" {print $2}')
   say "-$opt: causal_lines $table bytes (.text $text bytes); file $(stat -c %s "$out/workload.$opt") bytes vs $(stat -c %s "$out/size.plain.$opt") linked plainly"
   say "-$opt: $("$causal" lines "$out/workload.$opt" | sed -n 2p)"

@@ -110,6 +110,94 @@ struct causal_linetab_line {
 void __causal_register_module(const void *start, const void *stop);
 void __causal_unregister_module(const void *start);
 
+/* ---- Progress points ---------------------------------------------------- */
+
+/* A progress point is a counter in the image that instrumented code
+ * increments inline (a relaxed atomic add: no call, no run-time lookup). The
+ * pass creates one per (kind, name) and image: a linkonce_odr hidden global
+ * named CAUSAL_COUNTER_SYMBOL_PREFIX "<kind>.<name>", in a COMDAT of its own
+ * name, in section CAUSAL_COUNTER_SECTION, 8-byte aligned. The runtime finds
+ * them through the section bounds and merges same-named counters of several
+ * images. */
+#define CAUSAL_COUNTER_SECTION "causal_counters"
+#define CAUSAL_COUNTER_START_SYMBOL "__start_causal_counters"
+#define CAUSAL_COUNTER_STOP_SYMBOL "__stop_causal_counters"
+#define CAUSAL_COUNTER_SYMBOL_PREFIX "causal.counter."
+
+/* Kinds, numbered as Coz's coz.h numbers them. */
+#define CAUSAL_COUNTER_THROUGHPUT 1u
+#define CAUSAL_COUNTER_BEGIN 2u
+#define CAUSAL_COUNTER_END 3u
+
+struct causal_counter {
+  uint64_t count;   /* visits */
+  const char *name; /* NUL-terminated progress point name */
+  uint32_t kind;    /* CAUSAL_COUNTER_* */
+  uint32_t flags;   /* reserved, 0 */
+};
+
+/* void CAUSAL_REGISTER_COUNTERS_FN(struct causal_counter *start,
+ *                                  struct causal_counter *stop);
+ * Called by the module constructor after CAUSAL_REGISTER_MODULE_FN, with the
+ * bounds of the image's CAUSAL_COUNTER_SECTION (extern_weak: only if the
+ * runtime defines it). Idempotent. */
+#define CAUSAL_REGISTER_COUNTERS_FN "__causal_register_counters"
+void __causal_register_counters(struct causal_counter *start, struct causal_counter *stop);
+
+/* What the macros of causal/causal.h expand to: a call, guarded by a null
+ * check of this weak function, that the pass replaces with the inline
+ * increment of counter (kind, name). In a build without the pass the weak
+ * symbol is null and nothing is called. `name` must be a string literal. */
+#define CAUSAL_PROGRESS_MARKER_FN "__causal_progress_marker"
+
+/* ---- Synchronization hooks ----------------------------------------------- */
+
+/* The calls the runtime must see to keep virtual speedups exact across
+ * blocking and waking (Coz paper, Tables 1 and 2, plus timed, try and clock
+ * variants). For each X below, the pass rewrites direct calls to X in
+ * instrumented code into calls to CAUSAL_HOOK_PREFIX X (same signature); the
+ * runtime defines those hooks and also interposes X itself for code it did
+ * not compile. One implementation of each, two entry points. */
+#define CAUSAL_HOOK_PREFIX "__causal_hook_"
+#define CAUSAL_SYNC_FUNCTIONS(X)                                                                   \
+  X(pthread_mutex_lock)                                                                            \
+  X(pthread_mutex_trylock)                                                                         \
+  X(pthread_mutex_timedlock)                                                                       \
+  X(pthread_mutex_clocklock)                                                                       \
+  X(pthread_mutex_unlock)                                                                          \
+  X(pthread_cond_wait)                                                                             \
+  X(pthread_cond_timedwait)                                                                        \
+  X(pthread_cond_clockwait)                                                                        \
+  X(pthread_cond_signal)                                                                           \
+  X(pthread_cond_broadcast)                                                                        \
+  X(pthread_rwlock_rdlock)                                                                         \
+  X(pthread_rwlock_tryrdlock)                                                                      \
+  X(pthread_rwlock_timedrdlock)                                                                    \
+  X(pthread_rwlock_clockrdlock)                                                                    \
+  X(pthread_rwlock_wrlock)                                                                         \
+  X(pthread_rwlock_trywrlock)                                                                      \
+  X(pthread_rwlock_timedwrlock)                                                                    \
+  X(pthread_rwlock_clockwrlock)                                                                    \
+  X(pthread_rwlock_unlock)                                                                         \
+  X(sem_wait)                                                                                      \
+  X(sem_trywait)                                                                                   \
+  X(sem_timedwait)                                                                                 \
+  X(sem_clockwait)                                                                                 \
+  X(sem_post)                                                                                      \
+  X(pthread_barrier_wait)                                                                          \
+  X(pthread_join)                                                                                  \
+  X(pthread_tryjoin_np)                                                                            \
+  X(pthread_timedjoin_np)                                                                          \
+  X(pthread_clockjoin_np)                                                                          \
+  X(pthread_create)                                                                                \
+  X(pthread_exit)                                                                                  \
+  X(pthread_kill)                                                                                  \
+  X(pthread_sigqueue)                                                                              \
+  X(sigwait)                                                                                       \
+  X(sigwaitinfo)                                                                                   \
+  X(sigtimedwait)                                                                                  \
+  X(sigsuspend)
+
 /* ---- Front-end plugin / pass options ------------------------------------ */
 
 /* The plugin is loaded with -fplugin=<path>; its name for

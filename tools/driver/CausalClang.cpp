@@ -308,11 +308,17 @@ bool wantsLld(const InvocationSummary &Summary) {
   return Summary.UseLd == "lld" || baseName(Summary.UseLd) == "ld.lld";
 }
 
-/// The linker the user named by path (--ld-path=/path, -fuse-ld=/path), or
-/// empty. (A bare name is what the link step looks up itself.)
-std::string linkerNamedByPath(const InvocationSummary &Summary) {
+/// The linker the user asked for, for the link step to run: a path
+/// (--ld-path=/path, -fuse-ld=/path), or ld.<name> for -fuse-ld=bfd|gold|mold
+/// (which clang itself would run). Empty for the default linker and for lld,
+/// which the link step finds itself.
+std::string userLinker(const InvocationSummary &Summary) {
   const std::string &Named = Summary.LdPath.empty() ? Summary.UseLd : Summary.LdPath;
-  return Named.find('/') != std::string::npos ? Named : std::string();
+  if (Named.find('/') != std::string::npos)
+    return Named;
+  if (Summary.LdPath.empty() && (Named == "bfd" || Named == "gold" || Named == "mold"))
+    return "ld." + Named;
+  return {};
 }
 
 } // namespace
@@ -365,7 +371,7 @@ int main(int argc, char **argv) {
         Added.push_back("--ld-path=" + Prefix + "/" + causal::layout::LinkerDir +
                         (wantsLld(Summary) ? "/ld.lld" : "/ld"));
         // Our link step runs the linker the user named by path.
-        std::string UserLinker = linkerNamedByPath(Summary);
+        std::string UserLinker = userLinker(Summary);
         if (!UserLinker.empty() && !std::getenv("CAUSAL_REAL_LD"))
           setenv("CAUSAL_REAL_LD", UserLinker.c_str(), 1);
       }

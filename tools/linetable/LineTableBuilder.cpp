@@ -117,10 +117,18 @@ Expected<Table> buildTable(const std::vector<std::string> &Names,
   if (Pieces.empty())
     return T;
 
+  // Only lines some address maps to (ranges that lost every byte to an
+  // earlier one leave nothing behind).
+  std::vector<bool> Used(KeyList.size(), false);
+  for (const auto &P : Pieces)
+    if (P.second.Key != NoKey)
+      Used[P.second.Key] = true;
+
   // Files: the names used, sorted (one entry per distinct path).
   std::map<std::string, uint32_t> FileIndex;
-  for (uint64_t Packed : KeyList)
-    FileIndex.emplace(Names[Packed >> 32], 0);
+  for (uint32_t K = 0; K < KeyList.size(); ++K)
+    if (Used[K])
+      FileIndex.emplace(Names[KeyList[K] >> 32], 0);
   for (auto &Entry : FileIndex) {
     Entry.second = (uint32_t)T.Files.size();
     T.Files.push_back(Entry.first);
@@ -129,8 +137,9 @@ Expected<Table> buildTable(const std::vector<std::string> &Names,
   std::vector<std::pair<uint64_t, uint32_t>> Sorted; // ((file index << 32) | line, key)
   Sorted.reserve(KeyList.size());
   for (uint32_t K = 0; K < KeyList.size(); ++K)
-    Sorted.push_back(
-        {((uint64_t)FileIndex[Names[KeyList[K] >> 32]] << 32) | (KeyList[K] & 0xffffffffu), K});
+    if (Used[K])
+      Sorted.push_back(
+          {((uint64_t)FileIndex[Names[KeyList[K] >> 32]] << 32) | (KeyList[K] & 0xffffffffu), K});
   std::sort(Sorted.begin(), Sorted.end());
   std::vector<uint32_t> LineOfKey(KeyList.size());
   for (const auto &Entry : Sorted) {

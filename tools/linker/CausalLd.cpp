@@ -346,9 +346,11 @@ int main(int argc, char **argv) {
       return 1;
     }
   } else {
-    RealLd = findOnPath("ld", SelfDir, SelfExe);
+    // ld, or ld.bfd / ld.gold if installed under those names.
+    std::string Name = (Flavor == "ld.bfd" || Flavor == "ld.gold") ? Flavor : "ld";
+    RealLd = findOnPath(Name, SelfDir, SelfExe);
     if (RealLd.empty()) {
-      error("no linker 'ld' on PATH (other than causal-ld itself)");
+      error("no linker '" + Name + "' on PATH (other than causal-ld itself)");
       return 1;
     }
   }

@@ -120,8 +120,10 @@ LinkArgs analyzeLinkArgs(std::vector<std::string> Args) {
       L.Shared = true;
     } else if (Name == "s" || Name == "strip-all") {
       L.StripAll = true;
+      L.StripOptionIndices.push_back(I);
     } else if (Name == "S" || Name == "strip-debug") {
       L.StripDebug = true;
+      L.StripOptionIndices.push_back(I);
     } else if (Name == "plugin") {
       if (Value.find("LLVMgold") != std::string::npos)
         L.UsesPlugin = true;
@@ -139,10 +141,14 @@ LinkArgs analyzeLinkArgs(std::vector<std::string> Args) {
 
 std::vector<std::string> argsWithoutStrip(const LinkArgs &L) {
   std::vector<std::string> Out;
-  for (const std::string &Arg : L.Args)
-    if (Arg != "-s" && Arg != "--strip-all" && Arg != "-strip-all" && Arg != "-S" &&
-        Arg != "--strip-debug" && Arg != "-strip-debug")
-      Out.push_back(Arg);
+  size_t Next = 0;
+  for (size_t I = 0; I < L.Args.size(); ++I) {
+    if (Next < L.StripOptionIndices.size() && L.StripOptionIndices[Next] == I) {
+      ++Next;
+      continue;
+    }
+    Out.push_back(L.Args[I]);
+  }
   return Out;
 }
 

@@ -19,15 +19,16 @@ namespace linker {
 struct LinkArgs {
   std::vector<std::string> Args; // without argv[0], response files expanded
   std::string Output = "a.out";
-  bool Relocatable = false; // -r: pass through, no table, no runtime
-  bool InfoOnly = false;    // --version, -v, --help: pass through
-  bool Static = false;      // -static / -static-pie: no shared runtime
-  bool Shared = false;      // -shared
-  bool StripAll = false;    // -s / --strip-all (removed from the links)
-  bool StripDebug = false;  // -S / --strip-debug (removed from the links)
-  bool UsesPlugin = false;  // -plugin <LLVMgold.so>: LTO through the gold plugin
-  bool HasCacheDir = false; // the user gave a ThinLTO cache directory
-  bool HasInputs = false;   // at least one input file or -l
+  bool Relocatable = false;               // -r: pass through, no table, no runtime
+  bool InfoOnly = false;                  // --version, -v, --help: pass through
+  bool Static = false;                    // -static / -static-pie: no shared runtime
+  bool Shared = false;                    // -shared
+  bool StripAll = false;                  // -s / --strip-all (removed from the links)
+  bool StripDebug = false;                // -S / --strip-debug (removed from the links)
+  bool UsesPlugin = false;                // -plugin <LLVMgold.so>: LTO through the gold plugin
+  bool HasCacheDir = false;               // the user gave a ThinLTO cache directory
+  bool HasInputs = false;                 // at least one input file or -l
+  std::vector<size_t> StripOptionIndices; // positions of -s/-S/--strip-* in Args
 };
 
 /// Classifies Args (response files already expanded).

@@ -53,6 +53,13 @@ RUN: not %clang -gline-tables-only --ld-path=%causal-ld %S/Inputs/dso_main.c -o 
 UNDEF: undefined reference to `dso_scale'
 UNDEF: linker command failed with exit code 1
 
+Temporary files are removed after a link and after a failed link (lto.test:
+after ThinLTO links).
+RUN: rm -rf %t/tmp && mkdir %t/tmp
+RUN: env TMPDIR=%t/tmp %clang -gline-tables-only -O1 --ld-path=%causal-ld %S/Inputs/dso_main.c %S/Inputs/dso_lib.c -o %t/tmp-ok
+RUN: env TMPDIR=%t/tmp not %clang -gline-tables-only --ld-path=%causal-ld %S/Inputs/dso_main.c -o %t/tmp-fail
+RUN: ls -A %t/tmp | count 0
+
 --version is passed straight through.
 RUN: %causal-ld --version | FileCheck %s --check-prefix=VERSION
 RUN: %causal-ld.lld --version | FileCheck %s --check-prefix=LLDVERSION

@@ -90,6 +90,13 @@ TEST(LineTableRules, FirstRangeWinsWhereRangesOverlap) {
   EXPECT_EQ(Stats.BytesOverlapped, 8u + 4u);
 }
 
+TEST(LineTableRules, LinesOnlyOverlappedAwayAreNotKept) {
+  Table T = build({{0x1000, 0x1010, "/kept.c", 1}, {0x1000, 0x1010, "/folded.c", 2}});
+  ASSERT_EQ(T.Files.size(), 1u);
+  EXPECT_EQ(T.Files[0], "/kept.c");
+  EXPECT_EQ(T.Lines.size(), 1u);
+}
+
 TEST(LineTableRules, LaterRangeFillsAHoleInsideAnEarlierOne) {
   Table T = build(
       {{0x1000, 0x1004, "/a.c", 1}, {0x1008, 0x100c, "/a.c", 2}, {0x1000, 0x1010, "/b.c", 7}});

@@ -319,7 +319,7 @@ TEST(RuntimeTest, DisabledRuntimeDoesNothingAndProgramBehavesTheSame) {
       runTarget(dir, {"status", "7"}, {{CAUSAL_ENV_DISABLE, "1"}, {CAUSAL_ENV_OUTPUT, profile}});
   ASSERT_TRUE(off.exited);
   EXPECT_EQ(off.status, 7);
-  EXPECT_EQ(off.out, "hello from the target\nsigprof=default restart=0\n");
+  EXPECT_EQ(off.out, "hello from the target\nsigprof=default restart=0 libunwind=0\n");
   EXPECT_EQ(off.err, "");
   struct stat st;
   EXPECT_NE(stat(profile.c_str(), &st), 0) << "CAUSAL_DISABLE=1 must not write a profile";
@@ -327,8 +327,8 @@ TEST(RuntimeTest, DisabledRuntimeDoesNothingAndProgramBehavesTheSame) {
   RunResult on = runTarget(dir, {"status", "7"}, {{CAUSAL_ENV_OUTPUT, profile}});
   ASSERT_TRUE(on.exited);
   EXPECT_EQ(on.status, 7) << "exit status unchanged by profiling";
-  EXPECT_EQ(on.out, "hello from the target\nsigprof=handler restart=1\n")
-      << "same output; handler installed with SA_RESTART";
+  EXPECT_EQ(on.out, "hello from the target\nsigprof=handler restart=1 libunwind=1\n")
+      << "same output; handler installed with SA_RESTART; libunwind loaded";
   EXPECT_EQ(on.err, "");
   EXPECT_EQ(stat(profile.c_str(), &st), 0) << "profiling on: a profile is written";
 }

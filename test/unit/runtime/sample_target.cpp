@@ -225,8 +225,17 @@ int main(int argc, char **argv) {
     sigaction(SIGPROF, nullptr, &current);
     bool handler = (current.sa_flags & SA_SIGINFO) ? current.sa_sigaction != nullptr
                                                    : current.sa_handler != SIG_DFL;
-    printf("hello from the target\nsigprof=%s restart=%d\n", handler ? "handler" : "default",
-           (current.sa_flags & SA_RESTART) ? 1 : 0);
+    // Whether libunwind was loaded (the runtime loads it only to profile).
+    bool unwinder = false;
+    if (FILE *maps = fopen("/proc/self/maps", "r")) {
+      char line[512];
+      while (fgets(line, sizeof(line), maps))
+        unwinder |= strstr(line, "libunwind") != nullptr;
+      fclose(maps);
+    }
+    printf("hello from the target\nsigprof=%s restart=%d libunwind=%d\n",
+           handler ? "handler" : "default", (current.sa_flags & SA_RESTART) ? 1 : 0,
+           unwinder ? 1 : 0);
     return int(ms);
   }
   if (!strcmp(mode, "guardcheck")) {
