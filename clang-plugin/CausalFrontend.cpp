@@ -10,9 +10,16 @@
 //     causal pass at OptimizerLast (every -O level, and the pre-link compile
 //     of -flto and -flto=thin) -- unless -fpass-plugin also names
 //     CausalPlugin.so, whose llvmGetPassPluginInfo() then adds it: the pass is
-//     added once.
+//     added once (and then with default options: the plugin arguments below
+//     need the pass added by this action);
+//   * registers the attributes [[causal::progress]] and
+//     [[causal::transaction("name")]] (C++11, C23 and GNU __attribute__
+//     spellings causal_progress / causal_transaction) on functions. They reach
+//     the IR as annotations (llvm.global.annotations "causal.progress" and
+//     "causal.transaction=<name>"), which the pass lowers to progress points.
 //
-// Arguments: -fplugin-arg-causal-<arg>, see KnownPluginArguments.
+// Arguments: -fplugin-arg-causal-<arg>, see KnownPluginArguments, and the
+// progress point specs progress=, progress-fn=, latency= (pass/ProgressSpec.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,11 +29,17 @@
 #include "causal/abi.h"
 
 #include "clang/AST/ASTConsumer.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
 #include "clang/Basic/CodeGenOptions.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendOptions.h"
 #include "clang/Frontend/FrontendPluginRegistry.h"
+#include "clang/Lex/Preprocessor.h"
+#include "clang/Sema/ParsedAttr.h"
+#include "clang/Sema/Sema.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
 
@@ -48,17 +61,32 @@ struct PluginArgument {
   void (*Apply)(CausalInstrumentOptions &Options);
 };
 
+/// Predefined while the plugin is active; causal/causal.h tests it.
+#define CAUSAL_ATTRIBUTES_MACRO "__CAUSAL_ATTRIBUTES__"
+
 const PluginArgument KnownPluginArguments[] = {
     // Objects for a link that will not have the runtime nor the line table.
     {"no-register-module",
      [](CausalInstrumentOptions &Options) { Options.RegisterModule = false; }},
+    // Keep direct calls of pthread & co. as they are.
+    {"no-sync-hooks", [](CausalInstrumentOptions &Options) { Options.SyncHooks = false; }},
 };
+
+/// Names of the progress point arguments, which take a value.
+std::string listOfProgressArguments() {
+  std::string List;
+  size_t Count = 0;
+  const ProgressOptionParser *Parsers = progressOptionParsers(Count);
+  for (size_t I = 0; I < Count; ++I)
+    List += ", " + std::string(Parsers[I].Name) + "=...";
+  return List;
+}
 
 std::string listOfKnownArguments() {
   std::string List;
   for (const PluginArgument &Argument : KnownPluginArguments)
     List += (List.empty() ? "" : ", ") + std::string(Argument.Name);
-  return List;
+  return List + listOfProgressArguments();
 }
 
 /// True if this compilation asked for CausalPlugin.so with -fplugin (cc1
@@ -113,6 +141,16 @@ public:
         }
       if (Known)
         continue;
+      std::string Error;
+      if (parseProgressOption(Arg, Options.ProgressPoints, Error))
+        continue;
+      if (!Error.empty()) {
+        Diags.Report(Diags.getCustomDiagID(DiagnosticsEngine::Error,
+                                           "-fplugin-arg-" CAUSAL_PLUGIN_NAME "-%0: %1"))
+            << Arg << Error;
+        AllKnown = false;
+        continue;
+      }
       Diags.Report(Diags.getCustomDiagID(DiagnosticsEngine::Error,
                                          "unknown argument '-fplugin-arg-" CAUSAL_PLUGIN_NAME
                                          "-%0' for the " CAUSAL_PLUGIN_NAME " plugin (known: %1)"))
@@ -127,8 +165,15 @@ public:
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI, llvm::StringRef) override {
     CodeGenOptions &CodeGenOpts = CI.getCodeGenOpts();
     raiseDebugInfoToLineTables(CodeGenOpts);
+    // Tells causal/causal.h that the attributes exist (clang's
+    // __has_cpp_attribute does not see plugin attributes). The predefines are
+    // read when the main file is entered, after this.
+    if (CI.hasPreprocessor()) {
+      Preprocessor &PP = CI.getPreprocessor();
+      PP.setPredefines(PP.getPredefines() + "#define " CAUSAL_ATTRIBUTES_MACRO " 1\n");
+    }
     if (!isAlsoLoadedAsPassPlugin(CodeGenOpts)) {
-      auto Register = PassSide->RegisterAtOptimizerLast;
+      auto Register = PassSide->RegisterPasses;
       CodeGenOpts.PassBuilderCallbacks.push_back(
           [Register, PassOptions = Options](llvm::PassBuilder &PB) { Register(PB, PassOptions); });
     }
@@ -139,7 +184,85 @@ private:
   CausalInstrumentOptions Options;
 };
 
+// ---- Attributes -------------------------------------------------------------
+
+/// Attaches Annotation to a function definition or declaration, as
+/// __attribute__((annotate(Annotation))) would: clang emits it into
+/// llvm.global.annotations for the definition.
+void annotateFunction(Sema &S, Decl *D, const ParsedAttr &Attr, llvm::StringRef Annotation) {
+  D->addAttr(AnnotateAttr::Create(S.Context, Annotation, nullptr, 0, Attr.getRange()));
+}
+
+bool appertainsToFunction(Sema &S, const ParsedAttr &Attr, const Decl *D) {
+  if (isa<FunctionDecl>(D))
+    return true;
+  S.Diag(Attr.getLoc(), S.getDiagnostics().getCustomDiagID(
+                            DiagnosticsEngine::Error, "'%0' attribute only applies to functions"))
+      << Attr.getAttrName()->getName();
+  return false;
+}
+
+/// [[causal::progress]]: each return of the function is a visit of a
+/// throughput point named after it.
+struct ProgressAttrInfo : public ParsedAttrInfo {
+  ProgressAttrInfo() {
+    static constexpr Spelling Spellings[] = {{ParsedAttr::AS_GNU, "causal_progress"},
+                                             {ParsedAttr::AS_CXX11, "causal::progress"},
+                                             {ParsedAttr::AS_C23, "causal::progress"}};
+    this->Spellings = Spellings;
+  }
+  bool diagAppertainsToDecl(Sema &S, const ParsedAttr &Attr, const Decl *D) const override {
+    return appertainsToFunction(S, Attr, D);
+  }
+  AttrHandling handleDeclAttribute(Sema &S, Decl *D, const ParsedAttr &Attr) const override {
+    if (Attr.getNumArgs() != 0) {
+      S.Diag(Attr.getLoc(), S.getDiagnostics().getCustomDiagID(
+                                DiagnosticsEngine::Error, "'progress' attribute takes no arguments"));
+      return AttributeNotApplied;
+    }
+    annotateFunction(S, D, Attr, "causal.progress");
+    return AttributeApplied;
+  }
+};
+
+/// [[causal::transaction("name")]]: entry begins and each return ends a
+/// transaction of latency point "name".
+struct TransactionAttrInfo : public ParsedAttrInfo {
+  TransactionAttrInfo() {
+    OptArgs = 1; // checked in handleDeclAttribute, with a clearer message
+    static constexpr Spelling Spellings[] = {{ParsedAttr::AS_GNU, "causal_transaction"},
+                                             {ParsedAttr::AS_CXX11, "causal::transaction"},
+                                             {ParsedAttr::AS_C23, "causal::transaction"}};
+    this->Spellings = Spellings;
+  }
+  bool diagAppertainsToDecl(Sema &S, const ParsedAttr &Attr, const Decl *D) const override {
+    return appertainsToFunction(S, Attr, D);
+  }
+  AttrHandling handleDeclAttribute(Sema &S, Decl *D, const ParsedAttr &Attr) const override {
+    const StringLiteral *Name = nullptr;
+    if (Attr.getNumArgs() == 1 && Attr.isArgExpr(0))
+      Name = dyn_cast<StringLiteral>(Attr.getArgAsExpr(0)->IgnoreParenCasts());
+    if (!Name || Name->getLength() == 0 || !Name->isOrdinary()) {
+      S.Diag(Attr.getLoc(), S.getDiagnostics().getCustomDiagID(
+                                DiagnosticsEngine::Error,
+                                "'transaction' attribute takes one argument: the transaction "
+                                "name, a non-empty string literal (clang does not pass the "
+                                "argument of the C23 [[causal::transaction]] spelling to "
+                                "plugins; in C, write __attribute__((causal_transaction(\"name\"))) "
+                                "or CAUSAL_TRANSACTION(\"name\") of causal/causal.h)"));
+      return AttributeNotApplied;
+    }
+    annotateFunction(S, D, Attr, ("causal.transaction=" + Name->getString()).str());
+    return AttributeApplied;
+  }
+};
+
 } // namespace
+
+static ParsedAttrInfoRegistry::Add<ProgressAttrInfo>
+    RegisterProgressAttr("causal_progress", "[[causal::progress]]");
+static ParsedAttrInfoRegistry::Add<TransactionAttrInfo>
+    RegisterTransactionAttr("causal_transaction", "[[causal::transaction(\"name\")]]");
 
 static FrontendPluginRegistry::Add<CausalPluginAction>
     RegisterCausalPlugin(CAUSAL_PLUGIN_NAME, "prepare code for causal profiling");

@@ -96,7 +96,7 @@ struct FrontendLoader {
       failLoading(Frontend + " has no " CAUSAL_FRONTEND_ATTACH_FN);
     static std::string PassPluginPath = Self;
     static const FrontendServices Services = {PassPluginPath.c_str(),
-                                              &registerCausalInstrumentAtOptimizerLast};
+                                              &registerCausalInstrumentPasses};
     Attach(&Services);
   }
 };
@@ -109,6 +109,6 @@ extern "C" LLVM_ATTRIBUTE_WEAK ::llvm::PassPluginLibraryInfo llvmGetPassPluginIn
   return {LLVM_PLUGIN_API_VERSION, "CausalInstrument", LLVM_VERSION_STRING,
           [](llvm::PassBuilder &PB) {
             registerCausalInstrumentPipelineParsing(PB);
-            registerCausalInstrumentAtOptimizerLast(PB, CausalInstrumentOptions());
+            registerCausalInstrumentPasses(PB, CausalInstrumentOptions());
           }};
 }

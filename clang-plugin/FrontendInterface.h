@@ -17,8 +17,8 @@ namespace causal {
 struct FrontendServices {
   /// Path of CausalPlugin.so, to recognise -fpass-plugin=<same file>.
   const char *PassPluginPath;
-  /// causal::registerCausalInstrumentAtOptimizerLast.
-  void (*RegisterAtOptimizerLast)(llvm::PassBuilder &PB, CausalInstrumentOptions Options);
+  /// causal::registerCausalInstrumentPasses.
+  void (*RegisterPasses)(llvm::PassBuilder &PB, CausalInstrumentOptions Options);
 };
 
 } // namespace causal

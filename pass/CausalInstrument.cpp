@@ -1,27 +1,50 @@
 //===- CausalInstrument.cpp - The causal instrumentation pass -------------===//
 //
-// Emits into every module what the causal runtime needs to find it:
+// Emits into every module what the causal runtime needs to find it and to
+// run experiments (names and layouts: include/causal/abi.h):
 //
-//   * a constructor CAUSAL_MODULE_CTOR_NAME (priority
+//   * Progress points (abi.h "Progress points"). Each call of the weak marker
+//     CAUSAL_PROGRESS_MARKER_FN (what the macros of causal/causal.h expand
+//     to) becomes an inline relaxed atomic add of 1 on the counter of its
+//     (kind, name), and the null check that guards it is folded away. The
+//     same increment is placed for progress points named at build time:
+//     source lines (each entry of the line), function returns and entries,
+//     from the options (-fcausal-progress...) and from the [[causal::...]]
+//     attributes of the front-end plugin, which reach the IR as
+//     llvm.global.annotations "causal.progress" / "causal.transaction=NAME".
+//     A counter is a linkonce_odr hidden global in a COMDAT of its own name
+//     and in section CAUSAL_COUNTER_SECTION: one per (kind, name) and image.
+//   * Sync hooks (abi.h "Synchronization hooks"). Each direct call of a
+//     declared CAUSAL_SYNC_FUNCTIONS function X calls instead
+//     `&HOOK != null ? HOOK : X` with HOOK the extern_weak
+//     CAUSAL_HOOK_PREFIX X, so a program without the runtime runs unchanged.
+//     Functions named __causal* (the runtime's own) are left alone.
+//   * Module registration: a constructor CAUSAL_MODULE_CTOR_NAME (priority
 //     CAUSAL_MODULE_CTOR_PRIORITY) that passes the bounds of the image's
-//     CAUSAL_LINETAB_SECTION (hidden extern_weak __start_/__stop_ symbols, null
-//     when the image has no such section) to CAUSAL_REGISTER_MODULE_FN, and
-//   * a destructor CAUSAL_MODULE_DTOR_NAME that calls
-//     CAUSAL_UNREGISTER_MODULE_FN.
+//     CAUSAL_LINETAB_SECTION to CAUSAL_REGISTER_MODULE_FN and then the bounds
+//     of its CAUSAL_COUNTER_SECTION to CAUSAL_REGISTER_COUNTERS_FN (hidden
+//     extern_weak __start_/__stop_ symbols, null when the image has no such
+//     section), and a destructor CAUSAL_MODULE_DTOR_NAME that calls
+//     CAUSAL_UNREGISTER_MODULE_FN. The constructor is the same in every
+//     module (it is one COMDAT per image), so it registers the counter
+//     section whether or not this module has counters.
 //
-// Each function is in a COMDAT group of its own name, and its
+// Each constructor/destructor is in a COMDAT group of its own name, and its
 // llvm.global_ctors / llvm.global_dtors entry names the function as associated
 // data, which puts the .init_array/.fini_array entry in that same group: the
 // linker keeps exactly one function and one entry per linked image (the scheme
 // SanitizerCoverage uses for its module constructor). The group must be named
 // after the function because the backend names the entry's group after the
-// associated symbol. The runtime
-// functions are extern_weak and called only when their address is non-null,
-// so an instrumented object also links and runs without the runtime.
+// associated symbol. The runtime functions are extern_weak and called only
+// when their address is non-null, so an instrumented object also links and
+// runs without the runtime.
 //
-// The pass is idempotent: a module that already has the constructor is left
-// alone, so running it twice (e.g. -fplugin together with -fpass-plugin, or a
-// ThinLTO backend compile of already instrumented bitcode) changes nothing.
+// Phases: progress points are placed at PipelineStart (before inlining, so a
+// function's returns and a line's entries are those of the source, at every
+// -O level); hooks and registration at OptimizerLast. opt's
+// causal-instrument does both. Every step is idempotent: the constructor is
+// emitted once, markers and sync calls are gone once rewritten, and the
+// build-time points mark the module (named metadata causal.progress_placed).
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,36 +52,155 @@
 
 #include "causal/abi.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/Config/llvm-config.h"
+#include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Path.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/Local.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
+
+#include <cstdlib>
 
 using namespace llvm;
 using namespace causal;
 
 // Command-line overrides of CausalInstrumentOptions (for opt and -mllvm). An
-// option given on the command line wins over what the plugin asked for.
+// option given on the command line wins over what the plugin asked for; the
+// progress point lists add to the plugin's.
 static cl::opt<bool> ClRegisterModule(
     "causal-register-module",
     cl::desc("Emit the module constructor/destructor that register the image's line "
              "table (section " CAUSAL_LINETAB_SECTION ") with the causal runtime"),
     cl::Hidden, cl::init(true));
 
-static CausalInstrumentOptions overrideFromCommandLine(CausalInstrumentOptions Options) {
+static cl::opt<bool> ClSyncHooks(
+    "causal-sync-hooks",
+    cl::desc("Rewrite direct calls of pthread/semaphore/signal wait and wake functions into "
+             "calls of the causal runtime's " CAUSAL_HOOK_PREFIX "* hooks, when defined"),
+    cl::Hidden, cl::init(true));
+
+static cl::list<std::string>
+    ClProgress("causal-progress", cl::desc("Throughput point at each entry of FILE:LINE[=NAME]"),
+               cl::Hidden);
+static cl::list<std::string>
+    ClProgressFn("causal-progress-fn",
+                 cl::desc("Throughput point at each return of function FUNC"), cl::Hidden);
+static cl::list<std::string>
+    ClLatency("causal-latency",
+              cl::desc("Latency point NAME:BEGIN:END (FILE:LINE or fn:FUNC each)"), cl::Hidden);
+
+static CausalInstrumentOptions overrideFromCommandLine(CausalInstrumentOptions Options,
+                                                       std::vector<std::string> &Errors) {
   if (ClRegisterModule.getNumOccurrences())
     Options.RegisterModule = ClRegisterModule;
+  if (ClSyncHooks.getNumOccurrences())
+    Options.SyncHooks = ClSyncHooks;
+  auto Add = [&](const cl::list<std::string> &List, auto Parse) {
+    for (const std::string &Value : List) {
+      std::string Error;
+      if (!Parse(Value, Options.ProgressPoints, Error))
+        Errors.push_back(Error);
+    }
+  };
+  Add(ClProgress, parseProgressLineSpec);
+  Add(ClProgressFn, parseProgressFunctionSpec);
+  Add(ClLatency, parseLatencySpec);
   return Options;
 }
 
 namespace {
+
+/// The synchronization functions whose direct calls go through hooks.
+const char *const SyncFunctionNames[] = {
+#define CAUSAL_SYNC_FUNCTION_NAME(X) #X,
+    CAUSAL_SYNC_FUNCTIONS(CAUSAL_SYNC_FUNCTION_NAME)
+#undef CAUSAL_SYNC_FUNCTION_NAME
+};
+
+/// Named metadata that marks a module whose build-time progress points are
+/// placed.
+const char *const ProgressPlacedMetadata = "causal.progress_placed";
+/// Annotation strings of the front-end plugin's attributes.
+const char *const ProgressAnnotation = "causal.progress";
+const char *const TransactionAnnotationPrefix = "causal.transaction=";
+
+/// An error without a source location (a malformed option, a line without
+/// code): printed as "causal: <message>", fails the compilation.
+class CausalError : public DiagnosticInfo {
+public:
+  explicit CausalError(std::string Message)
+      : DiagnosticInfo(kind(), DS_Error), Message(std::move(Message)) {}
+  void print(DiagnosticPrinter &DP) const override { DP << "causal: " << Message; }
+  static int kind() {
+    static const int Kind = getNextAvailablePluginDiagnosticKind();
+    return Kind;
+  }
+
+private:
+  std::string Message;
+};
+
+/// The source path of a location's file, with "." and ".." removed.
+std::string pathOf(const DIFile *File) {
+  SmallString<256> Path;
+  StringRef Name = File->getFilename();
+  if (sys::path::is_absolute(Name) || File->getDirectory().empty())
+    Path = Name;
+  else
+    sys::path::append(Path, File->getDirectory(), Name);
+  sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+  return std::string(Path.str());
+}
+
+/// FILE of a spec matches a path equal to it or ending in "/FILE".
+bool fileMatches(StringRef Path, const std::string &SpecFile) {
+  SmallString<256> Wanted(SpecFile);
+  sys::path::remove_dots(Wanted, /*remove_dot_dot=*/true);
+  StringRef W = Wanted.str();
+  if (W.empty())
+    return false;
+  if (Path == W)
+    return true;
+  return Path.size() > W.size() && Path.ends_with(W) && Path[Path.size() - W.size() - 1] == '/';
+}
+
+bool sameLine(const DILocation *A, const DILocation *B) {
+  if (A->getLine() != B->getLine())
+    return false;
+  const DIFile *FA = A->getFile(), *FB = B->getFile();
+  return FA == FB || (FA && FB && FA->getFilename() == FB->getFilename() &&
+                      FA->getDirectory() == FB->getDirectory());
+}
+
+/// The qualified name without parameters of a C++ function symbol
+/// ("ns::Class::method"), or the symbol itself when it is not mangled.
+std::string functionNameOf(StringRef Symbol) {
+  std::string Mangled = Symbol.str();
+  ItaniumPartialDemangler Demangler;
+  if (Demangler.partialDemangle(Mangled.c_str()) || !Demangler.isFunction())
+    return Mangled;
+  size_t Size = 0;
+  char *Name = Demangler.getFunctionName(nullptr, &Size);
+  std::string Result = Name ? std::string(Name) : Mangled;
+  std::free(Name);
+  return Result;
+}
 
 /// Instruments one module. instrument() runs each step in turn; a step is a
 /// small member function that returns whether it changed the module.
@@ -66,22 +208,46 @@ class ModuleInstrumenter {
 public:
   ModuleInstrumenter(Module &M, const CausalInstrumentOptions &Options)
       : M(M), Options(Options), TargetTriple(M.getTargetTriple()), Ctx(M.getContext()),
-        PtrTy(PointerType::getUnqual(Ctx)), VoidTy(Type::getVoidTy(Ctx)) {}
+        PtrTy(PointerType::getUnqual(Ctx)), VoidTy(Type::getVoidTy(Ctx)),
+        Int32Ty(Type::getInt32Ty(Ctx)), Int64Ty(Type::getInt64Ty(Ctx)) {}
 
-  bool instrument() {
+  bool instrument(CausalInstrumentPhase Phase) {
+    // Counters and hooks rely on ELF section bounds and weak undefined
+    // symbols; registration as well.
+    if (!TargetTriple.isOSBinFormatELF())
+      return false;
     bool Changed = false;
+    Changed |= lowerProgressMarkers();
+    Changed |= placeBuildTimeProgressPoints();
+    if (Phase == CausalInstrumentPhase::Early)
+      return Changed;
+    if (Options.SyncHooks)
+      Changed |= rewriteSyncCalls();
     if (Options.RegisterModule)
       Changed |= emitModuleRegistration();
     return Changed;
   }
 
 private:
-  bool emitModuleRegistration();
+  // Progress points.
+  bool lowerProgressMarkers();
+  bool placeBuildTimeProgressPoints();
+  void placeAtFunction(Function &F, uint32_t Kind, StringRef Name);
+  bool placeAtLines(ArrayRef<const ProgressPointSpec *> Specs);
+  GlobalVariable *getOrCreateCounter(uint32_t Kind, StringRef Name);
+  void emitIncrement(Instruction *Before, uint32_t Kind, StringRef Name, DebugLoc Loc);
+  void collectAttributePoints(
+      SmallVectorImpl<std::tuple<Function *, uint32_t, std::string>> &Points);
 
-  GlobalVariable *getOrInsertLineTableBound(StringRef SymbolName);
+  // Sync hooks.
+  bool rewriteSyncCalls();
+
+  // Registration.
+  bool emitModuleRegistration();
+  GlobalVariable *getOrInsertSectionBound(StringRef SymbolName);
   FunctionCallee getOrInsertWeakRuntimeFunction(StringRef Name, ArrayRef<Type *> Params);
   Function *createModuleInitFunction(StringRef Name);
-  void emitCallIfDefined(Function *Caller, FunctionCallee Callee, ArrayRef<Value *> Args);
+  BasicBlock *appendCallIfDefined(BasicBlock *At, FunctionCallee Callee, ArrayRef<Value *> Args);
 
   Module &M;
   const CausalInstrumentOptions &Options;
@@ -89,29 +255,351 @@ private:
   LLVMContext &Ctx;
   PointerType *PtrTy;
   Type *VoidTy;
+  IntegerType *Int32Ty;
+  IntegerType *Int64Ty;
 };
 
 } // namespace
 
-bool ModuleInstrumenter::emitModuleRegistration() {
-  // The section bounds come from the ELF linker's __start_/__stop_ symbols.
-  if (!TargetTriple.isOSBinFormatELF())
+// ---- Progress points ---------------------------------------------------------
+
+// The counter of (Kind, Name): { i64 count, ptr name, i32 kind, i32 flags }
+// as struct causal_counter, linkonce_odr hidden in a COMDAT of its own name
+// (with its name string), so the linker keeps one per image.
+GlobalVariable *ModuleInstrumenter::getOrCreateCounter(uint32_t Kind, StringRef Name) {
+  std::string Symbol = (Twine(CAUSAL_COUNTER_SYMBOL_PREFIX) + Twine(Kind) + "." + Name).str();
+  if (GlobalVariable *Existing = M.getGlobalVariable(Symbol, /*AllowInternal=*/true))
+    return Existing;
+  Comdat *Group = M.getOrInsertComdat(Symbol);
+  Constant *NameData = ConstantDataArray::getString(Ctx, Name, /*AddNull=*/true);
+  auto *NameString = new GlobalVariable(M, NameData->getType(), /*isConstant=*/true,
+                                        GlobalValue::PrivateLinkage, NameData, Symbol + ".name");
+  NameString->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+  NameString->setAlignment(Align(1));
+  NameString->setComdat(Group);
+
+  StructType *CounterTy = StructType::get(Int64Ty, PtrTy, Int32Ty, Int32Ty);
+  Constant *Init = ConstantStruct::get(CounterTy, {ConstantInt::get(Int64Ty, 0), NameString,
+                                                   ConstantInt::get(Int32Ty, Kind),
+                                                   ConstantInt::get(Int32Ty, 0)});
+  auto *Counter = new GlobalVariable(M, CounterTy, /*isConstant=*/false,
+                                     GlobalValue::LinkOnceODRLinkage, Init, Symbol);
+  Counter->setVisibility(GlobalValue::HiddenVisibility);
+  Counter->setSection(CAUSAL_COUNTER_SECTION);
+  Counter->setAlignment(Align(8));
+  Counter->setComdat(Group);
+  return Counter;
+}
+
+// atomicrmw add ptr @counter, i64 1 monotonic: the count is the first field.
+void ModuleInstrumenter::emitIncrement(Instruction *Before, uint32_t Kind, StringRef Name,
+                                       DebugLoc Loc) {
+  IRBuilder<> IRB(Before);
+  if (Loc)
+    IRB.SetCurrentDebugLocation(Loc);
+  IRB.CreateAtomicRMW(AtomicRMWInst::Add, getOrCreateCounter(Kind, Name),
+                      ConstantInt::get(Int64Ty, 1), MaybeAlign(8), AtomicOrdering::Monotonic);
+}
+
+// Replaces `if (&marker) marker(kind, "name");` by the increment: calls
+// become increments, null checks of the marker become constants, and the
+// branches on them are folded, so neither a call nor the marker's address
+// is left in the code at any -O level.
+bool ModuleInstrumenter::lowerProgressMarkers() {
+  Function *Marker = M.getFunction(CAUSAL_PROGRESS_MARKER_FN);
+  if (!Marker)
     return false;
+  SmallPtrSet<Function *, 8> Touched;
+  bool Failed = false;
+  for (User *U : make_early_inc_range(Marker->users())) {
+    if (auto *Check = dyn_cast<ICmpInst>(U)) {
+      Value *Other = Check->getOperand(0) == Marker ? Check->getOperand(1) : Check->getOperand(0);
+      if (!Check->isEquality() || !isa<ConstantPointerNull>(Other))
+        continue;
+      // With the pass, the marker is "present": its calls are increments.
+      bool Present = Check->getPredicate() == ICmpInst::ICMP_NE;
+      Check->replaceAllUsesWith(ConstantInt::getBool(Ctx, Present));
+      Touched.insert(Check->getFunction());
+      Check->eraseFromParent();
+      continue;
+    }
+    auto *Call = dyn_cast<CallBase>(U);
+    if (!Call || Call->getCalledOperand() != Marker || !isa<CallInst, InvokeInst>(Call))
+      continue;
+    Function &Caller = *Call->getFunction();
+    auto Fail = [&](const Twine &Why) {
+      Ctx.diagnose(DiagnosticInfoUnsupported(
+          Caller, "causal: invalid progress point: " + Why, DiagnosticLocation(Call->getDebugLoc())));
+      Failed = true;
+    };
+    auto *KindArg = Call->arg_size() == 2 ? dyn_cast<ConstantInt>(Call->getArgOperand(0)) : nullptr;
+    StringRef Name;
+    if (!KindArg || KindArg->getValue().getActiveBits() > 32 ||
+        (KindArg->getZExtValue() != CAUSAL_COUNTER_THROUGHPUT &&
+         KindArg->getZExtValue() != CAUSAL_COUNTER_BEGIN &&
+         KindArg->getZExtValue() != CAUSAL_COUNTER_END)) {
+      Fail("the kind must be a constant CAUSAL_COUNTER_THROUGHPUT, _BEGIN or _END");
+      continue;
+    }
+    if (!getConstantStringInfo(Call->getArgOperand(1), Name) || Name.empty()) {
+      Fail("the name must be a non-empty constant string (a string literal)");
+      continue;
+    }
+    emitIncrement(Call, static_cast<uint32_t>(KindArg->getZExtValue()), Name,
+                  Call->getDebugLoc());
+    Touched.insert(&Caller);
+    if (auto *Invoke = dyn_cast<InvokeInst>(Call))
+      Call = changeToCall(Invoke); // the increment cannot throw
+    Call->eraseFromParent();
+  }
+  if (Failed)
+    return false;
+  for (Function *F : Touched) {
+    for (BasicBlock &BB : *F)
+      ConstantFoldTerminator(&BB, /*DeleteDeadConditions=*/true);
+    removeUnreachableBlocks(*F);
+  }
+  if (Marker->use_empty())
+    Marker->eraseFromParent();
+  return !Touched.empty();
+}
+
+// Functions with the front-end plugin's attributes, from
+// llvm.global.annotations: (function, kind, name); a transaction gives a
+// begin and an end entry.
+void ModuleInstrumenter::collectAttributePoints(
+    SmallVectorImpl<std::tuple<Function *, uint32_t, std::string>> &Points) {
+  GlobalVariable *Annotations = M.getGlobalVariable("llvm.global.annotations");
+  if (!Annotations || !Annotations->hasInitializer())
+    return;
+  auto *Entries = dyn_cast<ConstantArray>(Annotations->getInitializer());
+  if (!Entries)
+    return;
+  for (const Use &EntryUse : Entries->operands()) {
+    auto *Entry = dyn_cast<ConstantStruct>(EntryUse.get());
+    if (!Entry || Entry->getNumOperands() < 2)
+      continue;
+    auto *F = dyn_cast<Function>(Entry->getOperand(0)->stripPointerCasts());
+    StringRef Annotation;
+    if (!F || F->isDeclaration() || !getConstantStringInfo(Entry->getOperand(1), Annotation))
+      continue;
+    if (Annotation == ProgressAnnotation) {
+      Points.emplace_back(F, CAUSAL_COUNTER_THROUGHPUT, functionNameOf(F->getName()));
+    } else if (Annotation.starts_with(TransactionAnnotationPrefix)) {
+      std::string Name = Annotation.drop_front(strlen(TransactionAnnotationPrefix)).str();
+      Points.emplace_back(F, CAUSAL_COUNTER_BEGIN, Name);
+      Points.emplace_back(F, CAUSAL_COUNTER_END, Name);
+    }
+  }
+}
+
+// Begin points at the function's entry, the others before each return.
+void ModuleInstrumenter::placeAtFunction(Function &F, uint32_t Kind, StringRef Name) {
+  if (Kind == CAUSAL_COUNTER_BEGIN) {
+    BasicBlock &Entry = F.getEntryBlock();
+    auto At = Entry.getFirstNonPHIOrDbgOrAlloca();
+    DebugLoc Loc;
+    for (Instruction &I : Entry)
+      if (I.getDebugLoc() && I.getDebugLoc().getLine()) {
+        Loc = I.getDebugLoc();
+        break;
+      }
+    if (!Loc)
+      if (DISubprogram *SP = F.getSubprogram())
+        Loc = DILocation::get(Ctx, SP->getScopeLine() ? SP->getScopeLine() : SP->getLine(), 0, SP);
+    emitIncrement(&*At, Kind, Name, Loc);
+    return;
+  }
+  SmallVector<ReturnInst *, 4> Returns;
+  for (BasicBlock &BB : F)
+    if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator()))
+      Returns.push_back(Ret);
+  for (ReturnInst *Ret : Returns)
+    emitIncrement(Ret, Kind, Name, Ret->getDebugLoc());
+}
+
+// A line is entered where its first instruction in a block follows an
+// instruction of another line, or starts the block and not every predecessor
+// ends on that same line (then the block continues the line: a condition
+// split over blocks, a loop on one line). Instructions without a line are
+// ignored. At most one increment per block and spec.
+bool ModuleInstrumenter::placeAtLines(ArrayRef<const ProgressPointSpec *> Specs) {
+  std::vector<bool> HasCode(Specs.size(), false);
+  DenseMap<const DIFile *, SmallVector<unsigned, 2>> SpecsOfFile;
+  auto specsOf = [&](const DIFile *File) -> const SmallVector<unsigned, 2> & {
+    auto [It, Inserted] = SpecsOfFile.try_emplace(File);
+    if (Inserted && File) {
+      std::string Path = pathOf(File);
+      for (unsigned I = 0; I < Specs.size(); ++I)
+        if (fileMatches(Path, Specs[I]->Where.File))
+          It->second.push_back(I);
+    }
+    return It->second;
+  };
+  auto continuesFromAllPredecessors = [](BasicBlock &BB, const DILocation *Loc) {
+    bool Any = false;
+    for (BasicBlock *Pred : predecessors(&BB)) {
+      const DILocation *End = Pred->getTerminator()->getDebugLoc().get();
+      if (!End || !sameLine(End, Loc))
+        return false;
+      Any = true;
+    }
+    return Any;
+  };
+
+  SmallVector<std::pair<Instruction *, unsigned>, 16> Sites;
+  for (Function &F : M) {
+    if (F.isDeclaration() || F.getName().starts_with("__causal"))
+      continue;
+    for (BasicBlock &BB : F) {
+      SmallVector<unsigned, 4> SeenInBlock;
+      const DILocation *Prev = nullptr;
+      for (Instruction &I : BB) {
+        const DILocation *Loc = I.getDebugLoc().get();
+        if (!Loc || Loc->getLine() == 0 || I.isDebugOrPseudoInst())
+          continue;
+        for (unsigned Index : specsOf(Loc->getFile())) {
+          if (Specs[Index]->Where.Line != Loc->getLine() || is_contained(SeenInBlock, Index))
+            continue;
+          SeenInBlock.push_back(Index);
+          HasCode[Index] = true;
+          bool Enters = Prev ? !sameLine(Prev, Loc) : !continuesFromAllPredecessors(BB, Loc);
+          if (!Enters)
+            continue;
+          Instruction *At = &I;
+          if (isa<PHINode>(I) || I.isEHPad()) {
+            auto First = BB.getFirstInsertionPt();
+            if (First == BB.end())
+              continue;
+            At = &*First;
+          }
+          Sites.emplace_back(At, Index);
+        }
+        Prev = Loc;
+      }
+    }
+  }
+  for (auto [At, Index] : Sites)
+    emitIncrement(At, Specs[Index]->Kind, Specs[Index]->Name, At->getDebugLoc());
+
+  // A line of this translation unit's own source file without code is a
+  // mistake (a wrong line number). Headers are not checked: a header line may
+  // have code only in the translation units that use it.
+  for (unsigned I = 0; I < Specs.size(); ++I) {
+    if (HasCode[I])
+      continue;
+    for (DICompileUnit *CU : M.debug_compile_units()) {
+      if (!CU->getFile() || !fileMatches(pathOf(CU->getFile()), Specs[I]->Where.File))
+        continue;
+      Ctx.diagnose(CausalError("progress point '" + Specs[I]->Origin + "': line " +
+                               std::to_string(Specs[I]->Where.Line) + " of " +
+                               pathOf(CU->getFile()) + " has no code"));
+      break;
+    }
+  }
+  return !Sites.empty();
+}
+
+bool ModuleInstrumenter::placeBuildTimeProgressPoints() {
+  if (M.getNamedMetadata(ProgressPlacedMetadata))
+    return false;
+  SmallVector<std::tuple<Function *, uint32_t, std::string>, 8> FunctionPoints;
+  collectAttributePoints(FunctionPoints);
+  SmallVector<const ProgressPointSpec *, 8> LineSpecs;
+  SmallVector<const ProgressPointSpec *, 8> FunctionSpecs;
+  for (const ProgressPointSpec &Spec : Options.ProgressPoints)
+    (Spec.Where.isFunction() ? FunctionSpecs : LineSpecs).push_back(&Spec);
+  if (FunctionPoints.empty() && LineSpecs.empty() && FunctionSpecs.empty())
+    return false;
+
+  // Lines first: the function increments add instructions with lines.
+  bool Changed = !LineSpecs.empty() && placeAtLines(LineSpecs);
+  if (!FunctionSpecs.empty()) {
+    for (Function &F : M) {
+      if (F.isDeclaration() || F.getName().starts_with("__causal"))
+        continue;
+      std::string Qualified = functionNameOf(F.getName());
+      for (const ProgressPointSpec *Spec : FunctionSpecs)
+        if (Spec->Where.Function == F.getName() || Spec->Where.Function == Qualified)
+          FunctionPoints.emplace_back(&F, Spec->Kind, Spec->Name);
+    }
+  }
+  for (auto &[F, Kind, Name] : FunctionPoints) {
+    placeAtFunction(*F, Kind, Name);
+    Changed = true;
+  }
+  M.getOrInsertNamedMetadata(ProgressPlacedMetadata);
+  return true;
+}
+
+// ---- Sync hooks ----------------------------------------------------------------
+
+// call X(args) -> call (&HOOK != null ? HOOK : X)(args), for direct calls and
+// invokes of a declared X, outside the runtime's own __causal* functions.
+bool ModuleInstrumenter::rewriteSyncCalls() {
+  bool Changed = false;
+  for (const char *Name : SyncFunctionNames) {
+    Function *Sync = M.getFunction(Name);
+    if (!Sync || !Sync->isDeclaration())
+      continue;
+    SmallVector<CallBase *, 8> Calls;
+    for (User *U : Sync->users()) {
+      auto *Call = dyn_cast<CallBase>(U);
+      if (Call && isa<CallInst, InvokeInst>(Call) && Call->getCalledOperand() == Sync &&
+          !Call->getFunction()->getName().starts_with("__causal"))
+        Calls.push_back(Call);
+    }
+    if (Calls.empty())
+      continue;
+    std::string HookName = std::string(CAUSAL_HOOK_PREFIX) + Name;
+    Function *Hook = M.getFunction(HookName);
+    if (!Hook) {
+      Hook = Function::Create(Sync->getFunctionType(), GlobalValue::ExternalWeakLinkage,
+                              Sync->getAddressSpace(), HookName, &M);
+      Hook->copyAttributesFrom(Sync);
+      Hook->setLinkage(GlobalValue::ExternalWeakLinkage);
+      Hook->setDLLStorageClass(GlobalValue::DefaultStorageClass);
+    }
+    for (CallBase *Call : Calls) {
+      IRBuilder<> IRB(Call);
+      Value *Present =
+          IRB.CreateICmpNE(Hook, ConstantPointerNull::get(Hook->getType()), "causal.hook.present");
+      Value *Target = IRB.CreateSelect(Present, Hook, Sync, "causal.hook.target");
+      Call->setCalledOperand(Target);
+    }
+    Changed = true;
+  }
+  return Changed;
+}
+
+// ---- Registration ----------------------------------------------------------------
+
+bool ModuleInstrumenter::emitModuleRegistration() {
   // Idempotent: the constructor exists once the pass has run on this module.
   if (M.getNamedValue(CAUSAL_MODULE_CTOR_NAME))
     return false;
 
-  GlobalVariable *Start = getOrInsertLineTableBound(CAUSAL_LINETAB_START_SYMBOL);
-  GlobalVariable *Stop = getOrInsertLineTableBound(CAUSAL_LINETAB_STOP_SYMBOL);
+  GlobalVariable *Start = getOrInsertSectionBound(CAUSAL_LINETAB_START_SYMBOL);
+  GlobalVariable *Stop = getOrInsertSectionBound(CAUSAL_LINETAB_STOP_SYMBOL);
+  GlobalVariable *CountersStart = getOrInsertSectionBound(CAUSAL_COUNTER_START_SYMBOL);
+  GlobalVariable *CountersStop = getOrInsertSectionBound(CAUSAL_COUNTER_STOP_SYMBOL);
 
   Function *Ctor = createModuleInitFunction(CAUSAL_MODULE_CTOR_NAME);
-  emitCallIfDefined(Ctor, getOrInsertWeakRuntimeFunction(CAUSAL_REGISTER_MODULE_FN, {PtrTy, PtrTy}),
-                    {Start, Stop});
+  BasicBlock *Next = BasicBlock::Create(Ctx, "entry", Ctor);
+  Next = appendCallIfDefined(
+      Next, getOrInsertWeakRuntimeFunction(CAUSAL_REGISTER_MODULE_FN, {PtrTy, PtrTy}),
+      {Start, Stop});
+  Next = appendCallIfDefined(
+      Next, getOrInsertWeakRuntimeFunction(CAUSAL_REGISTER_COUNTERS_FN, {PtrTy, PtrTy}),
+      {CountersStart, CountersStop});
+  ReturnInst::Create(Ctx, Next);
   appendToGlobalCtors(M, Ctor, CAUSAL_MODULE_CTOR_PRIORITY, /*Data=*/Ctor);
 
   Function *Dtor = createModuleInitFunction(CAUSAL_MODULE_DTOR_NAME);
-  emitCallIfDefined(Dtor, getOrInsertWeakRuntimeFunction(CAUSAL_UNREGISTER_MODULE_FN, {PtrTy}),
-                    {Start});
+  Next = BasicBlock::Create(Ctx, "entry", Dtor);
+  Next = appendCallIfDefined(
+      Next, getOrInsertWeakRuntimeFunction(CAUSAL_UNREGISTER_MODULE_FN, {PtrTy}), {Start});
+  ReturnInst::Create(Ctx, Next);
   appendToGlobalDtors(M, Dtor, CAUSAL_MODULE_CTOR_PRIORITY, /*Data=*/Dtor);
   return true;
 }
@@ -119,7 +607,7 @@ bool ModuleInstrumenter::emitModuleRegistration() {
 // A hidden extern_weak reference to a linker-defined section bound. Hidden:
 // each image registers its own section, never another image's. Weak: an image
 // linked without the section resolves it to null.
-GlobalVariable *ModuleInstrumenter::getOrInsertLineTableBound(StringRef SymbolName) {
+GlobalVariable *ModuleInstrumenter::getOrInsertSectionBound(StringRef SymbolName) {
   if (GlobalVariable *Existing = M.getGlobalVariable(SymbolName))
     return Existing;
   auto *Bound =
@@ -154,33 +642,34 @@ Function *ModuleInstrumenter::createModuleInitFunction(StringRef Name) {
   return F;
 }
 
-// Emits into the empty function Caller:
+// Appends to the unterminated block At:
 //   if (&Callee != null) Callee(Args...);
-//   return;
-void ModuleInstrumenter::emitCallIfDefined(Function *Caller, FunctionCallee Callee,
-                                           ArrayRef<Value *> Args) {
-  BasicBlock *Entry = BasicBlock::Create(Ctx, "entry", Caller);
+// and returns the (unterminated) block that follows.
+BasicBlock *ModuleInstrumenter::appendCallIfDefined(BasicBlock *At, FunctionCallee Callee,
+                                                    ArrayRef<Value *> Args) {
+  Function *Caller = At->getParent();
   BasicBlock *Call = BasicBlock::Create(Ctx, "call", Caller);
-  BasicBlock *Return = BasicBlock::Create(Ctx, "return", Caller);
+  BasicBlock *Next = BasicBlock::Create(Ctx, "next", Caller);
 
-  IRBuilder<> IRB(Entry);
+  IRBuilder<> IRB(At);
   Value *IsDefined = IRB.CreateICmpNE(
       Callee.getCallee(), Constant::getNullValue(Callee.getCallee()->getType()), "runtime.present");
-  IRB.CreateCondBr(IsDefined, Call, Return);
+  IRB.CreateCondBr(IsDefined, Call, Next);
 
   IRB.SetInsertPoint(Call);
   IRB.CreateCall(Callee, Args);
-  IRB.CreateBr(Return);
-
-  IRB.SetInsertPoint(Return);
-  IRB.CreateRetVoid();
+  IRB.CreateBr(Next);
+  return Next;
 }
 
-CausalInstrumentPass::CausalInstrumentPass(CausalInstrumentOptions Options)
-    : Options(overrideFromCommandLine(Options)) {}
+CausalInstrumentPass::CausalInstrumentPass(CausalInstrumentOptions Options,
+                                           CausalInstrumentPhase Phase)
+    : Options(overrideFromCommandLine(std::move(Options), OptionErrors)), Phase(Phase) {}
 
 PreservedAnalyses CausalInstrumentPass::run(Module &M, ModuleAnalysisManager &) {
-  if (!ModuleInstrumenter(M, Options).instrument())
+  for (const std::string &Error : OptionErrors)
+    M.getContext().diagnose(CausalError(Error));
+  if (!ModuleInstrumenter(M, Options).instrument(Phase))
     return PreservedAnalyses::all();
   return PreservedAnalyses::none();
 }
@@ -195,19 +684,21 @@ void causal::registerCausalInstrumentPipelineParsing(PassBuilder &PB) {
       });
 }
 
-void causal::registerCausalInstrumentAtOptimizerLast(PassBuilder &PB,
-                                                     CausalInstrumentOptions Options) {
+void causal::registerCausalInstrumentPasses(PassBuilder &PB, CausalInstrumentOptions Options) {
+  PB.registerPipelineStartEPCallback([Options](ModulePassManager &MPM, OptimizationLevel) {
+    MPM.addPass(CausalInstrumentPass(Options, CausalInstrumentPhase::Early));
+  });
   // LLVM 20 added the (Thin)LTO phase to the callback. The pass runs in every
   // phase: it is idempotent, so a post-link run after the pre-link one adds
   // nothing.
 #if LLVM_VERSION_MAJOR >= 20
   PB.registerOptimizerLastEPCallback(
       [Options](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase) {
-        MPM.addPass(CausalInstrumentPass(Options));
+        MPM.addPass(CausalInstrumentPass(Options, CausalInstrumentPhase::Full));
       });
 #else
   PB.registerOptimizerLastEPCallback([Options](ModulePassManager &MPM, OptimizationLevel) {
-    MPM.addPass(CausalInstrumentPass(Options));
+    MPM.addPass(CausalInstrumentPass(Options, CausalInstrumentPhase::Full));
   });
 #endif
 }

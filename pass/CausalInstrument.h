@@ -9,7 +9,11 @@
 #ifndef CAUSAL_PASS_CAUSALINSTRUMENT_H
 #define CAUSAL_PASS_CAUSALINSTRUMENT_H
 
+#include "ProgressSpec.h"
+
 #include "llvm/IR/PassManager.h"
+
+#include <vector>
 
 namespace llvm {
 class PassBuilder;
@@ -24,11 +28,23 @@ struct CausalInstrumentOptions {
   /// Emit the module constructor/destructor that register the line table of
   /// the linked image with the runtime.
   bool RegisterModule = true;
+  /// Rewrite direct calls of the CAUSAL_SYNC_FUNCTIONS into calls of their
+  /// CAUSAL_HOOK_PREFIX hooks (when the runtime defines them).
+  bool SyncHooks = true;
+  /// Progress points named at build time (-fcausal-progress and friends).
+  std::vector<ProgressPointSpec> ProgressPoints;
 };
+
+/// Which steps a run performs. Progress points are placed before the
+/// optimizer runs (PipelineStart), so function returns and source lines are
+/// those of the source, not of inlined or merged code; the rest (sync hooks,
+/// module registration) at OptimizerLast. opt's causal-instrument does all.
+enum class CausalInstrumentPhase { Early, Full };
 
 class CausalInstrumentPass : public llvm::PassInfoMixin<CausalInstrumentPass> {
 public:
-  explicit CausalInstrumentPass(CausalInstrumentOptions Options = {});
+  explicit CausalInstrumentPass(CausalInstrumentOptions Options = {},
+                                CausalInstrumentPhase Phase = CausalInstrumentPhase::Full);
 
   llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &MAM);
 
@@ -37,15 +53,18 @@ public:
 
 private:
   CausalInstrumentOptions Options;
+  CausalInstrumentPhase Phase;
+  /// Malformed -causal-progress* command-line specs, reported when run.
+  std::vector<std::string> OptionErrors;
 };
 
 /// Lets a pipeline text name the pass (`opt -passes=causal-instrument`).
 void registerCausalInstrumentPipelineParsing(llvm::PassBuilder &PB);
 
-/// Adds the pass at the OptimizerLast extension point, which every -O level
-/// and the pre-link step of -flto and -flto=thin reach.
-void registerCausalInstrumentAtOptimizerLast(llvm::PassBuilder &PB,
-                                             CausalInstrumentOptions Options);
+/// Adds the pass at the PipelineStart (Early phase) and OptimizerLast (Full
+/// phase) extension points, which every -O level and the pre-link step of
+/// -flto and -flto=thin reach.
+void registerCausalInstrumentPasses(llvm::PassBuilder &PB, CausalInstrumentOptions Options);
 
 } // namespace causal
 

@@ -57,8 +57,11 @@ void TextBuffer::appendf(const char *format, ...) {
 }
 
 void renderProfile(const ModuleRegistry &registry, uint64_t startup_realtime_ns,
-                   uint64_t runtime_ns, TextBuffer *out) {
-  out->appendf("startup\ttime=%llu\n", (unsigned long long)startup_realtime_ns);
+                   uint64_t runtime_ns, TextBuffer *out, const char *experiments,
+                   size_t experiments_size) {
+  out->appendf("startup\ttime=%llu\tprofiler=causal\n", (unsigned long long)startup_realtime_ns);
+  if (experiments && experiments_size)
+    out->append(experiments, experiments_size);
   out->appendf("runtime\ttime=%llu\n", (unsigned long long)runtime_ns);
   uint32_t used = registry.slotsUsed();
   for (uint32_t slot = 0; slot < used; ++slot) {
@@ -79,6 +82,119 @@ void renderProfile(const ModuleRegistry &registry, uint64_t startup_realtime_ns,
                    lines[line].line, (unsigned long long)count);
     }
   }
+}
+
+namespace {
+
+// Fixed-buffer writer for the fatal-signal path.
+class SignalSafeWriter {
+public:
+  explicit SignalSafeWriter(int fd) : fd_(fd) {}
+  void put(const char *text, size_t size) {
+    while (size) {
+      if (used_ == sizeof(buffer_))
+        flush(false);
+      size_t room = sizeof(buffer_) - used_;
+      size_t n = size < room ? size : room;
+      memcpy(buffer_ + used_, text, n);
+      used_ += n;
+      text += n;
+      size -= n;
+    }
+  }
+  void put(const char *text) { put(text, strlen(text)); }
+  void putUnsigned(uint64_t value) {
+    char digits[24];
+    size_t n = 0;
+    do {
+      digits[sizeof(digits) - 1 - n++] = char('0' + value % 10);
+      value /= 10;
+    } while (value);
+    put(digits + sizeof(digits) - n, n);
+  }
+  /// Ends a line; writes out when the buffer is mostly full, at a line end.
+  void endLine() {
+    put("\n", 1);
+    if (used_ > sizeof(buffer_) - 4096)
+      flush(true);
+  }
+  void flush(bool at_line_end) {
+    (void)at_line_end;
+    size_t done = 0;
+    while (done < used_) {
+      ssize_t n = write(fd_, buffer_ + done, used_ - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0) {
+        error_ = n < 0 ? errno : EIO;
+        break;
+      }
+      done += size_t(n);
+    }
+    used_ = 0;
+  }
+  int error() const { return error_; }
+
+private:
+  int fd_;
+  int error_ = 0;
+  size_t used_ = 0;
+  static char buffer_[1 << 16];
+};
+char SignalSafeWriter::buffer_[1 << 16];
+
+} // namespace
+
+int appendProfileSignalSafe(const char *path, const ModuleRegistry &registry,
+                            uint64_t startup_realtime_ns, uint64_t runtime_ns,
+                            const char *experiments, size_t experiments_size) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return errno;
+  SignalSafeWriter out(fd);
+  out.put("startup\ttime=");
+  out.putUnsigned(startup_realtime_ns);
+  out.put("\tprofiler=causal");
+  out.endLine();
+  // Experiment blocks are written whole: flush before one that would not fit.
+  while (experiments && experiments_size) {
+    const char *end = static_cast<const char *>(memchr(experiments, '\n', experiments_size));
+    size_t line = end ? size_t(end - experiments) : experiments_size;
+    out.put(experiments, line);
+    out.endLine();
+    experiments += line + (end ? 1 : 0);
+    experiments_size -= line + (end ? 1 : 0);
+  }
+  out.put("runtime\ttime=");
+  out.putUnsigned(runtime_ns);
+  out.endLine();
+  uint32_t used = registry.slotsUsed();
+  for (uint32_t slot = 0; slot < used; ++slot) {
+    if (const char *retired = registry.retiredText(slot)) {
+      out.put(retired);
+      continue;
+    }
+    const causal_linetab_header *table = registry.table(slot);
+    if (!table)
+      continue;
+    const causal_linetab_line *lines = causal_linetab_lines(table);
+    for (uint32_t line = 0; line < table->num_lines; ++line) {
+      uint64_t count = registry.lineCount(slot, line);
+      if (!count)
+        continue;
+      const char *file = causal_linetab_file(table, lines[line].file_index);
+      out.put("samples\tlocation=");
+      out.put(file ? file : "<unknown>");
+      out.put(":");
+      out.putUnsigned(lines[line].line);
+      out.put("\tcount=");
+      out.putUnsigned(count);
+      out.endLine();
+    }
+  }
+  out.flush(true);
+  close(fd);
+  return out.error();
 }
 
 int appendToFile(const char *path, const char *data, size_t size, size_t max_chunk) {

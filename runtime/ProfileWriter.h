@@ -40,9 +40,19 @@ private:
   bool failed_ = false;
 };
 
-/// Appends the startup, runtime and samples records to |out|.
+/// Appends the block of one run to |out|: the startup record (marked
+/// profiler=causal), |experiments| (pre-formatted experiment and progress
+/// point records, may be null), the runtime record and the samples records.
 void renderProfile(const ModuleRegistry &registry, uint64_t startup_realtime_ns,
-                   uint64_t runtime_ns, TextBuffer *out);
+                   uint64_t runtime_ns, TextBuffer *out, const char *experiments = nullptr,
+                   size_t experiments_size = 0);
+
+/// Async-signal-safe version for fatal signals: formats the same block
+/// into a static buffer (no malloc, no stdio) and appends it to |path| with
+/// O_APPEND, whole lines per write(). Returns 0 or an errno value.
+int appendProfileSignalSafe(const char *path, const ModuleRegistry &registry,
+                            uint64_t startup_realtime_ns, uint64_t runtime_ns,
+                            const char *experiments, size_t experiments_size);
 
 /// Appends |size| bytes to |path| (created 0644 if missing) with O_APPEND.
 /// Writes in chunks of at most |max_chunk| bytes that end at a '\n'.

@@ -18,6 +18,7 @@
 
 #include "Runtime.h"
 #include "Attribution.h"
+#include "Experiment.h"
 #include "ProfileWriter.h"
 #include "Sampler.h"
 
@@ -25,6 +26,8 @@
 #include "causal/tunables.h"
 
 #include <dlfcn.h>
+#include <link.h>
+#include <signal.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -52,6 +55,8 @@ uint64_t g_startup_realtime_ns = 0;
 uint64_t g_startup_monotonic_ns = 0;
 std::atomic<bool> g_profile_written{false};
 pthread_key_t g_thread_key;
+pid_t g_pid = 0;                          // to recognize a vfork child (no atfork handlers)
+std::atomic<int64_t> g_program_threads{0}; // live sampled threads of the program
 
 // ---- Configuration ----------------------------------------------------------
 
@@ -113,6 +118,7 @@ void readConfig() {
   absolutePath(output ? output : CAUSAL_DEFAULT_OUTPUT, c.output_path, sizeof(c.output_path));
   if (const char *log = envString(CAUSAL_ENV_SAMPLE_LOG))
     absolutePath(log, c.sample_log_path, sizeof(c.sample_log_path));
+  readExperimentConfig();
 }
 
 // ---- Threads ----------------------------------------------------------------
@@ -124,6 +130,7 @@ void beginThread(bool is_main_thread, uint64_t inherited_delay_ns) {
   if (!state)
     return;
   state->local_delay_ns.store(inherited_delay_ns, std::memory_order_relaxed);
+  g_program_threads.fetch_add(1, std::memory_order_relaxed);
   pthread_setspecific(g_thread_key, state);
   startThreadSampling(state, is_main_thread);
 }
@@ -132,10 +139,16 @@ void endThread(void *value) {
   auto *state = static_cast<ThreadState *>(value);
   if (!state)
     return;
+  if (tls_thread == state)
+    payOwedDelays(state); // joiners wake up when this thread ends
   stopThreadSampling(state);
   if (tls_thread == state)
     tls_thread = nullptr;
   g_threads.release(state);
+  // The last program thread ends (the main thread called pthread_exit
+  // earlier): the profiler thread must not keep the process alive.
+  if (g_program_threads.fetch_sub(1, std::memory_order_acq_rel) == 1)
+    stopExperiments();
 }
 
 struct ThreadLaunch {
@@ -176,6 +189,8 @@ void *threadTrampoline(void *raw) {
   if (g_status.load(std::memory_order_acquire) == kActive)
     beginThread(false, launch.inherited_delay_ns);
   return callThreadStart(launch.start, launch.arg);
+  // Returning ends the thread: endThread (the key's destructor) pays the
+  // delays it owes before joiners wake.
 }
 
 // ---- Fork -------------------------------------------------------------------
@@ -210,6 +225,11 @@ void forkChild() {
   g_startup_realtime_ns = realtimeNs();
   g_startup_monotonic_ns = monotonicNs();
   g_profile_written.store(false);
+  g_pid = getpid();
+  g_program_threads.store(self ? 1 : 0);
+  if (self)
+    self->local_delay_ns.store(g_experiment.global_delay_ns.load());
+  experimentsForkChild();
   if (self)
     startThreadSampling(self, false);
 }
@@ -221,14 +241,19 @@ void writeProfileOnce() {
     return;
   if (g_profile_written.exchange(true))
     return;
+  // End the running experiment (it is recorded) and the profiler thread.
+  stopExperiments();
   // Process what the exiting thread has buffered and stop sampling it: the
   // writing below is the profiler's time, not the program's.
   if (ThreadState *self = tls_thread)
     stopThreadSampling(self);
   uint64_t runtime_ns = monotonicNs() - g_startup_monotonic_ns;
 
+  TextBuffer experiments;
+  takePendingRecords(&experiments);
   TextBuffer block;
-  renderProfile(g_modules, g_startup_realtime_ns, runtime_ns, &block);
+  renderProfile(g_modules, g_startup_realtime_ns, runtime_ns, &block, experiments.data(),
+                experiments.size());
   if (block.failed())
     message("out of memory while rendering the profile; nothing written");
   else if (int error = appendToFile(g_config.output_path, block.data(), block.size()))
@@ -259,10 +284,53 @@ void writeProfileOnce() {
             (unsigned long long)g_counters.overhead.load(),
             (unsigned long long)g_counters.lost.load(), (unsigned long long)signals,
             signals ? double(handler_ns) / double(signals) / 1000.0 : 0.0, g_config.output_path);
+    message("experiments: %llu ns of delay inserted (global count), %llu ns paused by all "
+            "threads; %u progress points",
+            (unsigned long long)g_experiment.global_delay_ns.load(),
+            (unsigned long long)g_paused_ns.load(), g_progress.size());
   }
 }
 
 void atExitHandler() { writeProfileOnce(); }
+
+// ---- Fatal signals ------------------------------------------------------------
+
+constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+std::atomic<bool> g_fatal_once{false};
+
+void onFatalSignal(int signal, siginfo_t *info, void *) {
+  // SA_RESETHAND restored the program's disposition (the default: we only
+  // install where the program has none) before we got here.
+  int saved_errno = errno;
+  if (!g_fatal_once.exchange(true) && g_status.load(std::memory_order_acquire) == kActive &&
+      !g_profile_written.exchange(true)) {
+    size_t size = 0;
+    const char *experiments = peekPendingRecords(&size);
+    appendProfileSignalSafe(g_config.output_path, g_modules, g_startup_realtime_ns,
+                            monotonicNs() - g_startup_monotonic_ns, experiments, size);
+  }
+  errno = saved_errno;
+  // A fault re-executes the instruction and dies by the default action; a
+  // sent signal (kill, raise, abort) is sent again.
+  if (!info || info->si_code <= 0)
+    raise(signal);
+}
+
+void installFatalSignalHandlers() {
+  for (int signal : kFatalSignals) {
+    struct sigaction current;
+    if (sigaction(signal, nullptr, &current) != 0 || current.sa_handler != SIG_DFL ||
+        (current.sa_flags & SA_SIGINFO))
+      continue; // the program (or a parent's SIG_IGN) decides: leave it alone
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_sigaction = onFatalSignal;
+    action.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_ONSTACK;
+    sigemptyset(&action.sa_mask);
+    sigaddset(&action.sa_mask, CAUSAL_SAMPLE_SIGNAL);
+    sigaction(signal, &action, nullptr);
+  }
+}
 
 __attribute__((destructor)) void runtimeDestructor() { writeProfileOnce(); }
 
@@ -314,8 +382,11 @@ void initialize() {
     g_status.store(kInert, std::memory_order_release);
     return;
   }
+  g_pid = getpid();
+  installFatalSignalHandlers();
   g_status.store(kActive, std::memory_order_release);
   beginThread(true, 0);
+  startExperiments();
   if (g_config.verbose)
     message("sampler: %s, period %llu ns, batch %u, stack copy %u bytes; profile: %s",
             processSamplerName(), (unsigned long long)g_config.period_ns, g_config.batch,
@@ -348,7 +419,47 @@ void complainOnce(const void *where, const char *problem) {
   message("%s: %s; its code is not profiled", path[0] ? path : "<unknown image>", problem);
 }
 
+// [lowest, highest) address of the loaded segments of the image holding
+// |address|; empty if none.
+AddressRange imageRangeOf(const void *address) {
+  struct Search {
+    uintptr_t address;
+    AddressRange range;
+  } search{reinterpret_cast<uintptr_t>(address), {}};
+  dl_iterate_phdr(
+      [](struct dl_phdr_info *info, size_t, void *data) -> int {
+        auto *s = static_cast<Search *>(data);
+        uintptr_t low = UINTPTR_MAX, high = 0;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+          if (ph.p_type != PT_LOAD)
+            continue;
+          uintptr_t begin = info->dlpi_addr + ph.p_vaddr;
+          low = begin < low ? begin : low;
+          high = begin + ph.p_memsz > high ? begin + ph.p_memsz : high;
+        }
+        if (s->address >= low && s->address < high) {
+          s->range.begin = low;
+          s->range.end = high;
+          return 1;
+        }
+        return 0;
+      },
+      &search);
+  return search.range;
+}
+
 } // namespace
+
+// Called by the exec interposers (SyncHooks.cpp).
+void flushProfileBeforeExec() {
+  // A vfork child shares our memory and runs no atfork handler: writing
+  // here would mark the parent's profile as written. Leave it to the parent.
+  if (g_pid && getpid() != g_pid)
+    return;
+  writeProfileOnce();
+}
+
 } // namespace causal::rt
 
 using namespace causal::rt;
@@ -392,6 +503,44 @@ extern "C" CAUSAL_RT_EXPORT void __causal_register_module(const void *start, con
 extern "C" CAUSAL_RT_EXPORT void __causal_unregister_module(const void *start) {
   if (g_modules.unregisterModule(start))
     flushUnwindCache(); // cached unwind rules of the unloaded code are stale
+  // Progress counters of the image are about to be unmapped: keep their
+  // values, stop reading them.
+  AddressRange image = imageRangeOf(start ? start : __builtin_return_address(0));
+  if (image.end > image.begin)
+    g_progress.retireRange(image.begin, image.end);
+}
+
+// ---- Progress points ------------------------------------------------------
+
+extern "C" CAUSAL_RT_EXPORT void __causal_register_counters(struct causal_counter *start,
+                                                            struct causal_counter *stop) {
+  if (g_status.load(std::memory_order_acquire) == kInert)
+    return;
+  g_progress.registerCounters(start, stop);
+}
+
+// Coz's coz.h finds these with dlsym(RTLD_DEFAULT, ...).
+extern "C" CAUSAL_RT_EXPORT CozCounter *_coz_get_counter(int type, const char *name) {
+  if (g_status.load(std::memory_order_acquire) == kInert)
+    return nullptr;
+  return g_progress.cozCounter(type, name);
+}
+
+extern "C" CAUSAL_RT_EXPORT void _coz_pre_block() {
+  if (ThreadState *state = tls_thread)
+    state->coz_pre_block_global_ns = g_experiment.global_delay_ns.load(std::memory_order_relaxed);
+}
+
+extern "C" CAUSAL_RT_EXPORT void _coz_post_block(bool skip_delays) {
+  if (ThreadState *state = tls_thread)
+    if (skip_delays)
+      creditWakeUp(state, state->coz_pre_block_global_ns);
+}
+
+extern "C" CAUSAL_RT_EXPORT void _coz_add_delays() {
+  if (ThreadState *state = tls_thread)
+    if (owesDelays(state))
+      payOwedDelays(state);
 }
 
 extern "C" CAUSAL_RT_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,

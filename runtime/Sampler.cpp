@@ -3,6 +3,7 @@
 #include "Sampler.h"
 
 #include "Attribution.h"
+#include "Experiment.h"
 #include "Runtime.h"
 
 #include "causal/tunables.h"
@@ -57,6 +58,8 @@ void recordSample(ThreadState *state, SampleOutcome outcome, const ResolvedAddre
     g_counters.attributed.fetch_add(weight, std::memory_order_relaxed);
     if (g_sample_log.enabled())
       g_sample_log.add(where.module, where.link_address, weight);
+    if (g_experiment_config.enabled)
+      onSampledLine(state, where, weight);
     break;
   case SampleOutcome::Outside:
     g_counters.outside.fetch_add(weight, std::memory_order_relaxed);
@@ -68,8 +71,7 @@ void recordSample(ThreadState *state, SampleOutcome outcome, const ResolvedAddre
 }
 
 // Called after every CAUSAL_SAMPLE_BATCH samples of a thread, from its
-// signal handler. Later: insert the delays this thread owes (experiments);
-// nothing to do for plain sampling.
+// signal handler. Delays are settled after every signal instead (below).
 void afterBatch(ThreadState *) {}
 
 // ---- perf_event ring ------------------------------------------------------
@@ -202,6 +204,10 @@ void onSampleSignal(int, siginfo_t *info, void *ucontext) {
       state->batches++;
       afterBatch(state);
     }
+    // The paper: delays are checked and inserted right after processing
+    // samples (every signal: the kernel signals each perf sample).
+    if (g_experiment_config.enabled)
+      settleDelays(state);
     g_counters.signals.fetch_add(1, std::memory_order_relaxed);
     if (g_config.verbose)
       g_counters.handler_ns.fetch_add(threadCpuNs() - started, std::memory_order_relaxed);

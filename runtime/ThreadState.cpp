@@ -24,6 +24,9 @@ static void resetState(ThreadState *state) {
   state->samples = state->samples_in_batch = state->batches = 0;
   state->local_delay_ns.store(0, std::memory_order_relaxed);
   state->blocked.store(false, std::memory_order_relaxed);
+  state->excess_delay_ns = 0;
+  state->sync_calls = 0;
+  state->coz_pre_block_global_ns = 0;
 }
 
 ThreadState *ThreadRegistry::acquire() {

@@ -55,9 +55,12 @@ struct ThreadState {
   uint64_t samples_in_batch; // samples since the last completed batch
   uint64_t batches;          // completed batches
 
-  // ---- Causal experiments (later issue) -------------------------------------
+  // ---- Causal experiments (Experiment.h) ------------------------------------
   std::atomic<uint64_t> local_delay_ns; // delays this thread has taken/owes
   std::atomic<bool> blocked;            // in a blocking call (no delays now)
+  uint64_t excess_delay_ns;             // pause overshoot, subtracted from the next pause
+  uint64_t sync_calls;                  // synchronization calls seen (tests: no double counting)
+  uint64_t coz_pre_block_global_ns;     // global count at _coz_pre_block
 
   // ---- Scratch for perf records that wrap around the ring end ---------------
   static constexpr size_t kScratchSize = 65536; // perf record size is a u16

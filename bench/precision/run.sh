@@ -69,14 +69,7 @@ results="$cache/results.txt"
 say() { echo "$*" | tee -a "$results"; }
 
 # ---- SQLite amalgamation ------------------------------------------------------
-src="$cache/src"
-if [ ! -f "$src/sqlite3.c" ]; then
-  mkdir -p "$cache/npm" "$src"
-  (cd "$cache/npm" && npm pack better-sqlite3 --silent >/dev/null)
-  tarball="$(ls "$cache"/npm/better-sqlite3-*.tgz | head -n 1)"
-  tar -xzf "$tarball" -C "$cache/npm" package/deps/sqlite3/sqlite3.c package/deps/sqlite3/sqlite3.h
-  cp "$cache/npm/package/deps/sqlite3/sqlite3.c" "$cache/npm/package/deps/sqlite3/sqlite3.h" "$src/"
-fi
+src="$("$here/../common/fetch-sqlite.sh" "$build/bench-cache/sqlite")"
 sqlite_version="$(sed -n 's/^#define SQLITE_VERSION *"\(.*\)"/\1/p' "$src/sqlite3.h")"
 cp "$here/sqlite_workload.c" "$src/"
 

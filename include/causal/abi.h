@@ -38,7 +38,8 @@ extern "C" {
 #define CAUSAL_LINETAB_SECTION "causal_lines"
 #define CAUSAL_LINETAB_START_SYMBOL "__start_causal_lines"
 #define CAUSAL_LINETAB_STOP_SYMBOL "__stop_causal_lines"
-/* Section flags of the placeholder: allocated, read-only data. */
+/* Section flags of the placeholder causal-ld links in: allocated, read-only
+ * data, retained ("aR": --gc-sections keeps it). */
 #define CAUSAL_LINETAB_ALIGN 8
 
 #define CAUSAL_LINETAB_MAGIC "CAUSALLT" /* 8 bytes, no terminator stored */
@@ -224,6 +225,8 @@ causal_linetab_validate(const void *start, const void *stop) {
       return 0;
   if (h->version != CAUSAL_LINETAB_VERSION || h->header_size != sizeof(*h) ||
       h->total_size > size || h->num_rows == 0)
+    return 0;
+  if ((h->rows_offset | h->lines_offset | h->files_offset) & 3u) /* arrays are 4-byte aligned */
     return 0;
   end = (uint64_t)h->rows_offset + (uint64_t)h->num_rows * sizeof(struct causal_linetab_row);
   if (h->rows_offset < sizeof(*h) || end > h->total_size)

@@ -68,6 +68,57 @@
  * experiment logic (said once on stderr). */
 #define CAUSAL_MAX_THREADS 4096u
 
+/* ---- Causal experiments (docs/runtime.md) -------------------------------- */
+
+/* Source files whose lines may be selected for experiments: one or more
+ * fnmatch(3) globs over the file path as the line table stores it, separated
+ * by ':'. Default: every file except system ones (CAUSAL_SYSTEM_SOURCE_GLOBS). */
+#define CAUSAL_ENV_SCOPE "CAUSAL_SCOPE"
+#define CAUSAL_SYSTEM_SOURCE_GLOBS "/usr/include/*:/usr/lib/*:/usr/local/include/*"
+/* Images (executable/DSO paths) whose lines may be selected; ':'-separated
+ * globs. Default: every instrumented image. */
+#define CAUSAL_ENV_BINARY_SCOPE "CAUSAL_BINARY_SCOPE"
+/* "FILE:LINE": every experiment selects this line (FILE matches a table path
+ * that equals it or ends with "/FILE"). */
+#define CAUSAL_ENV_FIXED_LINE "CAUSAL_FIXED_LINE"
+/* Percent 0..100: every experiment uses this speedup. */
+#define CAUSAL_ENV_FIXED_SPEEDUP "CAUSAL_FIXED_SPEEDUP"
+/* "1": one experiment per run that lasts until the program ends; the end of
+ * the run is the progress point ("end-to-end", for programs without points). */
+#define CAUSAL_ENV_END_TO_END "CAUSAL_END_TO_END"
+#define CAUSAL_END_TO_END_POINT "end-to-end"
+/* Seed of the experiment RNG (line choice is by samples; this drives the
+ * speedup choice). Default: taken from the clock. */
+#define CAUSAL_ENV_SEED "CAUSAL_SEED"
+/* "0": sample only, run no experiments (no profiler thread, no delays). */
+#define CAUSAL_ENV_EXPERIMENTS "CAUSAL_EXPERIMENTS"
+/* First (and minimum) experiment length; the tech report's 100 ms. An
+ * experiment whose least-visited progress point saw fewer than
+ * CAUSAL_MIN_VISITS visits doubles the next one's length (Coz's rule; halved
+ * again, not below the minimum, when every point saw more than twice that). */
+#define CAUSAL_ENV_EXPERIMENT_NS "CAUSAL_EXPERIMENT_NS"
+#define CAUSAL_DEFAULT_EXPERIMENT_NS 100000000ull
+#define CAUSAL_MAX_EXPERIMENT_NS 60000000000ull
+#define CAUSAL_MIN_VISITS 5u
+/* Pause between experiments (the tech report's 10 ms). */
+#define CAUSAL_ENV_COOLOFF_NS "CAUSAL_COOLOFF_NS"
+#define CAUSAL_DEFAULT_COOLOFF_NS 10000000ull
+/* Speedups are k * 100/CAUSAL_SPEEDUP_DIVISIONS % (5 % steps); a draw r in
+ * [0, CAUSAL_ZERO_SPEEDUP_WEIGHT + CAUSAL_SPEEDUP_DIVISIONS] gives 0 % when
+ * r <= CAUSAL_ZERO_SPEEDUP_WEIGHT, else (r - weight) steps: Coz's rule,
+ * 8/28 of experiments are 0 % baselines. */
+#define CAUSAL_SPEEDUP_DIVISIONS 20u
+#define CAUSAL_ZERO_SPEEDUP_WEIGHT 7u
+/* How often the profiler thread looks at the experiment (and integrates the
+ * in-flight count of latency points). */
+#define CAUSAL_PROFILER_POLL_NS 1000000ull
+
+/* Distinct progress points (kind, name) and counters merged into one. */
+#define CAUSAL_MAX_PROGRESS_POINTS 256u
+#define CAUSAL_MAX_COUNTERS_PER_POINT 64u
+/* Longest progress point name kept (longer names are truncated). */
+#define CAUSAL_MAX_POINT_NAME 256u
+
 /* Prefix of every message the runtime prints. */
 #define CAUSAL_MESSAGE_PREFIX "causal: "
 

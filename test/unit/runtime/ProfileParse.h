@@ -35,7 +35,9 @@ inline std::vector<ProfileRecord> parseProfile(const std::string &text,
     }
     ProfileRecord record;
     record.type = parts[0];
-    bool ok = record.type == "startup" || record.type == "runtime" || record.type == "samples";
+    bool ok = record.type == "startup" || record.type == "runtime" || record.type == "samples" ||
+              record.type == "experiment" || record.type == "throughput-point" ||
+              record.type == "latency-point";
     for (size_t i = 1; i < parts.size() && ok; ++i) {
       size_t eq = parts[i].find('=');
       if (eq == std::string::npos || eq == 0 || eq + 1 == parts[i].size()) {
@@ -44,8 +46,20 @@ inline std::vector<ProfileRecord> parseProfile(const std::string &text,
       }
       record.fields[parts[i].substr(0, eq)] = parts[i].substr(eq + 1);
     }
-    if (ok && (record.type == "startup" || record.type == "runtime"))
+    if (ok && record.type == "startup")
+      ok = parts.size() == 3 && record.fields.count("time") &&
+           record.fields["profiler"] == "causal";
+    if (ok && record.type == "runtime")
       ok = parts.size() == 2 && record.fields.count("time");
+    if (ok && record.type == "experiment")
+      ok = parts.size() == 7 && record.fields.count("selected") && record.fields.count("speedup") &&
+           record.fields.count("duration") && record.fields.count("selected-samples") &&
+           record.fields.count("delay");
+    if (ok && record.type == "throughput-point")
+      ok = parts.size() == 3 && record.fields.count("name") && record.fields.count("delta");
+    if (ok && record.type == "latency-point")
+      ok = parts.size() == 5 && record.fields.count("name") && record.fields.count("arrivals") &&
+           record.fields.count("departures") && record.fields.count("difference");
     if (ok && record.type == "samples")
       ok = parts.size() == 3 && record.fields.count("location") && record.fields.count("count");
     if (ok)

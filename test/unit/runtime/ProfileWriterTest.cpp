@@ -90,7 +90,7 @@ TEST(ProfileWriterTest, ConcurrentAppendsFromTwoProcessesStayLineWhole) {
   std::string path = temporaryPath("concurrent.coz");
   // Each process appends 200 blocks of ~20 KB (a large profile block).
   auto writer = [&](const char *tag) {
-    std::string block = "startup\ttime=1\nruntime\ttime=2\n";
+    std::string block = "startup\ttime=1\tprofiler=causal\nruntime\ttime=2\n";
     for (int i = 0; i < 400; ++i)
       block += std::string("samples\tlocation=/") + tag + "/file.cpp:" + std::to_string(i) +
                "\tcount=" + std::to_string(i + 1) + "\n";

@@ -1,0 +1,485 @@
+//===- runtime/Experiment.cpp - Causal experiments and virtual speedup ----===//
+
+#include "Experiment.h"
+
+#include "ExperimentPolicy.h"
+#include "ProfileWriter.h"
+#include "Runtime.h"
+
+#include "causal/tunables.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+namespace causal::rt {
+
+ExperimentGlobals g_experiment;
+ExperimentConfig g_experiment_config;
+ProgressRegistry g_progress;
+std::atomic<uint64_t> g_paused_ns{0};
+
+namespace {
+
+std::atomic<uint32_t> g_thread_started{0};
+std::atomic<uint32_t> g_stop_requested{0};
+std::atomic<uint32_t> g_thread_stopped{0};
+pthread_t g_profiler_thread;
+__thread bool tls_is_profiler CAUSAL_RT_TLS = false;
+
+// ---- Pending records: an mmap'd buffer (no malloc: readable from a fatal
+// signal handler), guarded by a spin lock.
+std::atomic<bool> g_pending_lock{false};
+char *g_pending = nullptr;
+size_t g_pending_size = 0;
+size_t g_pending_capacity = 0;
+
+void lockPending() {
+  while (g_pending_lock.exchange(true, std::memory_order_acquire))
+    __builtin_ia32_pause();
+}
+void unlockPending() { g_pending_lock.store(false, std::memory_order_release); }
+
+void appendPending(const char *text, size_t size) {
+  lockPending();
+  if (g_pending_size + size > g_pending_capacity) {
+    size_t capacity = g_pending_capacity ? g_pending_capacity : 65536;
+    while (capacity < g_pending_size + size)
+      capacity *= 2;
+    void *grown = g_pending ? mremap(g_pending, g_pending_capacity, capacity, MREMAP_MAYMOVE)
+                            : mmap(nullptr, capacity, PROT_READ | PROT_WRITE,
+                                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (grown == MAP_FAILED) {
+      unlockPending();
+      return; // the experiment is lost, the run goes on
+    }
+    g_pending = static_cast<char *>(grown);
+    g_pending_capacity = capacity;
+  }
+  memcpy(g_pending + g_pending_size, text, size);
+  g_pending_size += size;
+  unlockPending();
+}
+
+// ---- Pausing ------------------------------------------------------------
+
+// Sleeps |ns| less the carried overshoot; keeps the new overshoot.
+void pause(ThreadState *state, uint64_t ns) {
+  PausePlan plan = planPause(ns, state->excess_delay_ns);
+  state->excess_delay_ns = plan.excess_left_ns;
+  if (!plan.sleep_ns)
+    return;
+  uint64_t begin = monotonicNs();
+  uint64_t elapsed = 0;
+  while (elapsed < plan.sleep_ns) {
+    uint64_t left = plan.sleep_ns - elapsed;
+    struct timespec ts = {time_t(left / 1000000000ull), long(left % 1000000000ull)};
+    nanosleep(&ts, nullptr); // EINTR: loop on the clock
+    elapsed = monotonicNs() - begin;
+  }
+  state->excess_delay_ns = elapsed - plan.sleep_ns;
+  g_paused_ns.fetch_add(elapsed, std::memory_order_relaxed);
+}
+
+// Raises the global count to at least |value|.
+void raiseGlobal(uint64_t value) {
+  uint64_t current = g_experiment.global_delay_ns.load(std::memory_order_relaxed);
+  while (current < value && !g_experiment.global_delay_ns.compare_exchange_weak(
+                                current, value, std::memory_order_relaxed))
+    ;
+}
+
+// ---- Profiler thread ----------------------------------------------------
+
+void sleepNs(uint64_t ns) {
+  struct timespec ts = {time_t(ns / 1000000000ull), long(ns % 1000000000ull)};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+    ;
+}
+
+bool stopping() { return g_stop_requested.load(std::memory_order_acquire) != 0; }
+
+// Sleeps |ns| in poll steps; false if asked to stop meanwhile.
+bool waitNs(uint64_t ns) {
+  uint64_t end = monotonicNs() + ns;
+  for (;;) {
+    if (stopping())
+      return false;
+    uint64_t now = monotonicNs();
+    if (now >= end)
+      return true;
+    uint64_t step = end - now;
+    sleepNs(step < CAUSAL_PROFILER_POLL_NS ? step : CAUSAL_PROFILER_POLL_NS);
+  }
+}
+
+const char *lineFile(uint64_t packed, uint32_t *line_number) {
+  uint32_t module = uint32_t(packed >> 32), line = uint32_t(packed);
+  if (module >= g_modules.slotsUsed() || !g_modules.isActive(module))
+    return nullptr;
+  const causal_linetab_header *table = g_modules.table(module);
+  if (!table || line >= table->num_lines)
+    return nullptr;
+  const causal_linetab_line &entry = causal_linetab_lines(table)[line];
+  *line_number = entry.line;
+  return causal_linetab_file(table, entry.file_index);
+}
+
+bool inScope(uint64_t packed) {
+  uint32_t line_number;
+  const char *file = lineFile(packed, &line_number);
+  if (!file)
+    return false;
+  const ExperimentConfig &c = g_experiment_config;
+  if (c.binary_scope[0] && !matchesAnyGlob(c.binary_scope, g_modules.path(uint32_t(packed >> 32))))
+    return false;
+  return c.scope[0] ? matchesAnyGlob(c.scope, file) : inDefaultSourceScope(file);
+}
+
+uint64_t findFixedLine() {
+  const ExperimentConfig &c = g_experiment_config;
+  for (uint32_t module = 0, used = g_modules.slotsUsed(); module < used; ++module) {
+    if (!g_modules.isActive(module))
+      continue;
+    const causal_linetab_header *table = g_modules.table(module);
+    if (!table)
+      continue;
+    const causal_linetab_line *lines = causal_linetab_lines(table);
+    for (uint32_t i = 0; i < table->num_lines; ++i) {
+      if (lines[i].line != c.fixed_line)
+        continue;
+      const char *file = causal_linetab_file(table, lines[i].file_index);
+      if (file && pathMatchesFixedFile(file, c.fixed_file))
+        return packLine(module, i);
+    }
+  }
+  return kNoLine;
+}
+
+// Waits for the line of the next experiment; kNoLine if stopping.
+uint64_t chooseLine() {
+  const ExperimentConfig &c = g_experiment_config;
+  bool said_missing = false;
+  uint64_t waited = 0;
+  for (;;) {
+    if (stopping())
+      return kNoLine;
+    if (c.has_fixed_line) {
+      uint64_t line = findFixedLine();
+      if (line != kNoLine)
+        return line;
+      if (!said_missing && waited > 1000000000ull && g_config.verbose) {
+        message("--fixed-line %s:%u: no such line in the instrumented images (yet)", c.fixed_file,
+                c.fixed_line);
+        said_missing = true;
+      }
+    } else {
+      uint64_t candidate = g_experiment.candidate.load(std::memory_order_acquire);
+      if (candidate != kNoLine) {
+        if (inScope(candidate))
+          return candidate;
+        // Rejected: the next sample posts another one. Rejection keeps the
+        // choice proportional to samples among in-scope lines.
+        g_experiment.candidate.store(kNoLine, std::memory_order_release);
+      }
+    }
+    sleepNs(CAUSAL_PROFILER_POLL_NS);
+    waited += CAUSAL_PROFILER_POLL_NS;
+  }
+}
+
+struct PointSnapshot {
+  uint64_t arrivals, departures;
+  double in_flight_area; // integral of (begins - ends) dt, in count x ns
+};
+PointSnapshot g_snapshots[CAUSAL_MAX_PROGRESS_POINTS];
+
+void integrateInFlight(uint32_t points, uint64_t dt) {
+  for (uint32_t p = 0; p < points; ++p) {
+    if (g_progress.kind(p) != PointKind::Latency)
+      continue;
+    int64_t in_flight = int64_t(g_progress.arrivals(p) - g_progress.departures(p));
+    g_snapshots[p].in_flight_area += double(in_flight) * double(dt);
+  }
+}
+
+// Runs one experiment on |line|; returns the fewest visits any point saw.
+uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
+  const ExperimentConfig &c = g_experiment_config;
+  uint32_t speedup =
+      c.fixed_speedup_percent >= 0 ? uint32_t(c.fixed_speedup_percent) : drawSpeedupPercent(rng);
+  uint32_t points = g_progress.size();
+  for (uint32_t p = 0; p < points; ++p)
+    g_snapshots[p] = {g_progress.arrivals(p), g_progress.departures(p), 0.0};
+
+  uint64_t global_before = g_experiment.global_delay_ns.load(std::memory_order_relaxed);
+  g_experiment.selected_samples.store(0, std::memory_order_relaxed);
+  g_experiment.delay_per_sample_ns.store(delayPerSample(speedup, g_config.period_ns),
+                                         std::memory_order_relaxed);
+  g_experiment.start_global_ns.store(global_before, std::memory_order_relaxed);
+  g_experiment.selected.store(line, std::memory_order_relaxed);
+  uint64_t start = monotonicNs();
+  g_experiment.active.store(1, std::memory_order_release);
+
+  uint64_t last = start;
+  for (;;) {
+    bool stop = stopping();
+    uint64_t now = monotonicNs();
+    integrateInFlight(points, now - last);
+    last = now;
+    if (stop || (!c.end_to_end && now - start >= length_ns))
+      break;
+    sleepNs(CAUSAL_PROFILER_POLL_NS);
+  }
+
+  g_experiment.active.store(0, std::memory_order_release);
+  g_experiment.selected.store(kNoLine, std::memory_order_relaxed);
+  uint64_t elapsed = monotonicNs() - start;
+  uint64_t delay = g_experiment.global_delay_ns.load(std::memory_order_relaxed) - global_before;
+  uint64_t selected_samples = g_experiment.selected_samples.load(std::memory_order_relaxed);
+
+  uint32_t line_number = 0;
+  const char *file = lineFile(line, &line_number);
+  TextBuffer text;
+  // duration = elapsed - inserted delay; Coz writes the unsigned difference
+  // (a wrapped value, which readers take as negative, if delay > elapsed).
+  text.appendf("experiment\tselected=%s:%u\tspeedup=%.2f\tduration=%llu\tselected-samples=%llu"
+               "\tdelay=%llu\n",
+               file ? file : "<unknown>", line_number, speedup / 100.0,
+               (unsigned long long)(elapsed - delay), (unsigned long long)selected_samples,
+               (unsigned long long)delay);
+  uint64_t min_visits = UINT64_MAX;
+  for (uint32_t p = 0; p < points; ++p) {
+    uint64_t arrivals = g_progress.arrivals(p) - g_snapshots[p].arrivals;
+    if (g_progress.kind(p) == PointKind::Throughput) {
+      text.appendf("throughput-point\tname=%s\tdelta=%llu\n", g_progress.name(p),
+                   (unsigned long long)arrivals);
+      min_visits = arrivals < min_visits ? arrivals : min_visits;
+    } else {
+      uint64_t departures = g_progress.departures(p) - g_snapshots[p].departures;
+      double difference = elapsed ? g_snapshots[p].in_flight_area / double(elapsed) : 0.0;
+      text.appendf("latency-point\tname=%s\tarrivals=%llu\tdepartures=%llu\tdifference=%.4f\n",
+                   g_progress.name(p), (unsigned long long)arrivals,
+                   (unsigned long long)departures, difference);
+      min_visits = arrivals < min_visits ? arrivals : min_visits;
+      min_visits = departures < min_visits ? departures : min_visits;
+    }
+  }
+  if (c.end_to_end)
+    text.appendf("throughput-point\tname=" CAUSAL_END_TO_END_POINT "\tdelta=1\n");
+  if (!text.failed())
+    appendPending(text.data(), text.size());
+  return min_visits;
+}
+
+void *profilerMain(void *) {
+  tls_is_profiler = true;
+  const ExperimentConfig &c = g_experiment_config;
+  Rng rng(c.seed);
+  uint64_t length = c.min_length_ns;
+  while (!stopping()) {
+    if (!c.end_to_end && g_progress.size() == 0) {
+      waitNs(c.cooloff_ns); // no progress point yet: nothing to measure
+      continue;
+    }
+    g_experiment.candidate.store(kNoLine, std::memory_order_release);
+    uint64_t line = chooseLine();
+    if (line == kNoLine)
+      break;
+    uint64_t min_visits = runExperiment(rng, line, length);
+    if (c.end_to_end)
+      break; // one experiment per run
+    length = nextExperimentLength(length, min_visits, c.min_length_ns);
+    waitNs(c.cooloff_ns);
+  }
+  g_thread_stopped.store(1, std::memory_order_release);
+  return nullptr;
+}
+
+using PthreadCreateFn = int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+bool launchProfilerThread() {
+  auto real = reinterpret_cast<PthreadCreateFn>(dlsym(RTLD_NEXT, "pthread_create"));
+  if (!real)
+    return false;
+  g_stop_requested.store(0);
+  g_thread_stopped.store(0);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 256 * 1024);
+  // No signal of the program is delivered to this thread. The sample
+  // signal stays unblocked: no sampler targets this thread, and its handler
+  // does nothing in a thread without state (a blocked SIGPROF would make
+  // this thread's allocations look like allocations in signal context).
+  sigset_t all, previous;
+  sigfillset(&all);
+  sigdelset(&all, CAUSAL_SAMPLE_SIGNAL);
+  pthread_sigmask(SIG_BLOCK, &all, &previous);
+  int error = real(&g_profiler_thread, &attr, profilerMain, nullptr);
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  pthread_attr_destroy(&attr);
+  if (error) {
+    message("cannot start the profiler thread (%s); no experiments are run", strerror(error));
+    return false;
+  }
+  pthread_detach(g_profiler_thread);
+  g_thread_started.store(1, std::memory_order_release);
+  return true;
+}
+
+uint64_t parsePercent(const char *name, const char *value, bool *ok) {
+  uint64_t result = 0;
+  *ok = value && *value;
+  for (const char *p = value; *ok && *p; ++p) {
+    if (*p < '0' || *p > '9' || result > 100)
+      *ok = false;
+    else
+      result = result * 10 + uint64_t(*p - '0');
+  }
+  if (*ok && result > 100)
+    *ok = false;
+  if (!*ok && value)
+    message("%s=%s is not a percentage from 0 to 100; ignored", name, value);
+  return result;
+}
+
+} // namespace
+
+void readExperimentConfig() {
+  ExperimentConfig &c = g_experiment_config;
+  const char *enabled = envString(CAUSAL_ENV_EXPERIMENTS);
+  c.enabled = !(enabled && !strcmp(enabled, "0"));
+  c.end_to_end = envFlag(CAUSAL_ENV_END_TO_END);
+  if (const char *fixed = envString(CAUSAL_ENV_FIXED_LINE)) {
+    c.has_fixed_line = parseFixedLine(fixed, c.fixed_file, sizeof(c.fixed_file), &c.fixed_line);
+    if (!c.has_fixed_line)
+      message("%s=%s is not FILE:LINE; ignored", CAUSAL_ENV_FIXED_LINE, fixed);
+  }
+  if (const char *speedup = envString(CAUSAL_ENV_FIXED_SPEEDUP)) {
+    bool ok = false;
+    uint64_t percent = parsePercent(CAUSAL_ENV_FIXED_SPEEDUP, speedup, &ok);
+    if (ok && percent % (100 / CAUSAL_SPEEDUP_DIVISIONS) != 0)
+      message("%s=%s: speedups are drawn in steps of %u %%; using %llu %% as given",
+              CAUSAL_ENV_FIXED_SPEEDUP, speedup, 100 / CAUSAL_SPEEDUP_DIVISIONS,
+              (unsigned long long)percent);
+    c.fixed_speedup_percent = ok ? int(percent) : -1;
+  }
+  bool malformed = false;
+  c.seed = envUnsigned(CAUSAL_ENV_SEED, 0, &malformed);
+  if (malformed)
+    message("%s is not a number; using a seed from the clock", CAUSAL_ENV_SEED);
+  if (!envString(CAUSAL_ENV_SEED) || malformed)
+    c.seed = realtimeNs() ^ (uint64_t(getpid()) << 32);
+  malformed = false;
+  c.min_length_ns = envUnsigned(CAUSAL_ENV_EXPERIMENT_NS, CAUSAL_DEFAULT_EXPERIMENT_NS, &malformed);
+  if (malformed || c.min_length_ns < 1000000ull || c.min_length_ns > CAUSAL_MAX_EXPERIMENT_NS) {
+    message("%s must be from 1000000 to %llu ns; using %llu", CAUSAL_ENV_EXPERIMENT_NS,
+            (unsigned long long)CAUSAL_MAX_EXPERIMENT_NS,
+            (unsigned long long)CAUSAL_DEFAULT_EXPERIMENT_NS);
+    c.min_length_ns = CAUSAL_DEFAULT_EXPERIMENT_NS;
+  }
+  malformed = false;
+  c.cooloff_ns = envUnsigned(CAUSAL_ENV_COOLOFF_NS, CAUSAL_DEFAULT_COOLOFF_NS, &malformed);
+  if (malformed || c.cooloff_ns > CAUSAL_MAX_EXPERIMENT_NS) {
+    message("%s is not a number of ns (at most %llu); using %llu", CAUSAL_ENV_COOLOFF_NS,
+            (unsigned long long)CAUSAL_MAX_EXPERIMENT_NS,
+            (unsigned long long)CAUSAL_DEFAULT_COOLOFF_NS);
+    c.cooloff_ns = CAUSAL_DEFAULT_COOLOFF_NS;
+  }
+  if (const char *scope = envString(CAUSAL_ENV_SCOPE))
+    formatTo(c.scope, sizeof(c.scope), "%s", scope);
+  if (const char *scope = envString(CAUSAL_ENV_BINARY_SCOPE))
+    formatTo(c.binary_scope, sizeof(c.binary_scope), "%s", scope);
+}
+
+void onSampledLine(ThreadState *state, const ResolvedAddress &where, uint64_t weight) {
+  uint64_t packed = packLine(where.module, where.line);
+  if (g_experiment.active.load(std::memory_order_acquire)) {
+    if (packed == g_experiment.selected.load(std::memory_order_relaxed)) {
+      uint64_t delay = g_experiment.delay_per_sample_ns.load(std::memory_order_relaxed);
+      // Minimize delays: only the local count grows; settleDelays publishes.
+      state->local_delay_ns.fetch_add(delay * weight, std::memory_order_relaxed);
+      g_experiment.selected_samples.fetch_add(weight, std::memory_order_relaxed);
+    }
+  } else if (g_experiment.candidate.load(std::memory_order_relaxed) == kNoLine) {
+    uint64_t expected = kNoLine;
+    g_experiment.candidate.compare_exchange_strong(expected, packed, std::memory_order_release);
+  }
+}
+
+void settleDelays(ThreadState *state) {
+  DelaySettlement settlement = settleDelayCounts(
+      state->local_delay_ns.load(std::memory_order_relaxed),
+      g_experiment.global_delay_ns.load(std::memory_order_relaxed),
+      g_experiment.start_global_ns.load(std::memory_order_relaxed),
+      g_experiment.active.load(std::memory_order_acquire) != 0);
+  if (settlement.raise_global_to)
+    raiseGlobal(settlement.raise_global_to);
+  if (settlement.pause_ns)
+    pause(state, settlement.pause_ns);
+  state->local_delay_ns.store(settlement.local, std::memory_order_relaxed);
+}
+
+void payOwedDelays(ThreadState *state) {
+  if (state->in_handler)
+    return; // inside the sample handler (e.g. libunwind's locks): it settles itself
+  state->in_handler = 1; // a sample signal meanwhile leaves its samples queued
+  settleDelays(state);
+  state->in_handler = 0;
+}
+
+void startExperiments() {
+  if (!g_experiment_config.enabled || g_thread_started.load())
+    return;
+  launchProfilerThread();
+}
+
+void stopExperiments() {
+  if (!g_thread_started.load(std::memory_order_acquire) || isProfilerThread())
+    return;
+  g_stop_requested.store(1, std::memory_order_release);
+  for (int i = 0; i < 2000 && !g_thread_stopped.load(std::memory_order_acquire); ++i)
+    sleepNs(1000000);
+  g_experiment.active.store(0, std::memory_order_release);
+  g_thread_started.store(0, std::memory_order_release);
+}
+
+void experimentsForkChild() {
+  g_experiment.active.store(0);
+  g_experiment.selected.store(kNoLine);
+  g_experiment.candidate.store(kNoLine);
+  g_experiment.selected_samples.store(0);
+  // The parent writes its own pending records; the child's start empty.
+  g_pending_lock.store(false);
+  g_pending_size = 0;
+  bool was_running = g_thread_started.exchange(0) != 0;
+  if (was_running && g_experiment_config.enabled)
+    launchProfilerThread();
+}
+
+void takePendingRecords(TextBuffer *out) {
+  lockPending();
+  if (g_pending_size)
+    out->append(g_pending, g_pending_size);
+  g_pending_size = 0;
+  unlockPending();
+}
+
+const char *peekPendingRecords(size_t *size) {
+  if (g_pending_lock.exchange(true, std::memory_order_acquire)) {
+    *size = 0;
+    return nullptr; // held by a thread that stopped inside it: skip
+  }
+  // Left locked on purpose: the process is about to die.
+  *size = g_pending_size;
+  return g_pending;
+}
+
+bool isProfilerThread() { return tls_is_profiler; }
+
+} // namespace causal::rt

@@ -1,0 +1,114 @@
+//===- runtime/Experiment.h - Causal experiments and virtual speedup ------===//
+//
+// A profiler thread (started by the runtime, never sampled, all signals
+// blocked) runs experiments back to back: it picks the line of the next
+// in-scope sample (so lines are chosen in proportion to their samples), a
+// speedup (Coz's rule, ExperimentPolicy.h), lets the experiment run, and
+// formats its records (experiment + one record per progress point) into a
+// pending buffer that the exit, exec and fatal-signal paths write out.
+//
+// Virtual speedup (Coz paper, section 3.3): while an experiment runs, a
+// sample charged to the selected line adds speedup x period to the sampling
+// thread's local delay count; after processing its samples a thread whose
+// local count is ahead raises the global count to it ("minimize delays"),
+// and a thread whose local count is behind pauses for the difference
+// (nanosleep overshoot carried into the next pause). Counts are in ns.
+// Sync hooks (SyncHooks.cpp) pay owed delays before anything that can wake a
+// thread, and credit a woken thread with the delays inserted while it slept.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CAUSAL_RUNTIME_EXPERIMENT_H
+#define CAUSAL_RUNTIME_EXPERIMENT_H
+
+#include "ModuleRegistry.h"
+#include "Progress.h"
+#include "ThreadState.h"
+
+#include <atomic>
+#include <limits.h>
+#include <stdint.h>
+
+namespace causal::rt {
+
+class TextBuffer;
+
+constexpr uint64_t kNoLine = ~0ull;
+inline uint64_t packLine(uint32_t module, uint32_t line) { return (uint64_t(module) << 32) | line; }
+
+struct ExperimentConfig {
+  bool enabled = true;
+  bool end_to_end = false;
+  bool has_fixed_line = false;
+  int fixed_speedup_percent = -1; ///< -1: drawn per experiment
+  uint32_t fixed_line = 0;
+  uint64_t seed = 0;
+  uint64_t min_length_ns = 0;
+  uint64_t cooloff_ns = 0;
+  char fixed_file[PATH_MAX] = {};
+  char scope[4096] = {};        ///< empty: default source scope
+  char binary_scope[4096] = {}; ///< empty: every image
+};
+
+/// Shared by the profiler thread, the sample handlers and the sync hooks.
+struct ExperimentGlobals {
+  std::atomic<uint32_t> active{0};
+  std::atomic<uint64_t> selected{kNoLine};
+  std::atomic<uint64_t> delay_per_sample_ns{0};
+  std::atomic<uint64_t> global_delay_ns{0};
+  std::atomic<uint64_t> start_global_ns{0}; ///< older debts are forgiven
+  std::atomic<uint64_t> selected_samples{0};
+  std::atomic<uint64_t> candidate{kNoLine}; ///< next line, posted by a sample
+};
+
+extern ExperimentGlobals g_experiment;
+extern ExperimentConfig g_experiment_config;
+extern ProgressRegistry g_progress;
+extern std::atomic<uint64_t> g_paused_ns; ///< time all threads spent pausing (verbose)
+
+/// Reads the experiment tunables (says what is malformed). Not signal-safe.
+void readExperimentConfig();
+
+/// Signal-safe: a sample of |weight| charged to |where| (outcome Line).
+void onSampledLine(ThreadState *state, const ResolvedAddress &where, uint64_t weight);
+
+/// Signal-safe: after a thread processed samples: publish or pay delays.
+void settleDelays(ThreadState *state);
+
+/// Pays the delays |state| owes now (before waking another thread). Safe
+/// in the sample handler's absence only: does nothing inside it.
+void payOwedDelays(ThreadState *state);
+
+/// Fast check: does the calling thread owe delays?
+inline bool owesDelays(const ThreadState *state) {
+  return g_experiment.global_delay_ns.load(std::memory_order_relaxed) >
+         state->local_delay_ns.load(std::memory_order_relaxed);
+}
+
+/// After a blocking call that began when the global count was
+/// |global_before|: if the thread was woken by another thread, it skips
+/// the delays inserted meanwhile.
+inline void creditWakeUp(ThreadState *state, uint64_t global_before) {
+  uint64_t now = g_experiment.global_delay_ns.load(std::memory_order_relaxed);
+  if (now > global_before)
+    state->local_delay_ns.fetch_add(now - global_before, std::memory_order_relaxed);
+}
+
+/// Starts the profiler thread (if experiments are enabled). Not signal-safe.
+void startExperiments();
+/// Ends the running experiment (recording it) and stops the profiler
+/// thread; waits at most ~2 s. Idempotent.
+void stopExperiments();
+/// Fork child: the profiler thread does not exist here; forget the
+/// parent's experiment and pending records, start a fresh thread.
+void experimentsForkChild();
+/// Appends the pending (not yet written) experiment records to |out| and
+/// forgets them.
+void takePendingRecords(TextBuffer *out);
+/// Signal-safe: the pending records without taking them (null if busy).
+const char *peekPendingRecords(size_t *size);
+/// True if the calling thread is the profiler thread.
+bool isProfilerThread();
+
+} // namespace causal::rt
+
+#endif // CAUSAL_RUNTIME_EXPERIMENT_H

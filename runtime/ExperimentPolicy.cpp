@@ -1,0 +1,117 @@
+//===- runtime/ExperimentPolicy.cpp - Choices the experiment controller makes -===//
+
+#include "ExperimentPolicy.h"
+
+#include "causal/tunables.h"
+
+#include <fnmatch.h>
+#include <string.h>
+
+namespace causal::rt {
+
+uint64_t Rng::next() {
+  uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+uint32_t Rng::uniformInclusive(uint32_t bound) {
+  uint64_t range = uint64_t(bound) + 1;
+  // Rejection sampling: no modulo bias.
+  uint64_t limit = UINT64_MAX - UINT64_MAX % range;
+  uint64_t value;
+  do
+    value = next();
+  while (value >= limit);
+  return uint32_t(value % range);
+}
+
+uint32_t drawSpeedupPercent(Rng &rng) {
+  uint32_t r = rng.uniformInclusive(CAUSAL_ZERO_SPEEDUP_WEIGHT + CAUSAL_SPEEDUP_DIVISIONS);
+  if (r <= CAUSAL_ZERO_SPEEDUP_WEIGHT)
+    return 0;
+  return (r - CAUSAL_ZERO_SPEEDUP_WEIGHT) * 100 / CAUSAL_SPEEDUP_DIVISIONS;
+}
+
+uint64_t nextExperimentLength(uint64_t length_ns, uint64_t min_visits, uint64_t minimum_ns) {
+  if (min_visits < CAUSAL_MIN_VISITS) {
+    if (length_ns <= CAUSAL_MAX_EXPERIMENT_NS / 2)
+      length_ns *= 2;
+  } else if (min_visits > 2 * CAUSAL_MIN_VISITS && length_ns >= 2 * minimum_ns) {
+    length_ns /= 2;
+  }
+  return length_ns < minimum_ns ? minimum_ns : length_ns;
+}
+
+DelaySettlement settleDelayCounts(uint64_t local, uint64_t global, uint64_t floor,
+                                  bool experiment_active) {
+  if (!experiment_active) // between experiments nobody pauses: skip to the global count
+    return {global, 0, 0};
+  if (local < floor)
+    local = floor;
+  if (local > global) // minimize delays: this thread ran the line, the others pause
+    return {local, local, 0};
+  return {global, 0, global - local};
+}
+
+PausePlan planPause(uint64_t owed_ns, uint64_t excess_ns) {
+  if (excess_ns >= owed_ns)
+    return {0, excess_ns - owed_ns};
+  return {owed_ns - excess_ns, 0};
+}
+
+bool matchesAnyGlob(const char *globs, const char *path) {
+  if (!globs || !path)
+    return false;
+  char glob[1024];
+  const char *p = globs;
+  for (;;) {
+    const char *colon = strchr(p, ':');
+    size_t length = colon ? size_t(colon - p) : strlen(p);
+    if (length > 0 && length < sizeof(glob)) {
+      memcpy(glob, p, length);
+      glob[length] = 0;
+      if (fnmatch(glob, path, 0) == 0)
+        return true;
+    }
+    if (!colon)
+      return false;
+    p = colon + 1;
+  }
+}
+
+bool inDefaultSourceScope(const char *path) {
+  return path && !matchesAnyGlob(CAUSAL_SYSTEM_SOURCE_GLOBS, path);
+}
+
+bool parseFixedLine(const char *text, char *file, size_t file_size, uint32_t *line) {
+  if (!text)
+    return false;
+  const char *colon = strrchr(text, ':');
+  if (!colon || colon == text || !colon[1])
+    return false;
+  uint64_t value = 0;
+  for (const char *p = colon + 1; *p; ++p) {
+    if (*p < '0' || *p > '9' || value > 0xffffffffull / 10)
+      return false;
+    value = value * 10 + uint64_t(*p - '0');
+  }
+  size_t length = size_t(colon - text);
+  if (value == 0 || value > 0xffffffffull || length >= file_size)
+    return false;
+  memcpy(file, text, length);
+  file[length] = 0;
+  *line = uint32_t(value);
+  return true;
+}
+
+bool pathMatchesFixedFile(const char *path, const char *file) {
+  size_t path_length = strlen(path), file_length = strlen(file);
+  if (path_length == file_length)
+    return strcmp(path, file) == 0;
+  return path_length > file_length && path[path_length - file_length - 1] == '/' &&
+         strcmp(path + path_length - file_length, file) == 0;
+}
+
+} // namespace causal::rt

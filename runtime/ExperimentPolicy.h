@@ -1,0 +1,80 @@
+//===- runtime/ExperimentPolicy.h - Choices the experiment controller makes -===//
+//
+// The pure parts of the experiment logic, kept apart so they can be tested
+// without a running profiler: the seedable RNG, the speedup draw (Coz's
+// rule), the length of the next experiment, scope globs and --fixed-line
+// parsing. No allocation, no locks.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CAUSAL_RUNTIME_EXPERIMENTPOLICY_H
+#define CAUSAL_RUNTIME_EXPERIMENTPOLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace causal::rt {
+
+/// splitmix64: small, seedable, the same sequence everywhere.
+class Rng {
+public:
+  explicit Rng(uint64_t seed = 0) : state_(seed) {}
+  uint64_t next();
+  /// Uniform in [0, bound] (inclusive), bound < 2^32.
+  uint32_t uniformInclusive(uint32_t bound);
+
+private:
+  uint64_t state_;
+};
+
+/// Speedup of the next experiment in percent (0..100, multiple of
+/// 100 / CAUSAL_SPEEDUP_DIVISIONS): r uniform in [0, weight + divisions];
+/// r <= weight gives 0 (the baselines), else (r - weight) steps.
+uint32_t drawSpeedupPercent(Rng &rng);
+
+/// Length of the experiment after one of |length_ns| whose least-visited
+/// progress point saw |min_visits| visits: doubled below CAUSAL_MIN_VISITS,
+/// halved (not below |minimum_ns|) above twice that, else unchanged; never
+/// above CAUSAL_MAX_EXPERIMENT_NS.
+uint64_t nextExperimentLength(uint64_t length_ns, uint64_t min_visits, uint64_t minimum_ns);
+
+/// Delay each sample in the selected line adds: speedup x sample period.
+inline uint64_t delayPerSample(uint32_t speedup_percent, uint64_t period_ns) {
+  return period_ns * speedup_percent / 100;
+}
+
+/// What a thread does with its delay counts after processing samples (the
+/// paper's rules, counts in ns). |floor| is the global count when the
+/// running experiment started (older debts are forgiven).
+struct DelaySettlement {
+  uint64_t local;           ///< the thread's new local count
+  uint64_t raise_global_to; ///< 0, or the value the global count must reach
+  uint64_t pause_ns;        ///< how long the thread must pause
+};
+DelaySettlement settleDelayCounts(uint64_t local, uint64_t global, uint64_t floor,
+                                  bool experiment_active);
+
+/// A pause of |owed_ns| with |excess_ns| overshoot carried from earlier
+/// pauses: how long to sleep and the overshoot left.
+struct PausePlan {
+  uint64_t sleep_ns;
+  uint64_t excess_left_ns;
+};
+PausePlan planPause(uint64_t owed_ns, uint64_t excess_ns);
+
+/// True if |path| matches one of the ':'-separated fnmatch globs of |globs|.
+bool matchesAnyGlob(const char *globs, const char *path);
+
+/// The default source scope: not a system file (CAUSAL_SYSTEM_SOURCE_GLOBS).
+bool inDefaultSourceScope(const char *path);
+
+/// Splits "FILE:LINE" (the last ':' separates); false if malformed. |file|
+/// receives FILE, NUL-terminated.
+bool parseFixedLine(const char *text, char *file, size_t file_size, uint32_t *line);
+
+/// True if a table path names the --fixed-line FILE: equal, or ends with
+/// "/" FILE.
+bool pathMatchesFixedFile(const char *path, const char *file);
+
+} // namespace causal::rt
+
+#endif // CAUSAL_RUNTIME_EXPERIMENTPOLICY_H

@@ -1,0 +1,97 @@
+//===- runtime/Progress.h - Progress points: counters merged by name ------===//
+//
+// A progress point is (kind, name): a throughput point counts visits, a
+// latency point counts begins and ends. Its visits live in counters the
+// program increments itself (inline, no call): the pass's causal_counter
+// records of each image (registered through __causal_register_counters) and
+// the coz_counter_t objects handed out by _coz_get_counter (programs built
+// with Coz's coz.h). Several counters of the same (kind, name), from several
+// images, are summed. Registration may take a spin lock (never called from a
+// signal handler); reading the totals is lock-free.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CAUSAL_RUNTIME_PROGRESS_H
+#define CAUSAL_RUNTIME_PROGRESS_H
+
+#include "causal/abi.h"
+#include "causal/tunables.h"
+
+#include <atomic>
+#include <stddef.h>
+#include <stdint.h>
+
+namespace causal::rt {
+
+/// What coz.h expects _coz_get_counter to return (its coz_counter_t).
+struct CozCounter {
+  size_t count;
+  size_t backoff; // unused, as in Coz
+};
+
+enum class PointKind : uint32_t { Throughput = 0, Latency = 1 };
+
+class ProgressRegistry {
+public:
+  static constexpr uint32_t kMaxPoints = CAUSAL_MAX_PROGRESS_POINTS;
+  static constexpr uint32_t kMaxCounters = CAUSAL_MAX_COUNTERS_PER_POINT;
+  static constexpr uint32_t kMaxCozCounters = CAUSAL_MAX_PROGRESS_POINTS * 2;
+
+  /// Adds every well-formed record of [start, stop). A record already
+  /// added (same address) is skipped, so calling twice is harmless.
+  /// Returns the number of records newly added.
+  uint32_t registerCounters(causal_counter *start, causal_counter *stop);
+
+  /// Coz's _coz_get_counter: one counter per (type, name), created on first
+  /// use; null for an unknown type, a null name or when full.
+  CozCounter *cozCounter(int type, const char *name);
+
+  /// Counters that live in [begin, end) (an image being unloaded): their
+  /// current values are kept and they are no longer read.
+  void retireRange(uintptr_t begin, uintptr_t end);
+
+  uint32_t size() const { return num_points_.load(std::memory_order_acquire); }
+  const char *name(uint32_t point) const { return points_[point].name; }
+  PointKind kind(uint32_t point) const { return points_[point].kind; }
+  /// Visits of a throughput point, begins of a latency point.
+  uint64_t arrivals(uint32_t point) const { return sum(points_[point].begins); }
+  /// Ends of a latency point (0 for a throughput point).
+  uint64_t departures(uint32_t point) const { return sum(points_[point].ends); }
+
+  /// Forgets everything (tests only).
+  void resetForTesting();
+
+private:
+  struct CounterList {
+    std::atomic<uint64_t *> counters[kMaxCounters];
+    std::atomic<uint32_t> size;
+    std::atomic<uint64_t> retired; // values of counters of unloaded images
+  };
+  struct Point {
+    PointKind kind;
+    char name[CAUSAL_MAX_POINT_NAME];
+    CounterList begins; // visits (throughput) or begins (latency)
+    CounterList ends;
+  };
+  struct CozSlot {
+    int type;
+    uint32_t point;
+    CozCounter counter;
+  };
+
+  static uint64_t sum(const CounterList &list);
+  bool addCounter(uint32_t kind_code, const char *name, uint64_t *counter);
+  uint32_t findOrAddPoint(PointKind kind, const char *name); // lock held
+  void lock();
+  void unlock();
+
+  Point points_[kMaxPoints] = {};
+  std::atomic<uint32_t> num_points_{0};
+  CozSlot coz_[kMaxCozCounters] = {};
+  std::atomic<uint32_t> num_coz_{0};
+  std::atomic<bool> lock_{false};
+  std::atomic<bool> said_full_{false};
+};
+
+} // namespace causal::rt
+
+#endif // CAUSAL_RUNTIME_PROGRESS_H

@@ -1,0 +1,478 @@
+//===- runtime/SyncHooks.cpp - Blocking and waking calls, exec -----------===//
+//
+// Each function X of CAUSAL_SYNC_FUNCTIONS is implemented once (the *Impl
+// functions below) and exposed twice: as __causal_hook_X, which the pass
+// calls from instrumented code, and as X itself, which interposes the C
+// library's X for code we did not compile (libcausal_rt.so comes before libc
+// in the search order). Both call the real X through a pointer resolved with
+// dlsym(RTLD_NEXT) at start-up, never each other, so one call is seen once.
+//
+// Rules (Coz paper, Tables 1 and 2):
+//   * before a call that can wake another thread (unlock, signal,
+//     broadcast, post, barrier, kill, thread exit, and a condition wait,
+//     which unlocks its mutex) the thread pays the delays it owes;
+//   * after a call that blocked until another thread woke it, the thread
+//     skips the delays inserted meanwhile (the waker paid them); a timed
+//     wait that timed out, a failed call or a try is not credited.
+// Fast path (no experiment, nothing owed): a TLS load and a compare.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Experiment.h"
+#include "Runtime.h"
+#include "Sampler.h"
+
+#include "causal/abi.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <time.h>
+#include <unistd.h>
+
+namespace causal::rt {
+
+/// Writes the pending profile block before the process image is replaced.
+void flushProfileBeforeExec();
+
+namespace {
+
+template <typename F> F resolveReal(const char *name, const char *version) {
+  void *symbol = version ? dlvsym(RTLD_NEXT, name, version) : nullptr;
+  if (!symbol)
+    symbol = dlsym(RTLD_NEXT, name);
+  return reinterpret_cast<F>(symbol);
+}
+
+// The condition-variable functions have an old (GLIBC_2.2.5) and a current
+// version; dlsym would return the old one.
+#define CAUSAL_REAL_FUNCTIONS(X)                                                                   \
+  X(pthread_mutex_lock, nullptr)                                                                   \
+  X(pthread_mutex_trylock, nullptr)                                                                \
+  X(pthread_mutex_timedlock, nullptr)                                                              \
+  X(pthread_mutex_clocklock, nullptr)                                                              \
+  X(pthread_mutex_unlock, nullptr)                                                                 \
+  X(pthread_cond_wait, "GLIBC_2.3.2")                                                              \
+  X(pthread_cond_timedwait, "GLIBC_2.3.2")                                                         \
+  X(pthread_cond_clockwait, nullptr)                                                               \
+  X(pthread_cond_signal, "GLIBC_2.3.2")                                                            \
+  X(pthread_cond_broadcast, "GLIBC_2.3.2")                                                         \
+  X(pthread_rwlock_rdlock, nullptr)                                                                \
+  X(pthread_rwlock_tryrdlock, nullptr)                                                             \
+  X(pthread_rwlock_timedrdlock, nullptr)                                                           \
+  X(pthread_rwlock_clockrdlock, nullptr)                                                           \
+  X(pthread_rwlock_wrlock, nullptr)                                                                \
+  X(pthread_rwlock_trywrlock, nullptr)                                                             \
+  X(pthread_rwlock_timedwrlock, nullptr)                                                           \
+  X(pthread_rwlock_clockwrlock, nullptr)                                                           \
+  X(pthread_rwlock_unlock, nullptr)                                                                \
+  X(sem_wait, nullptr)                                                                             \
+  X(sem_trywait, nullptr)                                                                          \
+  X(sem_timedwait, nullptr)                                                                        \
+  X(sem_clockwait, nullptr)                                                                        \
+  X(sem_post, nullptr)                                                                             \
+  X(pthread_barrier_wait, nullptr)                                                                 \
+  X(pthread_join, nullptr)                                                                         \
+  X(pthread_tryjoin_np, nullptr)                                                                   \
+  X(pthread_timedjoin_np, nullptr)                                                                 \
+  X(pthread_clockjoin_np, nullptr)                                                                 \
+  X(pthread_exit, nullptr)                                                                         \
+  X(pthread_kill, nullptr)                                                                         \
+  X(pthread_sigqueue, nullptr)                                                                     \
+  X(sigwait, nullptr)                                                                              \
+  X(sigwaitinfo, nullptr)                                                                          \
+  X(sigtimedwait, nullptr)                                                                         \
+  X(sigsuspend, nullptr)                                                                           \
+  X(execve, nullptr)                                                                               \
+  X(execv, nullptr)                                                                                \
+  X(execvp, nullptr)                                                                               \
+  X(execvpe, nullptr)                                                                              \
+  X(fexecve, nullptr)
+
+#define CAUSAL_DECLARE_REAL(name, version) decltype(&::name) real_##name = nullptr;
+CAUSAL_REAL_FUNCTIONS(CAUSAL_DECLARE_REAL)
+#undef CAUSAL_DECLARE_REAL
+
+void resolveAll() {
+#define CAUSAL_RESOLVE(name, version)                                                              \
+  if (!real_##name)                                                                                \
+    real_##name = resolveReal<decltype(&::name)>(#name, version);
+  CAUSAL_REAL_FUNCTIONS(CAUSAL_RESOLVE)
+#undef CAUSAL_RESOLVE
+}
+
+// Called before the runtime's own constructor if another constructor locks
+// a mutex first: resolve on first use (not on the fast path afterwards).
+#define REAL(name) (__builtin_expect(real_##name != nullptr, 1) ? real_##name : (resolveAll(), real_##name))
+
+__attribute__((constructor(101))) void resolveAtStartup() { resolveAll(); }
+
+// ---- The two kinds of call --------------------------------------------------
+
+inline void beforeWaking() {
+  ThreadState *state = tls_thread;
+  if (!state)
+    return;
+  ++state->sync_calls;
+  if (__builtin_expect(owesDelays(state), 0))
+    payOwedDelays(state);
+}
+
+struct BlockScope {
+  ThreadState *state;
+  uint64_t global_before = 0;
+  BlockScope() : state(tls_thread) {
+    if (state) {
+      ++state->sync_calls;
+      global_before = g_experiment.global_delay_ns.load(std::memory_order_relaxed);
+    }
+  }
+  void woken(bool by_other_thread) {
+    if (state && by_other_thread && !state->in_handler)
+      creditWakeUp(state, global_before);
+  }
+};
+
+inline void plainCall() {
+  if (ThreadState *state = tls_thread)
+    ++state->sync_calls;
+}
+
+// ---- Implementations (one per function) -------------------------------------
+
+int mutexLockImpl(pthread_mutex_t *m) {
+  BlockScope scope;
+  int r = REAL(pthread_mutex_lock)(m);
+  scope.woken(r == 0);
+  return r;
+}
+int mutexTrylockImpl(pthread_mutex_t *m) {
+  plainCall();
+  return REAL(pthread_mutex_trylock)(m);
+}
+int mutexTimedlockImpl(pthread_mutex_t *m, const struct timespec *t) {
+  BlockScope scope;
+  int r = REAL(pthread_mutex_timedlock)(m, t);
+  scope.woken(r == 0);
+  return r;
+}
+int mutexClocklockImpl(pthread_mutex_t *m, clockid_t c, const struct timespec *t) {
+  BlockScope scope;
+  int r = REAL(pthread_mutex_clocklock)(m, c, t);
+  scope.woken(r == 0);
+  return r;
+}
+int mutexUnlockImpl(pthread_mutex_t *m) {
+  beforeWaking();
+  return REAL(pthread_mutex_unlock)(m);
+}
+int condWaitImpl(pthread_cond_t *c, pthread_mutex_t *m) {
+  beforeWaking(); // the wait unlocks |m|
+  BlockScope scope;
+  int r = REAL(pthread_cond_wait)(c, m);
+  scope.woken(r == 0);
+  return r;
+}
+int condTimedwaitImpl(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t) {
+  beforeWaking();
+  BlockScope scope;
+  int r = REAL(pthread_cond_timedwait)(c, m, t);
+  scope.woken(r == 0);
+  return r;
+}
+int condClockwaitImpl(pthread_cond_t *c, pthread_mutex_t *m, clockid_t k,
+                      const struct timespec *t) {
+  beforeWaking();
+  BlockScope scope;
+  int r = REAL(pthread_cond_clockwait)(c, m, k, t);
+  scope.woken(r == 0);
+  return r;
+}
+int condSignalImpl(pthread_cond_t *c) {
+  beforeWaking();
+  return REAL(pthread_cond_signal)(c);
+}
+int condBroadcastImpl(pthread_cond_t *c) {
+  beforeWaking();
+  return REAL(pthread_cond_broadcast)(c);
+}
+int rwRdlockImpl(pthread_rwlock_t *l) {
+  BlockScope scope;
+  int r = REAL(pthread_rwlock_rdlock)(l);
+  scope.woken(r == 0);
+  return r;
+}
+int rwTryrdlockImpl(pthread_rwlock_t *l) {
+  plainCall();
+  return REAL(pthread_rwlock_tryrdlock)(l);
+}
+int rwTimedrdlockImpl(pthread_rwlock_t *l, const struct timespec *t) {
+  BlockScope scope;
+  int r = REAL(pthread_rwlock_timedrdlock)(l, t);
+  scope.woken(r == 0);
+  return r;
+}
+int rwClockrdlockImpl(pthread_rwlock_t *l, clockid_t c, const struct timespec *t) {
+  BlockScope scope;
+  int r = REAL(pthread_rwlock_clockrdlock)(l, c, t);
+  scope.woken(r == 0);
+  return r;
+}
+int rwWrlockImpl(pthread_rwlock_t *l) {
+  BlockScope scope;
+  int r = REAL(pthread_rwlock_wrlock)(l);
+  scope.woken(r == 0);
+  return r;
+}
+int rwTrywrlockImpl(pthread_rwlock_t *l) {
+  plainCall();
+  return REAL(pthread_rwlock_trywrlock)(l);
+}
+int rwTimedwrlockImpl(pthread_rwlock_t *l, const struct timespec *t) {
+  BlockScope scope;
+  int r = REAL(pthread_rwlock_timedwrlock)(l, t);
+  scope.woken(r == 0);
+  return r;
+}
+int rwClockwrlockImpl(pthread_rwlock_t *l, clockid_t c, const struct timespec *t) {
+  BlockScope scope;
+  int r = REAL(pthread_rwlock_clockwrlock)(l, c, t);
+  scope.woken(r == 0);
+  return r;
+}
+int rwUnlockImpl(pthread_rwlock_t *l) {
+  beforeWaking();
+  return REAL(pthread_rwlock_unlock)(l);
+}
+int semWaitImpl(sem_t *s) {
+  BlockScope scope;
+  int r = REAL(sem_wait)(s);
+  scope.woken(r == 0);
+  return r;
+}
+int semTrywaitImpl(sem_t *s) {
+  plainCall();
+  return REAL(sem_trywait)(s);
+}
+int semTimedwaitImpl(sem_t *s, const struct timespec *t) {
+  BlockScope scope;
+  int r = REAL(sem_timedwait)(s, t);
+  scope.woken(r == 0);
+  return r;
+}
+int semClockwaitImpl(sem_t *s, clockid_t c, const struct timespec *t) {
+  BlockScope scope;
+  int r = REAL(sem_clockwait)(s, c, t);
+  scope.woken(r == 0);
+  return r;
+}
+int semPostImpl(sem_t *s) {
+  beforeWaking();
+  return REAL(sem_post)(s);
+}
+int barrierWaitImpl(pthread_barrier_t *b) {
+  beforeWaking(); // the last arrival wakes the others
+  BlockScope scope;
+  int r = REAL(pthread_barrier_wait)(b);
+  scope.woken(r == 0 || r == PTHREAD_BARRIER_SERIAL_THREAD);
+  return r;
+}
+int joinImpl(pthread_t t, void **v) {
+  BlockScope scope;
+  int r = REAL(pthread_join)(t, v);
+  scope.woken(r == 0);
+  return r;
+}
+int tryjoinImpl(pthread_t t, void **v) {
+  plainCall();
+  return REAL(pthread_tryjoin_np)(t, v);
+}
+int timedjoinImpl(pthread_t t, void **v, const struct timespec *a) {
+  BlockScope scope;
+  int r = REAL(pthread_timedjoin_np)(t, v, a);
+  scope.woken(r == 0);
+  return r;
+}
+int clockjoinImpl(pthread_t t, void **v, clockid_t c, const struct timespec *a) {
+  BlockScope scope;
+  int r = REAL(pthread_clockjoin_np)(t, v, c, a);
+  scope.woken(r == 0);
+  return r;
+}
+[[noreturn]] void exitImpl(void *v) {
+  beforeWaking(); // joiners wake up
+  REAL(pthread_exit)(v);
+  __builtin_unreachable();
+}
+int killImpl(pthread_t t, int s) {
+  beforeWaking();
+  return REAL(pthread_kill)(t, s);
+}
+int sigqueueImpl(pthread_t t, int s, const union sigval v) {
+  beforeWaking();
+  return REAL(pthread_sigqueue)(t, s, v);
+}
+int sigwaitImpl(const sigset_t *set, int *sig) {
+  BlockScope scope;
+  int r = REAL(sigwait)(set, sig);
+  scope.woken(r == 0);
+  return r;
+}
+int sigwaitinfoImpl(const sigset_t *set, siginfo_t *info) {
+  BlockScope scope;
+  int r = REAL(sigwaitinfo)(set, info);
+  scope.woken(r >= 0);
+  return r;
+}
+int sigtimedwaitImpl(const sigset_t *set, siginfo_t *info, const struct timespec *t) {
+  BlockScope scope;
+  int r = REAL(sigtimedwait)(set, info, t);
+  scope.woken(r >= 0);
+  return r;
+}
+int sigsuspendImpl(const sigset_t *mask) {
+  BlockScope scope;
+  int r = REAL(sigsuspend)(mask);
+  scope.woken(true); // returns when a signal handler ran
+  return r;
+}
+
+} // namespace
+} // namespace causal::rt
+
+using namespace causal::rt;
+
+// ---- The two entry points of each function -------------------------------
+
+#define CAUSAL_EXPOSE(ret, name, impl, params, args)                                               \
+  extern "C" CAUSAL_RT_EXPORT ret name params { return impl args; }                               \
+  extern "C" CAUSAL_RT_EXPORT ret __causal_hook_##name params { return impl args; }
+
+CAUSAL_EXPOSE(int, pthread_mutex_lock, mutexLockImpl, (pthread_mutex_t * m), (m))
+CAUSAL_EXPOSE(int, pthread_mutex_trylock, mutexTrylockImpl, (pthread_mutex_t * m), (m))
+CAUSAL_EXPOSE(int, pthread_mutex_timedlock, mutexTimedlockImpl,
+              (pthread_mutex_t * m, const struct timespec *t), (m, t))
+CAUSAL_EXPOSE(int, pthread_mutex_clocklock, mutexClocklockImpl,
+              (pthread_mutex_t * m, clockid_t c, const struct timespec *t), (m, c, t))
+CAUSAL_EXPOSE(int, pthread_mutex_unlock, mutexUnlockImpl, (pthread_mutex_t * m), (m))
+CAUSAL_EXPOSE(int, pthread_cond_wait, condWaitImpl, (pthread_cond_t * c, pthread_mutex_t *m),
+              (c, m))
+CAUSAL_EXPOSE(int, pthread_cond_timedwait, condTimedwaitImpl,
+              (pthread_cond_t * c, pthread_mutex_t *m, const struct timespec *t), (c, m, t))
+CAUSAL_EXPOSE(int, pthread_cond_clockwait, condClockwaitImpl,
+              (pthread_cond_t * c, pthread_mutex_t *m, clockid_t k, const struct timespec *t),
+              (c, m, k, t))
+CAUSAL_EXPOSE(int, pthread_cond_signal, condSignalImpl, (pthread_cond_t * c), (c))
+CAUSAL_EXPOSE(int, pthread_cond_broadcast, condBroadcastImpl, (pthread_cond_t * c), (c))
+CAUSAL_EXPOSE(int, pthread_rwlock_rdlock, rwRdlockImpl, (pthread_rwlock_t * l), (l))
+CAUSAL_EXPOSE(int, pthread_rwlock_tryrdlock, rwTryrdlockImpl, (pthread_rwlock_t * l), (l))
+CAUSAL_EXPOSE(int, pthread_rwlock_timedrdlock, rwTimedrdlockImpl,
+              (pthread_rwlock_t * l, const struct timespec *t), (l, t))
+CAUSAL_EXPOSE(int, pthread_rwlock_clockrdlock, rwClockrdlockImpl,
+              (pthread_rwlock_t * l, clockid_t c, const struct timespec *t), (l, c, t))
+CAUSAL_EXPOSE(int, pthread_rwlock_wrlock, rwWrlockImpl, (pthread_rwlock_t * l), (l))
+CAUSAL_EXPOSE(int, pthread_rwlock_trywrlock, rwTrywrlockImpl, (pthread_rwlock_t * l), (l))
+CAUSAL_EXPOSE(int, pthread_rwlock_timedwrlock, rwTimedwrlockImpl,
+              (pthread_rwlock_t * l, const struct timespec *t), (l, t))
+CAUSAL_EXPOSE(int, pthread_rwlock_clockwrlock, rwClockwrlockImpl,
+              (pthread_rwlock_t * l, clockid_t c, const struct timespec *t), (l, c, t))
+CAUSAL_EXPOSE(int, pthread_rwlock_unlock, rwUnlockImpl, (pthread_rwlock_t * l), (l))
+CAUSAL_EXPOSE(int, sem_wait, semWaitImpl, (sem_t * s), (s))
+CAUSAL_EXPOSE(int, sem_trywait, semTrywaitImpl, (sem_t * s), (s))
+CAUSAL_EXPOSE(int, sem_timedwait, semTimedwaitImpl, (sem_t * s, const struct timespec *t), (s, t))
+CAUSAL_EXPOSE(int, sem_clockwait, semClockwaitImpl,
+              (sem_t * s, clockid_t c, const struct timespec *t), (s, c, t))
+CAUSAL_EXPOSE(int, sem_post, semPostImpl, (sem_t * s), (s))
+CAUSAL_EXPOSE(int, pthread_barrier_wait, barrierWaitImpl, (pthread_barrier_t * b), (b))
+CAUSAL_EXPOSE(int, pthread_join, joinImpl, (pthread_t t, void **v), (t, v))
+CAUSAL_EXPOSE(int, pthread_tryjoin_np, tryjoinImpl, (pthread_t t, void **v), (t, v))
+CAUSAL_EXPOSE(int, pthread_timedjoin_np, timedjoinImpl,
+              (pthread_t t, void **v, const struct timespec *a), (t, v, a))
+CAUSAL_EXPOSE(int, pthread_clockjoin_np, clockjoinImpl,
+              (pthread_t t, void **v, clockid_t c, const struct timespec *a), (t, v, c, a))
+CAUSAL_EXPOSE(int, pthread_kill, killImpl, (pthread_t t, int s), (t, s))
+CAUSAL_EXPOSE(int, pthread_sigqueue, sigqueueImpl, (pthread_t t, int s, const union sigval v),
+              (t, s, v))
+CAUSAL_EXPOSE(int, sigwait, sigwaitImpl, (const sigset_t *set, int *sig), (set, sig))
+CAUSAL_EXPOSE(int, sigwaitinfo, sigwaitinfoImpl, (const sigset_t *set, siginfo_t *info),
+              (set, info))
+CAUSAL_EXPOSE(int, sigtimedwait, sigtimedwaitImpl,
+              (const sigset_t *set, siginfo_t *info, const struct timespec *t), (set, info, t))
+CAUSAL_EXPOSE(int, sigsuspend, sigsuspendImpl, (const sigset_t *mask), (mask))
+
+extern "C" CAUSAL_RT_EXPORT void pthread_exit(void *value) { exitImpl(value); }
+extern "C" CAUSAL_RT_EXPORT void __causal_hook_pthread_exit(void *value) { exitImpl(value); }
+
+// One implementation of pthread_create: the interposer in Runtime.cpp.
+extern "C" CAUSAL_RT_EXPORT int __causal_hook_pthread_create(pthread_t *thread,
+                                                             const pthread_attr_t *attr,
+                                                             void *(*start)(void *), void *arg) {
+  return pthread_create(thread, attr, start, arg);
+}
+
+// ---- exec: write the pending records first --------------------------------
+
+extern "C" CAUSAL_RT_EXPORT int execve(const char *path, char *const argv[], char *const envp[]) {
+  flushProfileBeforeExec();
+  return REAL(execve)(path, argv, envp);
+}
+extern "C" CAUSAL_RT_EXPORT int execv(const char *path, char *const argv[]) {
+  flushProfileBeforeExec();
+  return REAL(execv)(path, argv);
+}
+extern "C" CAUSAL_RT_EXPORT int execvp(const char *file, char *const argv[]) {
+  flushProfileBeforeExec();
+  return REAL(execvp)(file, argv);
+}
+extern "C" CAUSAL_RT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) {
+  flushProfileBeforeExec();
+  return REAL(execvpe)(file, argv, envp);
+}
+extern "C" CAUSAL_RT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[]) {
+  flushProfileBeforeExec();
+  return REAL(fexecve)(fd, argv, envp);
+}
+
+namespace {
+// Collects the variadic arguments of the execl family (NULL-terminated),
+// then |envp| for execle.
+#define CAUSAL_COLLECT_ARGS(first, with_env)                                                       \
+  size_t count = 1;                                                                                \
+  va_list args;                                                                                    \
+  va_start(args, first);                                                                           \
+  while (va_arg(args, const char *))                                                              \
+    ++count;                                                                                       \
+  va_end(args);                                                                                    \
+  const char *argv[count + 1];                                                                     \
+  argv[0] = first;                                                                                 \
+  va_start(args, first);                                                                           \
+  for (size_t i = 1; i <= count; ++i)                                                              \
+    argv[i] = va_arg(args, const char *);                                                          \
+  char *const *envp = with_env ? va_arg(args, char *const *) : nullptr;                            \
+  va_end(args);                                                                                    \
+  (void)envp;
+} // namespace
+
+extern "C" CAUSAL_RT_EXPORT int execl(const char *path, const char *arg, ...) {
+  CAUSAL_COLLECT_ARGS(arg, false)
+  return execv(path, const_cast<char *const *>(argv));
+}
+extern "C" CAUSAL_RT_EXPORT int execlp(const char *file, const char *arg, ...) {
+  CAUSAL_COLLECT_ARGS(arg, false)
+  return execvp(file, const_cast<char *const *>(argv));
+}
+extern "C" CAUSAL_RT_EXPORT int execle(const char *path, const char *arg, ...) {
+  CAUSAL_COLLECT_ARGS(arg, true)
+  return execve(path, const_cast<char *const *>(argv), envp);
+}
+
+// For the runtime's tests: synchronization calls the calling thread made
+// through either entry point (each call counts once), or UINT64_MAX if the
+// thread is not profiled.
+extern "C" CAUSAL_RT_EXPORT uint64_t __causal_test_sync_calls() {
+  ThreadState *state = tls_thread;
+  return state ? state->sync_calls : UINT64_MAX;
+}

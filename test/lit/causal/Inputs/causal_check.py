@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""Runs causal experiments on an example and checks what `causal report --json`
+predicts, for the end-to-end accuracy tests in this folder.
+
+Source lines are named FILE:MARKER: the one line of FILE that ends with the
+comment "// MARKER" (e.g. "for (...) { // LINE-A"), so tests do not hard-code
+line numbers.
+
+  causal_check.py run --causal CAUSAL --output PROFILE --line FILE:MARKER
+                      [--speedups 0,50] [--repeat N] [--seed N] [--option OPT]...
+                      -- PROGRAM [ARGS...]
+      Runs PROGRAM under `CAUSAL run --fixed-line FILE:LINE`, appending to
+      PROFILE: for each of N repetitions, once per speedup in the list with
+      --fixed-speedup (interleaved, so that a machine whose speed drifts affects
+      every speedup alike); the speedup `random` runs without --fixed-speedup.
+      --seed N gives repetition i the seed N + i. --option passes an extra
+      option to `causal run` (e.g. --option=--end-to-end). Fails if a run
+      fails.
+
+  causal_check.py effect REPORT.json --line FILE:MARKER [--point NAME]
+                      --speedup S --min LOW --max HIGH
+      The line's predicted program speedup at line speedup S (a fraction, as
+      in the report's curve) for progress point NAME (default: the line's only
+      point) lies in [LOW, HIGH].
+
+  causal_check.py slope REPORT.json --line FILE:MARKER [--point NAME]
+                      --min LOW --max HIGH
+      The line's slope lies in [LOW, HIGH].
+
+  causal_check.py point REPORT.json (--name NAME | --name-at FILE:MARKER)
+                      --kind throughput|latency [--min-visits N]
+      The report lists progress point NAME of that kind with at least N
+      visits (default 1). --name-at names the point "FILE:LINE" (FILE as
+      given), the name Coz's and our unnamed progress points get.
+
+Every check prints what it measured, so `lit -v` shows the figures.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+
+def fail(msg):
+    sys.stderr.write("causal_check: FAIL: %s\n" % msg)
+    sys.exit(1)
+
+
+def resolve_line(spec):
+    """FILE:MARKER -> (realpath of FILE, line number of MARKER)."""
+    path, sep, marker = spec.rpartition(":")
+    if not sep or not path or not marker:
+        fail("--line wants FILE:MARKER, got %r" % spec)
+    with open(path) as f:
+        hits = [i + 1 for i, text in enumerate(f) if text.rstrip().endswith("// " + marker)]
+    if len(hits) != 1:
+        fail("marker %r found %d times in %s" % (marker, len(hits), path))
+    return os.path.realpath(path), hits[0]
+
+
+def same_line(report_line, path, line):
+    """Whether the report's "FILE:LINE" names line `line` of `path`. A relative
+    FILE (a line table without the compile directory) matches by suffix."""
+    file_part, _, number = report_line.rpartition(":")
+    if not number.isdigit() or int(number) != line:
+        return False
+    if os.path.isabs(file_part):
+        return os.path.realpath(file_part) == path
+    return path.endswith("/" + file_part)
+
+
+def cmd_run(args, program):
+    path, line = resolve_line(args.line)
+    speedups = args.speedups.split(",")
+    for rep in range(args.repeat):
+        for speedup in speedups:
+            cmd = [args.causal, "run", "--output", args.output, "--fixed-line", "%s:%d" % (path, line)]
+            if speedup != "random":
+                cmd += ["--fixed-speedup", speedup]
+            if args.seed is not None:
+                cmd += ["--seed", str(args.seed + rep)]
+            cmd += args.option + ["--"] + program
+            result = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=300)
+            if result.returncode != 0:
+                fail("%s exited with %d:\n%s" % (" ".join(cmd), result.returncode,
+                                                  result.stderr.decode(errors="replace")))
+    print("causal_check: ran %d x %s at %s:%d" % (args.repeat, args.speedups, path, line))
+    return 0
+
+
+def load_report(file):
+    with open(file) as f:
+        report = json.load(f)
+    if report.get("format") != "causal-report":
+        fail("%s is not a causal report" % file)
+    return report
+
+
+def find_point(report, spec, name):
+    path, line = resolve_line(spec)
+    lines = [entry for entry in report["lines"] if same_line(entry["line"], path, line)]
+    if not lines:
+        missing = [e for e in report.get("not_enough_data", []) if same_line(e["line"], path, line)]
+        fail("no curve for %s:%d (%s); lines with curves: %s; not enough data: %s" %
+             (path, line, spec, [e["line"] for e in report["lines"]], missing))
+    points = lines[0]["points"]
+    if name is not None:
+        points = [p for p in points if p["name"] == name]
+    if len(points) != 1:
+        fail("%s: expected one progress point%s, found %s" %
+             (spec, "" if name is None else " named %r" % name, [p["name"] for p in lines[0]["points"]]))
+    return points[0]
+
+
+def describe(point):
+    curve = ", ".join("%g:%+.3f(n=%d)" % (c["speedup"], c["program_speedup"], c["experiments"])
+                      for c in point["curve"])
+    return "point %s (%s), slope %+.3f %s, phase factor %s, curve [%s]" % (
+        point["name"], point["kind"], point["slope"], point["slope_ci"], point["phase_factor"], curve)
+
+
+def cmd_effect(args):
+    point = find_point(load_report(args.report), args.line, args.point)
+    values = [c for c in point["curve"] if abs(c["speedup"] - args.speedup) < 0.005]
+    if not values:
+        fail("%s has no curve point at speedup %g: %s" % (args.line, args.speedup, describe(point)))
+    value = values[0]["program_speedup"]
+    if not args.min <= value <= args.max:
+        fail("%s at speedup %g predicts %+.4f, expected in [%g, %g]; %s" %
+             (args.line, args.speedup, value, args.min, args.max, describe(point)))
+    print("causal_check: ok: %s at speedup %g predicts %+.4f (expected [%g, %g]); %s" %
+          (args.line, args.speedup, value, args.min, args.max, describe(point)))
+    return 0
+
+
+def cmd_slope(args):
+    point = find_point(load_report(args.report), args.line, args.point)
+    if not args.min <= point["slope"] <= args.max:
+        fail("%s has slope %+.4f, expected in [%g, %g]; %s" %
+             (args.line, point["slope"], args.min, args.max, describe(point)))
+    print("causal_check: ok: %s slope %+.4f (expected [%g, %g]); %s" %
+          (args.line, point["slope"], args.min, args.max, describe(point)))
+    return 0
+
+
+def cmd_point(args):
+    report = load_report(args.report)
+    if args.name_at:
+        _, line = resolve_line(args.name_at)
+        args.name = "%s:%d" % (args.name_at.rpartition(":")[0], line)
+    found = [p for p in report["progress_points"] if p["name"] == args.name]
+    if len(found) != 1:
+        fail("progress point %r listed %d times; points: %s" %
+             (args.name, len(found), [(p["name"], p["kind"]) for p in report["progress_points"]]))
+    point = found[0]
+    if point["kind"] != args.kind:
+        fail("progress point %r is of kind %r, expected %r" % (args.name, point["kind"], args.kind))
+    if point["visits"] < args.min_visits:
+        fail("progress point %r has %s visits, expected at least %d" % (args.name, point["visits"], args.min_visits))
+    print("causal_check: ok: progress point %r (%s), %d experiments, %s visits" %
+          (args.name, point["kind"], point["experiments"], point["visits"]))
+    return 0
+
+
+def main(argv):
+    program = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, program = argv[:cut], argv[cut + 1:]
+    parser = argparse.ArgumentParser(usage=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run")
+    run.add_argument("--causal", required=True)
+    run.add_argument("--output", required=True)
+    run.add_argument("--line", required=True)
+    run.add_argument("--speedups", default="0,50")
+    run.add_argument("--repeat", type=int, default=1)
+    run.add_argument("--seed", type=int)
+    run.add_argument("--option", action="append", default=[])
+    for name in ("effect", "slope"):
+        p = sub.add_parser(name)
+        p.add_argument("report")
+        p.add_argument("--line", required=True)
+        p.add_argument("--point")
+        p.add_argument("--min", type=float, required=True)
+        p.add_argument("--max", type=float, required=True)
+        if name == "effect":
+            p.add_argument("--speedup", type=float, required=True)
+    point = sub.add_parser("point")
+    point.add_argument("report")
+    names = point.add_mutually_exclusive_group(required=True)
+    names.add_argument("--name")
+    names.add_argument("--name-at")
+    point.add_argument("--kind", required=True, choices=["throughput", "latency"])
+    point.add_argument("--min-visits", type=int, default=1)
+    args = parser.parse_args(argv[1:])
+    if args.command == "run":
+        if not program:
+            fail("run needs -- PROGRAM [ARGS...]")
+        return cmd_run(args, program)
+    return {"effect": cmd_effect, "slope": cmd_slope, "point": cmd_point}[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

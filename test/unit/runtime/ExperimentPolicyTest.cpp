@@ -1,0 +1,134 @@
+//===- test/unit/runtime/ExperimentPolicyTest.cpp - Controller choices ----===//
+
+#include "ExperimentPolicy.h"
+
+#include "causal/tunables.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <vector>
+
+using namespace causal::rt;
+
+TEST(ExperimentPolicyTest, SameSeedGivesSameSpeedupsAndOtherSeedsDiffer) {
+  Rng a(42), b(42), c(43);
+  std::vector<uint32_t> first, second, third;
+  for (int i = 0; i < 64; ++i) {
+    first.push_back(drawSpeedupPercent(a));
+    second.push_back(drawSpeedupPercent(b));
+    third.push_back(drawSpeedupPercent(c));
+  }
+  EXPECT_EQ(first, second);
+  EXPECT_NE(first, third);
+}
+
+TEST(ExperimentPolicyTest, SpeedupsFollowCozRule) {
+  // r uniform in [0, 7 + 20]: 0 % for r <= 7 (8 of 28 values), else 5 % steps.
+  Rng rng(7);
+  std::map<uint32_t, int> seen;
+  const int draws = 28000;
+  for (int i = 0; i < draws; ++i)
+    ++seen[drawSpeedupPercent(rng)];
+  EXPECT_EQ(seen.size(), 21u) << "0, 5, ..., 100 all drawn";
+  for (const auto &[percent, count] : seen) {
+    EXPECT_EQ(percent % 5, 0u);
+    EXPECT_LE(percent, 100u);
+    // Expected counts: 8000 for 0 %, 1000 for each other step. Binomial
+    // standard deviations are ~76 and ~31; allow more than 6 of them.
+    if (percent == 0)
+      EXPECT_NEAR(count, 8000, 500);
+    else
+      EXPECT_NEAR(count, 1000, 200) << percent;
+  }
+}
+
+TEST(ExperimentPolicyTest, UniformInclusiveStaysInRange) {
+  Rng rng(1);
+  bool saw_bound = false, saw_zero = false;
+  for (int i = 0; i < 10000; ++i) {
+    uint32_t value = rng.uniformInclusive(3);
+    ASSERT_LE(value, 3u);
+    saw_bound |= value == 3;
+    saw_zero |= value == 0;
+  }
+  EXPECT_TRUE(saw_bound && saw_zero);
+}
+
+TEST(ExperimentPolicyTest, ExperimentLengthDoublesOnFewVisitsAndShrinksBack) {
+  const uint64_t min = CAUSAL_DEFAULT_EXPERIMENT_NS;
+  EXPECT_EQ(nextExperimentLength(min, 0, min), 2 * min);
+  EXPECT_EQ(nextExperimentLength(min, CAUSAL_MIN_VISITS - 1, min), 2 * min);
+  EXPECT_EQ(nextExperimentLength(min, CAUSAL_MIN_VISITS, min), min);
+  EXPECT_EQ(nextExperimentLength(4 * min, 2 * CAUSAL_MIN_VISITS + 1, min), 2 * min);
+  EXPECT_EQ(nextExperimentLength(min, 1000, min), min) << "never below the minimum";
+  EXPECT_LE(nextExperimentLength(CAUSAL_MAX_EXPERIMENT_NS, 0, min), CAUSAL_MAX_EXPERIMENT_NS);
+  EXPECT_EQ(delayPerSample(50, 1000000), 500000u);
+  EXPECT_EQ(delayPerSample(0, 1000000), 0u);
+  EXPECT_EQ(delayPerSample(100, 1000000), 1000000u);
+}
+
+TEST(ExperimentPolicyTest, DelayArithmeticFollowsThePaper) {
+  // No experiment: skip to the global count, never pause.
+  DelaySettlement idle = settleDelayCounts(10, 500, 0, false);
+  EXPECT_EQ(idle.local, 500u);
+  EXPECT_EQ(idle.pause_ns, 0u);
+  EXPECT_EQ(idle.raise_global_to, 0u);
+  // Behind: pause for the difference, then equal.
+  DelaySettlement behind = settleDelayCounts(1000, 1500, 900, true);
+  EXPECT_EQ(behind.pause_ns, 500u);
+  EXPECT_EQ(behind.local, 1500u);
+  EXPECT_EQ(behind.raise_global_to, 0u);
+  // Ahead (samples in the selected line): raise the global count, no pause.
+  DelaySettlement ahead = settleDelayCounts(2000, 1500, 900, true);
+  EXPECT_EQ(ahead.pause_ns, 0u);
+  EXPECT_EQ(ahead.raise_global_to, 2000u);
+  EXPECT_EQ(ahead.local, 2000u);
+  // Debts from before the experiment began are forgiven.
+  DelaySettlement old_debt = settleDelayCounts(100, 1500, 1200, true);
+  EXPECT_EQ(old_debt.pause_ns, 300u);
+  // Equal: nothing.
+  DelaySettlement even = settleDelayCounts(1500, 1500, 0, true);
+  EXPECT_EQ(even.pause_ns + even.raise_global_to, 0u);
+}
+
+TEST(ExperimentPolicyTest, PauseOvershootIsCarriedIntoTheNextPause) {
+  PausePlan covered = planPause(300, 1000);
+  EXPECT_EQ(covered.sleep_ns, 0u);
+  EXPECT_EQ(covered.excess_left_ns, 700u);
+  PausePlan partly = planPause(1000, 300);
+  EXPECT_EQ(partly.sleep_ns, 700u);
+  EXPECT_EQ(partly.excess_left_ns, 0u);
+}
+
+TEST(ExperimentPolicyTest, ScopeGlobs) {
+  EXPECT_TRUE(matchesAnyGlob("*/src/*", "/home/me/src/a.c"));
+  EXPECT_FALSE(matchesAnyGlob("*/src/*", "/home/me/lib/a.c"));
+  EXPECT_TRUE(matchesAnyGlob("*.h:*/src/*", "/x/y.h")) << "':' separates globs";
+  EXPECT_FALSE(matchesAnyGlob("", "/x/y.h"));
+  EXPECT_FALSE(matchesAnyGlob(nullptr, "/x"));
+  EXPECT_TRUE(inDefaultSourceScope("/home/me/prog/main.c"));
+  EXPECT_TRUE(inDefaultSourceScope("main.c"));
+  EXPECT_FALSE(inDefaultSourceScope("/usr/include/c++/12/bits/stl_vector.h"));
+  EXPECT_FALSE(inDefaultSourceScope("/usr/lib/llvm-19/lib/clang/19/include/x.h"));
+}
+
+TEST(ExperimentPolicyTest, FixedLineParsingAndMatching) {
+  char file[64];
+  uint32_t line = 0;
+  ASSERT_TRUE(parseFixedLine("src/a.c:42", file, sizeof(file), &line));
+  EXPECT_STREQ(file, "src/a.c");
+  EXPECT_EQ(line, 42u);
+  ASSERT_TRUE(parseFixedLine("C:/w/a.c:7", file, sizeof(file), &line)) << "last ':' splits";
+  EXPECT_STREQ(file, "C:/w/a.c");
+  EXPECT_FALSE(parseFixedLine("a.c", file, sizeof(file), &line));
+  EXPECT_FALSE(parseFixedLine("a.c:", file, sizeof(file), &line));
+  EXPECT_FALSE(parseFixedLine(":3", file, sizeof(file), &line));
+  EXPECT_FALSE(parseFixedLine("a.c:0", file, sizeof(file), &line));
+  EXPECT_FALSE(parseFixedLine("a.c:12x", file, sizeof(file), &line));
+  EXPECT_FALSE(parseFixedLine("a.c:99999999999", file, sizeof(file), &line));
+  EXPECT_TRUE(pathMatchesFixedFile("/home/me/src/a.c", "src/a.c"));
+  EXPECT_TRUE(pathMatchesFixedFile("src/a.c", "src/a.c"));
+  EXPECT_FALSE(pathMatchesFixedFile("/home/me/xsrc/a.c", "src/a.c"));
+  EXPECT_FALSE(pathMatchesFixedFile("a.c", "src/a.c"));
+}

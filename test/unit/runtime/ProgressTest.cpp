@@ -1,0 +1,97 @@
+//===- test/unit/runtime/ProgressTest.cpp - Progress point registry -------===//
+
+#include "Progress.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+using namespace causal::rt;
+
+namespace {
+
+uint32_t findPoint(const ProgressRegistry &registry, const std::string &name, PointKind kind) {
+  for (uint32_t i = 0; i < registry.size(); ++i)
+    if (registry.name(i) == name && registry.kind(i) == kind)
+      return i;
+  return ~0u;
+}
+
+} // namespace
+
+TEST(ProgressTest, SameNamedCountersOfSeveralImagesAreSummedOnce) {
+  auto registry = std::make_unique<ProgressRegistry>();
+  causal_counter image_a[] = {{3, "work", CAUSAL_COUNTER_THROUGHPUT, 0},
+                              {5, "req", CAUSAL_COUNTER_BEGIN, 0},
+                              {2, "req", CAUSAL_COUNTER_END, 0}};
+  causal_counter image_b[] = {{4, "work", CAUSAL_COUNTER_THROUGHPUT, 0},
+                              {1, "work", CAUSAL_COUNTER_BEGIN, 0}};
+  EXPECT_EQ(registry->registerCounters(image_a, image_a + 3), 3u);
+  EXPECT_EQ(registry->registerCounters(image_a, image_a + 3), 0u) << "idempotent";
+  EXPECT_EQ(registry->registerCounters(image_b, image_b + 2), 2u);
+  ASSERT_EQ(registry->size(), 3u) << "work (throughput), req (latency), work (latency)";
+  uint32_t work = findPoint(*registry, "work", PointKind::Throughput);
+  uint32_t req = findPoint(*registry, "req", PointKind::Latency);
+  ASSERT_NE(work, ~0u);
+  ASSERT_NE(req, ~0u);
+  EXPECT_EQ(registry->arrivals(work), 7u);
+  EXPECT_EQ(registry->arrivals(req), 5u);
+  EXPECT_EQ(registry->departures(req), 2u);
+  image_a[0].count += 10; // the program increments inline
+  EXPECT_EQ(registry->arrivals(work), 17u);
+}
+
+TEST(ProgressTest, MalformedRecordsAreSkipped) {
+  auto registry = std::make_unique<ProgressRegistry>();
+  causal_counter bad[] = {{1, nullptr, CAUSAL_COUNTER_THROUGHPUT, 0},
+                          {1, "x", 0, 0},
+                          {1, "y", 9, 0}};
+  EXPECT_EQ(registry->registerCounters(bad, bad + 3), 0u);
+  EXPECT_EQ(registry->registerCounters(nullptr, nullptr), 0u);
+  EXPECT_EQ(registry->registerCounters(bad + 2, bad), 0u) << "reversed bounds";
+  EXPECT_EQ(registry->size(), 0u);
+}
+
+TEST(ProgressTest, CozCountersAreOnePerTypeAndNameAndMergeWithOurs) {
+  auto registry = std::make_unique<ProgressRegistry>();
+  CozCounter *a = registry->cozCounter(1, "tp");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(registry->cozCounter(1, "tp"), a);
+  CozCounter *begin = registry->cozCounter(2, "lat");
+  CozCounter *end = registry->cozCounter(3, "lat");
+  ASSERT_TRUE(begin && end);
+  EXPECT_NE(begin, end);
+  EXPECT_EQ(registry->cozCounter(0, "x"), nullptr);
+  EXPECT_EQ(registry->cozCounter(4, "x"), nullptr);
+  EXPECT_EQ(registry->cozCounter(1, nullptr), nullptr);
+  a->count += 3;
+  begin->count += 2;
+  end->count += 1;
+  causal_counter ours[] = {{4, "tp", CAUSAL_COUNTER_THROUGHPUT, 0}};
+  registry->registerCounters(ours, ours + 1);
+  uint32_t tp = findPoint(*registry, "tp", PointKind::Throughput);
+  uint32_t lat = findPoint(*registry, "lat", PointKind::Latency);
+  ASSERT_NE(tp, ~0u);
+  ASSERT_NE(lat, ~0u);
+  EXPECT_EQ(registry->arrivals(tp), 7u);
+  EXPECT_EQ(registry->arrivals(lat), 2u);
+  EXPECT_EQ(registry->departures(lat), 1u);
+}
+
+TEST(ProgressTest, RetiredCountersKeepTheirValueAndAreNoLongerRead) {
+  auto registry = std::make_unique<ProgressRegistry>();
+  causal_counter image[] = {{6, "p", CAUSAL_COUNTER_THROUGHPUT, 0}};
+  registry->registerCounters(image, image + 1);
+  uintptr_t begin = reinterpret_cast<uintptr_t>(image);
+  registry->retireRange(begin, begin + sizeof(image));
+  image[0].count = 1000; // "unmapped" memory must not be read
+  EXPECT_EQ(registry->arrivals(0), 6u);
+}
+
+TEST(ProgressTest, NamesAreSafeInTabSeparatedRecords) {
+  auto registry = std::make_unique<ProgressRegistry>();
+  causal_counter image[] = {{0, "a\tb\nc", CAUSAL_COUNTER_THROUGHPUT, 0}};
+  registry->registerCounters(image, image + 1);
+  EXPECT_STREQ(registry->name(0), "a b c");
+}

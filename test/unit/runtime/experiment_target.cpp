@@ -1,0 +1,387 @@
+//===- test/unit/runtime/experiment_target.cpp - Program for experiment tests -===//
+//
+// Linked with libcausal_rt.so like sample_target. Registers in-memory line
+// tables for two of its functions: workUnit ("exp_work.cpp:10", the
+// program's own source) and systemWork ("/usr/include/exp_system.h:20", out
+// of the default scope), and progress counters through
+// __causal_register_counters and through Coz's coz.h. argv[1]:
+//   progress MS   one thread loops workUnit for MS ms of wall time, visiting
+//                 throughput point "work" (two images' counters, merged),
+//                 latency point "req" and the coz.h points "coz-work",
+//                 "coz-req"; prints the visit totals
+//   delays MS T   T threads: one loops workUnit (visits "work"), the others
+//                 systemWork, for MS ms
+//   sync N        producer/consumer (mutex + condition variable, semaphores,
+//                 rwlock, barrier, std::condition_variable, joins of every
+//                 kind) moving N items; prints sum and expected
+//   hookcount N   N calls of lock/unlock through the hooks and N through the
+//                 interposed functions; prints the runtime's call count
+//   crash KIND    works 150 ms, then dies by abort or segv
+//   exec          works 100 ms, then execs /bin/true
+//   mainexit      main calls pthread_exit while a worker runs 150 ms
+//   forkexp MS    progress loop, fork, both loop MS ms more, child exits
+//   spin MS       workUnit for MS ms, no progress point
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestLineTable.h"
+
+#include "causal/abi.h"
+
+#ifdef CAUSAL_HAVE_COZ_H
+#include <coz.h>
+#endif
+
+#include <condition_variable>
+#include <dlfcn.h>
+#include <errno.h>
+#include <memory>
+#include <mutex>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <thread>
+#include <time.h>
+#include <unistd.h>
+#include <vector>
+
+extern "C" void __causal_register_module(const void *start, const void *stop);
+extern "C" void __causal_register_counters(causal_counter *start, causal_counter *stop);
+extern "C" uint64_t __causal_test_sync_calls();
+#define CAUSAL_DECLARE_HOOK(name) extern "C" decltype(name) __causal_hook_##name;
+CAUSAL_DECLARE_HOOK(pthread_mutex_lock)
+CAUSAL_DECLARE_HOOK(pthread_mutex_unlock)
+
+extern "C" const char __start_causal_exp_work[], __stop_causal_exp_work[];
+extern "C" const char __start_causal_exp_system[], __stop_causal_exp_system[];
+
+namespace {
+
+uint64_t nowNs(clockid_t clock = CLOCK_MONOTONIC) {
+  struct timespec ts;
+  clock_gettime(clock, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+} // namespace
+
+__attribute__((noinline, section("causal_exp_work"))) uint64_t workUnit(uint64_t cpu_ns) {
+  uint64_t start = nowNs(CLOCK_THREAD_CPUTIME_ID);
+  volatile uint64_t sink = 0;
+  while (nowNs(CLOCK_THREAD_CPUTIME_ID) - start < cpu_ns)
+    for (int i = 0; i < 2000; ++i)
+      sink = sink + uint64_t(i);
+  return sink;
+}
+
+__attribute__((noinline, section("causal_exp_system"))) uint64_t systemWork(uint64_t cpu_ns) {
+  uint64_t start = nowNs(CLOCK_THREAD_CPUTIME_ID);
+  volatile uint64_t sink = 0;
+  while (nowNs(CLOCK_THREAD_CPUTIME_ID) - start < cpu_ns)
+    for (int i = 0; i < 2000; ++i)
+      sink = sink + uint64_t(i);
+  return sink;
+}
+
+namespace {
+
+std::unique_ptr<causal::test::InMemoryLineTable> g_work_table, g_system_table;
+
+// Two "images" with a counter of the same throughput point.
+causal_counter g_image_a[] = {
+    {0, "work", CAUSAL_COUNTER_THROUGHPUT, 0},
+    {0, "req", CAUSAL_COUNTER_BEGIN, 0},
+    {0, "req", CAUSAL_COUNTER_END, 0},
+};
+causal_counter g_image_b[] = {{0, "work", CAUSAL_COUNTER_THROUGHPUT, 0}};
+
+void setUp() {
+  using causal::test::InMemoryLineTable;
+  g_work_table = std::make_unique<InMemoryLineTable>(InMemoryLineTable::singleLine(
+      __start_causal_exp_work, uint32_t(__stop_causal_exp_work - __start_causal_exp_work),
+      "exp_work.cpp", 10));
+  g_system_table = std::make_unique<InMemoryLineTable>(InMemoryLineTable::singleLine(
+      __start_causal_exp_system, uint32_t(__stop_causal_exp_system - __start_causal_exp_system),
+      "/usr/include/exp_system.h", 20));
+  __causal_register_module(g_work_table->start(), g_work_table->stop());
+  __causal_register_module(g_system_table->start(), g_system_table->stop());
+  __causal_register_counters(g_image_a, g_image_a + 3);
+  __causal_register_counters(g_image_a, g_image_a + 3); // idempotent
+  __causal_register_counters(g_image_b, g_image_b + 1);
+}
+
+void visit(causal_counter &counter) { __atomic_add_fetch(&counter.count, 1, __ATOMIC_RELAXED); }
+
+uint64_t g_coz_work = 0;
+
+void progressLoop(uint64_t ms) {
+  uint64_t end = nowNs() + ms * 1000000ull;
+  while (nowNs() < end) {
+    visit(g_image_a[1]);
+#ifdef CAUSAL_HAVE_COZ_H
+    COZ_BEGIN("coz-req");
+#endif
+    workUnit(200000);
+    visit(g_image_a[0]);
+    visit(g_image_b[0]);
+#ifdef CAUSAL_HAVE_COZ_H
+    COZ_PROGRESS_NAMED("coz-work");
+    COZ_END("coz-req");
+#endif
+    ++g_coz_work;
+    visit(g_image_a[2]);
+  }
+}
+
+int progressMode(uint64_t ms) {
+  progressLoop(ms);
+  printf("work=%llu coz=%llu\n",
+         (unsigned long long)(g_image_a[0].count + g_image_b[0].count),
+         (unsigned long long)g_coz_work);
+#ifdef CAUSAL_HAVE_COZ_H
+  // The runtime hands out one counter per (type, name).
+  auto get = reinterpret_cast<coz_counter_t *(*)(int, const char *)>(
+      dlsym(RTLD_DEFAULT, "_coz_get_counter"));
+  bool same = get && get(1, "coz-work") == get(1, "coz-work") &&
+              get(2, "coz-req") != get(3, "coz-req") && get(9, "x") == nullptr &&
+              get(1, "coz-work")->count == g_coz_work;
+  printf("coz_api=%d\n", same ? 1 : 0);
+#endif
+  return 0;
+}
+
+int delaysMode(uint64_t ms, int threads) {
+  std::vector<std::thread> workers;
+  uint64_t end = nowNs() + ms * 1000000ull;
+  workers.emplace_back([end] {
+    while (nowNs() < end) {
+      workUnit(200000);
+      visit(g_image_a[0]);
+    }
+  });
+  for (int i = 1; i < threads; ++i)
+    workers.emplace_back([end] {
+      while (nowNs() < end)
+        systemWork(200000);
+    });
+  for (std::thread &t : workers)
+    t.join();
+  printf("done\n");
+  return 0;
+}
+
+// ---- sync: every kind of blocking and waking call -------------------------
+
+constexpr int kQueue = 8;
+int g_items[kQueue];
+int g_head = 0, g_tail = 0, g_size = 0;
+pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t g_not_empty = PTHREAD_COND_INITIALIZER, g_not_full = PTHREAD_COND_INITIALIZER;
+
+void *producer(void *arg) {
+  int n = *static_cast<int *>(arg);
+  for (int i = 1; i <= n; ++i) {
+    workUnit(20000);
+    pthread_mutex_lock(&g_lock);
+    while (g_size == kQueue)
+      pthread_cond_wait(&g_not_full, &g_lock);
+    g_items[g_tail] = i;
+    g_tail = (g_tail + 1) % kQueue;
+    ++g_size;
+    pthread_cond_signal(&g_not_empty);
+    pthread_mutex_unlock(&g_lock);
+    visit(g_image_a[0]);
+  }
+  return nullptr;
+}
+
+void *consumer(void *arg) {
+  int n = *static_cast<int *>(arg);
+  long long sum = 0;
+  for (int i = 0; i < n; ++i) {
+    pthread_mutex_lock(&g_lock);
+    while (g_size == 0) {
+      struct timespec deadline;
+      clock_gettime(CLOCK_REALTIME, &deadline);
+      deadline.tv_nsec += 1000000;
+      if (deadline.tv_nsec >= 1000000000) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000;
+      }
+      if (i % 2)
+        pthread_cond_timedwait(&g_not_empty, &g_lock, &deadline);
+      else
+        pthread_cond_wait(&g_not_empty, &g_lock);
+    }
+    sum += g_items[g_head];
+    g_head = (g_head + 1) % kQueue;
+    --g_size;
+    pthread_cond_broadcast(&g_not_full);
+    pthread_mutex_unlock(&g_lock);
+    workUnit(10000);
+  }
+  return reinterpret_cast<void *>(sum);
+}
+
+sem_t g_ping, g_pong;
+pthread_rwlock_t g_rwlock = PTHREAD_RWLOCK_INITIALIZER;
+long long g_shared = 0;
+
+void *pinger(void *arg) {
+  int n = *static_cast<int *>(arg);
+  for (int i = 0; i < n; ++i) {
+    while (sem_trywait(&g_ping) != 0) {
+      struct timespec deadline;
+      clock_gettime(CLOCK_REALTIME, &deadline);
+      deadline.tv_nsec += 500000;
+      if (deadline.tv_nsec >= 1000000000) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000;
+      }
+      if (sem_timedwait(&g_ping, &deadline) == 0)
+        break;
+    }
+    pthread_rwlock_wrlock(&g_rwlock);
+    g_shared += 1;
+    pthread_rwlock_unlock(&g_rwlock);
+    sem_post(&g_pong);
+  }
+  return nullptr;
+}
+
+int syncMode(int n) {
+  alarm(120); // bounded: a lost wake-up fails the test instead of hanging it
+  pthread_t p, c;
+  pthread_create(&p, nullptr, producer, &n);
+  pthread_create(&c, nullptr, consumer, &n);
+
+  sem_init(&g_ping, 0, 0);
+  sem_init(&g_pong, 0, 0);
+  pthread_t ping;
+  pthread_create(&ping, nullptr, pinger, &n);
+  long long seen = 0;
+  for (int i = 0; i < n; ++i) {
+    sem_post(&g_ping);
+    sem_wait(&g_pong);
+    pthread_rwlock_rdlock(&g_rwlock);
+    seen = g_shared;
+    pthread_rwlock_unlock(&g_rwlock);
+  }
+
+  // Barrier rounds with std::thread + std::condition_variable (libstdc++
+  // calls pthread from its own code: the interposed path).
+  pthread_barrier_t barrier;
+  pthread_barrier_init(&barrier, nullptr, 3);
+  std::mutex m;
+  std::condition_variable cv;
+  int turn = 0;
+  const int rounds = n / 10 + 1;
+  auto member = [&](int id) {
+    for (int r = 0; r < rounds; ++r) {
+      workUnit(5000);
+      pthread_barrier_wait(&barrier);
+      std::unique_lock<std::mutex> lock(m);
+      cv.wait(lock, [&] { return turn % 3 == id; });
+      ++turn;
+      cv.notify_all();
+    }
+  };
+  std::thread m1(member, 1), m2(member, 2);
+  member(0);
+  m1.join();
+  m2.join();
+
+  void *sum = nullptr;
+  pthread_join(p, nullptr);
+  while (pthread_tryjoin_np(c, &sum) == EBUSY) {
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 1;
+    if (pthread_timedjoin_np(c, &sum, &deadline) == 0)
+      break;
+  }
+  struct timespec deadline;
+  clock_gettime(CLOCK_MONOTONIC, &deadline);
+  deadline.tv_sec += 60;
+  int joined = pthread_clockjoin_np(ping, nullptr, CLOCK_MONOTONIC, &deadline);
+  printf("sum=%lld expected=%lld pings=%lld turns=%d joined=%d\n",
+         (long long)reinterpret_cast<intptr_t>(sum), (long long)n * (n + 1) / 2, seen, turn,
+         joined);
+  return 0;
+}
+
+int hookCountMode(int n) {
+  pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+  uint64_t before = __causal_test_sync_calls();
+  for (int i = 0; i < n; ++i) {
+    __causal_hook_pthread_mutex_lock(&m);
+    __causal_hook_pthread_mutex_unlock(&m);
+    pthread_mutex_lock(&m);
+    pthread_mutex_unlock(&m);
+  }
+  uint64_t after = __causal_test_sync_calls();
+  // The hook really locked: a second lock from another thread must fail.
+  __causal_hook_pthread_mutex_lock(&m);
+  int busy = 0;
+  std::thread([&] { busy = pthread_mutex_trylock(&m) == EBUSY; }).join();
+  __causal_hook_pthread_mutex_unlock(&m);
+  printf("calls=%llu busy=%d\n", (unsigned long long)(after - before), busy);
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  setvbuf(stdout, nullptr, _IONBF, 0);
+  if (argc < 2)
+    return 2;
+  setUp();
+  const char *mode = argv[1];
+  uint64_t arg = argc > 2 ? strtoull(argv[2], nullptr, 10) : 0;
+  if (!strcmp(mode, "progress"))
+    return progressMode(arg);
+  if (!strcmp(mode, "spin")) {
+    uint64_t end = nowNs() + arg * 1000000ull;
+    while (nowNs() < end)
+      workUnit(1000000);
+    printf("done\n");
+    return 0;
+  }
+  if (!strcmp(mode, "delays"))
+    return delaysMode(arg, argc > 3 ? atoi(argv[3]) : 2);
+  if (!strcmp(mode, "sync"))
+    return syncMode(int(arg));
+  if (!strcmp(mode, "hookcount"))
+    return hookCountMode(int(arg));
+  if (!strcmp(mode, "crash")) {
+    progressLoop(150);
+    if (argc > 2 && !strcmp(argv[2], "segv"))
+      *static_cast<volatile int *>(nullptr) = 1;
+    abort();
+  }
+  if (!strcmp(mode, "exec")) {
+    progressLoop(100);
+    execl("/bin/true", "true", (char *)nullptr);
+    return 99;
+  }
+  if (!strcmp(mode, "mainexit")) {
+    std::thread([] { progressLoop(150); }).detach();
+    pthread_exit(nullptr);
+  }
+  if (!strcmp(mode, "forkexp")) {
+    progressLoop(arg);
+    pid_t child = fork();
+    progressLoop(arg);
+    if (child == 0)
+      exit(0);
+    int status = 0;
+    waitpid(child, &status, 0);
+    printf("child_status=%d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return 0;
+  }
+  return 2;
+}
