@@ -12,9 +12,11 @@
 //     CausalPlugin.so, whose llvmGetPassPluginInfo() then adds it: the pass is
 //     added once (and then with default options: the plugin arguments below
 //     need the pass added by this action);
-//   * registers the attributes [[causal::progress]] and
-//     [[causal::transaction("name")]] (C++11, C23 and GNU __attribute__
-//     spellings causal_progress / causal_transaction) on functions. They reach
+//   * registers the function attributes [[causal::progress]] (also
+//     __attribute__((causal_progress))) and
+//     __attribute__((causal_transaction("name"))); causal/causal.h wraps them
+//     in CAUSAL_PROGRESS_FUNCTION and CAUSAL_TRANSACTION("name"), defined to
+//     nothing unless this plugin predefines __CAUSAL_ATTRIBUTES__. They reach
 //     the IR as annotations (llvm.global.annotations "causal.progress" and
 //     "causal.transaction=<name>"), which the pass lowers to progress points.
 //
@@ -216,8 +218,9 @@ struct ProgressAttrInfo : public ParsedAttrInfo {
   }
   AttrHandling handleDeclAttribute(Sema &S, Decl *D, const ParsedAttr &Attr) const override {
     if (Attr.getNumArgs() != 0) {
-      S.Diag(Attr.getLoc(), S.getDiagnostics().getCustomDiagID(
-                                DiagnosticsEngine::Error, "'progress' attribute takes no arguments"));
+      S.Diag(Attr.getLoc(),
+             S.getDiagnostics().getCustomDiagID(DiagnosticsEngine::Error,
+                                                "'progress' attribute takes no arguments"));
       return AttributeNotApplied;
     }
     annotateFunction(S, D, Attr, "causal.progress");
@@ -225,8 +228,12 @@ struct ProgressAttrInfo : public ParsedAttrInfo {
   }
 };
 
-/// [[causal::transaction("name")]]: entry begins and each return ends a
-/// transaction of latency point "name".
+/// __attribute__((causal_transaction("name"))): entry begins and each return
+/// ends a transaction of latency point "name". The [[causal::transaction]]
+/// spellings are registered but cannot get the name: clang 19 and 22 parse
+/// the arguments of a [[scope::name]] attribute only when hasAttribute()
+/// knows it, which ignores plugins (as does __has_cpp_attribute). They are
+/// reported as an error that says which spelling to use.
 struct TransactionAttrInfo : public ParsedAttrInfo {
   TransactionAttrInfo() {
     OptArgs = 1; // checked in handleDeclAttribute, with a clearer message
@@ -246,10 +253,10 @@ struct TransactionAttrInfo : public ParsedAttrInfo {
       S.Diag(Attr.getLoc(), S.getDiagnostics().getCustomDiagID(
                                 DiagnosticsEngine::Error,
                                 "'transaction' attribute takes one argument: the transaction "
-                                "name, a non-empty string literal (clang does not pass the "
-                                "argument of the C23 [[causal::transaction]] spelling to "
-                                "plugins; in C, write __attribute__((causal_transaction(\"name\"))) "
-                                "or CAUSAL_TRANSACTION(\"name\") of causal/causal.h)"));
+                                "name, a non-empty string literal (clang drops the arguments "
+                                "of a plugin's [[...]] attribute: write "
+                                "__attribute__((causal_transaction(\"name\"))) or "
+                                "CAUSAL_TRANSACTION(\"name\") of causal/causal.h)"));
       return AttributeNotApplied;
     }
     annotateFunction(S, D, Attr, ("causal.transaction=" + Name->getString()).str());
@@ -259,8 +266,8 @@ struct TransactionAttrInfo : public ParsedAttrInfo {
 
 } // namespace
 
-static ParsedAttrInfoRegistry::Add<ProgressAttrInfo>
-    RegisterProgressAttr("causal_progress", "[[causal::progress]]");
+static ParsedAttrInfoRegistry::Add<ProgressAttrInfo> RegisterProgressAttr("causal_progress",
+                                                                          "[[causal::progress]]");
 static ParsedAttrInfoRegistry::Add<TransactionAttrInfo>
     RegisterTransactionAttr("causal_transaction", "[[causal::transaction(\"name\")]]");
 

@@ -99,8 +99,8 @@ static cl::list<std::string>
     ClProgress("causal-progress", cl::desc("Throughput point at each entry of FILE:LINE[=NAME]"),
                cl::Hidden);
 static cl::list<std::string>
-    ClProgressFn("causal-progress-fn",
-                 cl::desc("Throughput point at each return of function FUNC"), cl::Hidden);
+    ClProgressFn("causal-progress-fn", cl::desc("Throughput point at each return of function FUNC"),
+                 cl::Hidden);
 static cl::list<std::string>
     ClLatency("causal-latency",
               cl::desc("Latency point NAME:BEGIN:END (FILE:LINE or fn:FUNC each)"), cl::Hidden);
@@ -236,8 +236,8 @@ private:
   bool placeAtLines(ArrayRef<const ProgressPointSpec *> Specs);
   GlobalVariable *getOrCreateCounter(uint32_t Kind, StringRef Name);
   void emitIncrement(Instruction *Before, uint32_t Kind, StringRef Name, DebugLoc Loc);
-  void collectAttributePoints(
-      SmallVectorImpl<std::tuple<Function *, uint32_t, std::string>> &Points);
+  void
+  collectAttributePoints(SmallVectorImpl<std::tuple<Function *, uint32_t, std::string>> &Points);
 
   // Sync hooks.
   bool rewriteSyncCalls();
@@ -274,7 +274,6 @@ GlobalVariable *ModuleInstrumenter::getOrCreateCounter(uint32_t Kind, StringRef 
   Constant *NameData = ConstantDataArray::getString(Ctx, Name, /*AddNull=*/true);
   auto *NameString = new GlobalVariable(M, NameData->getType(), /*isConstant=*/true,
                                         GlobalValue::PrivateLinkage, NameData, Symbol + ".name");
-  NameString->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
   NameString->setAlignment(Align(1));
   NameString->setComdat(Group);
 
@@ -327,10 +326,14 @@ bool ModuleInstrumenter::lowerProgressMarkers() {
     if (!Call || Call->getCalledOperand() != Marker || !isa<CallInst, InvokeInst>(Call))
       continue;
     Function &Caller = *Call->getFunction();
+    // Reported once: the call is removed (the compilation fails anyway).
     auto Fail = [&](const Twine &Why) {
-      Ctx.diagnose(DiagnosticInfoUnsupported(
-          Caller, "causal: invalid progress point: " + Why, DiagnosticLocation(Call->getDebugLoc())));
+      Ctx.diagnose(DiagnosticInfoUnsupported(Caller, "causal: invalid progress point: " + Why,
+                                             DiagnosticLocation(Call->getDebugLoc())));
       Failed = true;
+      if (auto *Invoke = dyn_cast<InvokeInst>(Call))
+        Call = changeToCall(Invoke);
+      Call->eraseFromParent();
     };
     auto *KindArg = Call->arg_size() == 2 ? dyn_cast<ConstantInt>(Call->getArgOperand(0)) : nullptr;
     StringRef Name;
@@ -345,8 +348,7 @@ bool ModuleInstrumenter::lowerProgressMarkers() {
       Fail("the name must be a non-empty constant string (a string literal)");
       continue;
     }
-    emitIncrement(Call, static_cast<uint32_t>(KindArg->getZExtValue()), Name,
-                  Call->getDebugLoc());
+    emitIncrement(Call, static_cast<uint32_t>(KindArg->getZExtValue()), Name, Call->getDebugLoc());
     Touched.insert(&Caller);
     if (auto *Invoke = dyn_cast<InvokeInst>(Call))
       Call = changeToCall(Invoke); // the increment cannot throw
@@ -667,8 +669,9 @@ CausalInstrumentPass::CausalInstrumentPass(CausalInstrumentOptions Options,
     : Options(overrideFromCommandLine(std::move(Options), OptionErrors)), Phase(Phase) {}
 
 PreservedAnalyses CausalInstrumentPass::run(Module &M, ModuleAnalysisManager &) {
-  for (const std::string &Error : OptionErrors)
-    M.getContext().diagnose(CausalError(Error));
+  if (Phase == CausalInstrumentPhase::Full) // once per compilation
+    for (const std::string &Error : OptionErrors)
+      M.getContext().diagnose(CausalError(Error));
   if (!ModuleInstrumenter(M, Options).instrument(Phase))
     return PreservedAnalyses::all();
   return PreservedAnalyses::none();
@@ -686,7 +689,7 @@ void causal::registerCausalInstrumentPipelineParsing(PassBuilder &PB) {
 
 void causal::registerCausalInstrumentPasses(PassBuilder &PB, CausalInstrumentOptions Options) {
   PB.registerPipelineStartEPCallback([Options](ModulePassManager &MPM, OptimizationLevel) {
-    MPM.addPass(CausalInstrumentPass(Options, CausalInstrumentPhase::Early));
+    MPM.addPass(CausalProgressPointPass(Options));
   });
   // LLVM 20 added the (Thin)LTO phase to the callback. The pass runs in every
   // phase: it is idempotent, so a post-link run after the pre-link one adds

@@ -52,10 +52,26 @@ public:
   static bool isRequired() { return true; }
 
 private:
+  /// Malformed -causal-progress* command-line specs, reported when run.
+  /// Declared first: the constructor fills it while initializing Options.
+  std::vector<std::string> OptionErrors;
   CausalInstrumentOptions Options;
   CausalInstrumentPhase Phase;
-  /// Malformed -causal-progress* command-line specs, reported when run.
-  std::vector<std::string> OptionErrors;
+};
+
+/// The Early phase as a pass of its own name (in -fdebug-pass-manager
+/// output): the pass's progress point steps, at PipelineStart.
+class CausalProgressPointPass : public llvm::PassInfoMixin<CausalProgressPointPass> {
+public:
+  explicit CausalProgressPointPass(CausalInstrumentOptions Options = {})
+      : Impl(std::move(Options), CausalInstrumentPhase::Early) {}
+  llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &MAM) {
+    return Impl.run(M, MAM);
+  }
+  static bool isRequired() { return true; }
+
+private:
+  CausalInstrumentPass Impl;
 };
 
 /// Lets a pipeline text name the pass (`opt -passes=causal-instrument`).

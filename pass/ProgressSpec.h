@@ -129,8 +129,8 @@ inline bool parseProgressLineSpec(const std::string &Value, std::vector<Progress
 
 /// -fcausal-progress-fn=FUNC: each return of FUNC is a visit of throughput
 /// point FUNC.
-inline bool parseProgressFunctionSpec(const std::string &Value,
-                                      std::vector<ProgressPointSpec> &Out, std::string &Error) {
+inline bool parseProgressFunctionSpec(const std::string &Value, std::vector<ProgressPointSpec> &Out,
+                                      std::string &Error) {
   if (Value.empty()) {
     Error = "invalid progress function '': expected a function name";
     return false;
@@ -189,8 +189,7 @@ inline bool parseLatencySpec(const std::string &Value, std::vector<ProgressPoint
 /// "-fcausal-" / "-fplugin-arg-causal-" prefix.
 struct ProgressOptionParser {
   const char *Name; // "progress", "progress-fn", "latency"
-  bool (*Parse)(const std::string &Value, std::vector<ProgressPointSpec> &Out,
-                std::string &Error);
+  bool (*Parse)(const std::string &Value, std::vector<ProgressPointSpec> &Out, std::string &Error);
 };
 
 inline const ProgressOptionParser *progressOptionParsers(size_t &Count) {

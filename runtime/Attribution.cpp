@@ -101,6 +101,8 @@ FrameVerdict classify(uintptr_t address, ResolvedAddress *out) {
     return FrameVerdict::Line;
   if (g_setup.thread_entry.contains(address))
     return FrameVerdict::Outside;
+  if (g_setup.forwarding_code.contains(address))
+    return FrameVerdict::Continue;
   if (g_setup.runtime_code.contains(address))
     return FrameVerdict::Overhead;
   return FrameVerdict::Continue;

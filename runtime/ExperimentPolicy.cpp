@@ -106,12 +106,21 @@ bool parseFixedLine(const char *text, char *file, size_t file_size, uint32_t *li
   return true;
 }
 
+// True if |longer| ends with "/" |shorter|.
+static bool endsWithComponents(const char *longer, size_t longer_length, const char *shorter,
+                               size_t shorter_length) {
+  return longer_length > shorter_length && longer[longer_length - shorter_length - 1] == '/' &&
+         strcmp(longer + longer_length - shorter_length, shorter) == 0;
+}
+
 bool pathMatchesFixedFile(const char *path, const char *file) {
   size_t path_length = strlen(path), file_length = strlen(file);
   if (path_length == file_length)
     return strcmp(path, file) == 0;
-  return path_length > file_length && path[path_length - file_length - 1] == '/' &&
-         strcmp(path + path_length - file_length, file) == 0;
+  // "src/a.c" names "/home/me/src/a.c"; a table that kept a relative path
+  // ("src/a.c") is named by the absolute path of the same file.
+  return endsWithComponents(path, path_length, file, file_length) ||
+         (path[0] != '/' && endsWithComponents(file, file_length, path, path_length));
 }
 
 } // namespace causal::rt

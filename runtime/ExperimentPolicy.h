@@ -71,8 +71,8 @@ bool inDefaultSourceScope(const char *path);
 /// receives FILE, NUL-terminated.
 bool parseFixedLine(const char *text, char *file, size_t file_size, uint32_t *line);
 
-/// True if a table path names the --fixed-line FILE: equal, or ends with
-/// "/" FILE.
+/// True if a table path names the --fixed-line FILE: equal, the path ends
+/// with "/" FILE, or a relative path is a suffix ("/" path) of FILE.
 bool pathMatchesFixedFile(const char *path, const char *file);
 
 } // namespace causal::rt

@@ -90,8 +90,8 @@ CozCounter *ProgressRegistry::cozCounter(int type, const char *name) {
   uint32_t n = num_coz_.load(std::memory_order_relaxed);
   for (uint32_t i = 0; i < n; ++i) {
     CozSlot &slot = coz_[i];
-    if (slot.type == type && strncmp(points_[slot.point].name, name,
-                                     CAUSAL_MAX_POINT_NAME - 1) == 0) {
+    if (slot.type == type &&
+        strncmp(points_[slot.point].name, name, CAUSAL_MAX_POINT_NAME - 1) == 0) {
       unlock();
       return &slot.counter;
     }
@@ -104,7 +104,7 @@ CozCounter *ProgressRegistry::cozCounter(int type, const char *name) {
     static_assert(sizeof(size_t) == sizeof(uint64_t), "coz_counter_t.count is a size_t");
     if (addCounter(uint32_t(type), name, reinterpret_cast<uint64_t *>(&slot.counter.count))) {
       slot.point = findOrAddPoint(type == int(CAUSAL_COUNTER_THROUGHPUT) ? PointKind::Throughput
-                                                                          : PointKind::Latency,
+                                                                         : PointKind::Latency,
                                   name);
       num_coz_.store(n + 1, std::memory_order_release);
       result = &slot.counter;

@@ -26,10 +26,10 @@
 #include "causal/tunables.h"
 
 #include <dlfcn.h>
-#include <link.h>
-#include <signal.h>
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,6 +37,9 @@
 // Bounds of the section holding callThreadStart (defined by the linker).
 extern "C" const char __start_causal_rt_entry[] CAUSAL_RT_HIDDEN;
 extern "C" const char __stop_causal_rt_entry[] CAUSAL_RT_HIDDEN;
+// Bounds of the sync-call wrappers (SyncHooks.cpp).
+extern "C" const char __start_causal_rt_forward[] CAUSAL_RT_HIDDEN;
+extern "C" const char __stop_causal_rt_forward[] CAUSAL_RT_HIDDEN;
 
 namespace causal::rt {
 
@@ -55,7 +58,7 @@ uint64_t g_startup_realtime_ns = 0;
 uint64_t g_startup_monotonic_ns = 0;
 std::atomic<bool> g_profile_written{false};
 pthread_key_t g_thread_key;
-pid_t g_pid = 0;                          // to recognize a vfork child (no atfork handlers)
+pid_t g_pid = 0;                           // to recognize a vfork child (no atfork handlers)
 std::atomic<int64_t> g_program_threads{0}; // live sampled threads of the program
 
 // ---- Configuration ----------------------------------------------------------
@@ -125,11 +128,12 @@ void readConfig() {
 
 // Makes the calling thread a sampled thread. |inherited_delay_ns|: the
 // creator's delay count (a thread inherits the delays its creator took).
-void beginThread(bool is_main_thread, uint64_t inherited_delay_ns) {
+void beginThread(bool is_main_thread, uint64_t inherited_delay_ns, uint64_t inherited_excess_ns) {
   ThreadState *state = g_threads.acquire();
   if (!state)
     return;
   state->local_delay_ns.store(inherited_delay_ns, std::memory_order_relaxed);
+  state->excess_delay_ns = inherited_excess_ns; // pause overshoot also delayed the creation
   g_program_threads.fetch_add(1, std::memory_order_relaxed);
   pthread_setspecific(g_thread_key, state);
   startThreadSampling(state, is_main_thread);
@@ -155,6 +159,7 @@ struct ThreadLaunch {
   void *(*start)(void *);
   void *arg;
   uint64_t inherited_delay_ns;
+  uint64_t inherited_excess_ns;
 };
 
 using PthreadCreateFn = int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
@@ -187,7 +192,7 @@ void *threadTrampoline(void *raw) {
   ThreadLaunch launch = *static_cast<ThreadLaunch *>(raw);
   free(raw);
   if (g_status.load(std::memory_order_acquire) == kActive)
-    beginThread(false, launch.inherited_delay_ns);
+    beginThread(false, launch.inherited_delay_ns, launch.inherited_excess_ns);
   return callThreadStart(launch.start, launch.arg);
   // Returning ends the thread: endThread (the key's destructor) pays the
   // delays it owes before joiners wake.
@@ -360,6 +365,8 @@ void initialize() {
 #endif
   setup.thread_entry.begin = reinterpret_cast<uintptr_t>(__start_causal_rt_entry);
   setup.thread_entry.end = reinterpret_cast<uintptr_t>(__stop_causal_rt_entry);
+  setup.forwarding_code.begin = reinterpret_cast<uintptr_t>(__start_causal_rt_forward);
+  setup.forwarding_code.end = reinterpret_cast<uintptr_t>(__stop_causal_rt_forward);
   const char *unwind_problem = nullptr;
   if (!initUnwinding(setup, &unwind_problem))
     message("cannot use libunwind (%s): samples in uninstrumented code are charged using the "
@@ -385,7 +392,7 @@ void initialize() {
   g_pid = getpid();
   installFatalSignalHandlers();
   g_status.store(kActive, std::memory_order_release);
-  beginThread(true, 0);
+  beginThread(true, 0, 0);
   startExperiments();
   if (g_config.verbose)
     message("sampler: %s, period %llu ns, batch %u, stack copy %u bytes; profile: %s",
@@ -516,14 +523,18 @@ extern "C" CAUSAL_RT_EXPORT void __causal_register_counters(struct causal_counte
                                                             struct causal_counter *stop) {
   if (g_status.load(std::memory_order_acquire) == kInert)
     return;
-  g_progress.registerCounters(start, stop);
+  if (g_progress.registerCounters(start, stop))
+    startExperiments(); // the first progress point starts the profiler thread
 }
 
 // Coz's coz.h finds these with dlsym(RTLD_DEFAULT, ...).
 extern "C" CAUSAL_RT_EXPORT CozCounter *_coz_get_counter(int type, const char *name) {
   if (g_status.load(std::memory_order_acquire) == kInert)
     return nullptr;
-  return g_progress.cozCounter(type, name);
+  CozCounter *counter = g_progress.cozCounter(type, name);
+  if (counter)
+    startExperiments();
+  return counter;
 }
 
 extern "C" CAUSAL_RT_EXPORT void _coz_pre_block() {
@@ -558,6 +569,7 @@ extern "C" CAUSAL_RT_EXPORT int pthread_create(pthread_t *thread, const pthread_
   ThreadState *creator = tls_thread;
   launch->inherited_delay_ns =
       creator ? creator->local_delay_ns.load(std::memory_order_relaxed) : 0;
+  launch->inherited_excess_ns = creator ? creator->excess_delay_ns : 0;
   int result = real(thread, attr, threadTrampoline, launch);
   if (result != 0)
     free(launch);

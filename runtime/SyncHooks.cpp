@@ -106,7 +106,8 @@ void resolveAll() {
 
 // Called before the runtime's own constructor if another constructor locks
 // a mutex first: resolve on first use (not on the fast path afterwards).
-#define REAL(name) (__builtin_expect(real_##name != nullptr, 1) ? real_##name : (resolveAll(), real_##name))
+#define REAL(name)                                                                                 \
+  (__builtin_expect(real_##name != nullptr, 1) ? real_##name : (resolveAll(), real_##name))
 
 __attribute__((constructor(101))) void resolveAtStartup() { resolveAll(); }
 
@@ -143,197 +144,204 @@ inline void plainCall() {
 
 // ---- Implementations (one per function) -------------------------------------
 
-int mutexLockImpl(pthread_mutex_t *m) {
+// The wrappers live in their own section, which attribution walks through
+// (a sample in libc's lock code is charged to the caller's line, as it
+// would be without us); the delay payment they call is runtime code.
+#define CAUSAL_FORWARD __attribute__((section("causal_rt_forward")))
+
+CAUSAL_FORWARD int mutexLockImpl(pthread_mutex_t *m) {
   BlockScope scope;
   int r = REAL(pthread_mutex_lock)(m);
   scope.woken(r == 0);
   return r;
 }
-int mutexTrylockImpl(pthread_mutex_t *m) {
+CAUSAL_FORWARD int mutexTrylockImpl(pthread_mutex_t *m) {
   plainCall();
   return REAL(pthread_mutex_trylock)(m);
 }
-int mutexTimedlockImpl(pthread_mutex_t *m, const struct timespec *t) {
+CAUSAL_FORWARD int mutexTimedlockImpl(pthread_mutex_t *m, const struct timespec *t) {
   BlockScope scope;
   int r = REAL(pthread_mutex_timedlock)(m, t);
   scope.woken(r == 0);
   return r;
 }
-int mutexClocklockImpl(pthread_mutex_t *m, clockid_t c, const struct timespec *t) {
+CAUSAL_FORWARD int mutexClocklockImpl(pthread_mutex_t *m, clockid_t c, const struct timespec *t) {
   BlockScope scope;
   int r = REAL(pthread_mutex_clocklock)(m, c, t);
   scope.woken(r == 0);
   return r;
 }
-int mutexUnlockImpl(pthread_mutex_t *m) {
+CAUSAL_FORWARD int mutexUnlockImpl(pthread_mutex_t *m) {
   beforeWaking();
   return REAL(pthread_mutex_unlock)(m);
 }
-int condWaitImpl(pthread_cond_t *c, pthread_mutex_t *m) {
+CAUSAL_FORWARD int condWaitImpl(pthread_cond_t *c, pthread_mutex_t *m) {
   beforeWaking(); // the wait unlocks |m|
   BlockScope scope;
   int r = REAL(pthread_cond_wait)(c, m);
   scope.woken(r == 0);
   return r;
 }
-int condTimedwaitImpl(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t) {
+CAUSAL_FORWARD int condTimedwaitImpl(pthread_cond_t *c, pthread_mutex_t *m,
+                                     const struct timespec *t) {
   beforeWaking();
   BlockScope scope;
   int r = REAL(pthread_cond_timedwait)(c, m, t);
   scope.woken(r == 0);
   return r;
 }
-int condClockwaitImpl(pthread_cond_t *c, pthread_mutex_t *m, clockid_t k,
-                      const struct timespec *t) {
+CAUSAL_FORWARD int condClockwaitImpl(pthread_cond_t *c, pthread_mutex_t *m, clockid_t k,
+                                     const struct timespec *t) {
   beforeWaking();
   BlockScope scope;
   int r = REAL(pthread_cond_clockwait)(c, m, k, t);
   scope.woken(r == 0);
   return r;
 }
-int condSignalImpl(pthread_cond_t *c) {
+CAUSAL_FORWARD int condSignalImpl(pthread_cond_t *c) {
   beforeWaking();
   return REAL(pthread_cond_signal)(c);
 }
-int condBroadcastImpl(pthread_cond_t *c) {
+CAUSAL_FORWARD int condBroadcastImpl(pthread_cond_t *c) {
   beforeWaking();
   return REAL(pthread_cond_broadcast)(c);
 }
-int rwRdlockImpl(pthread_rwlock_t *l) {
+CAUSAL_FORWARD int rwRdlockImpl(pthread_rwlock_t *l) {
   BlockScope scope;
   int r = REAL(pthread_rwlock_rdlock)(l);
   scope.woken(r == 0);
   return r;
 }
-int rwTryrdlockImpl(pthread_rwlock_t *l) {
+CAUSAL_FORWARD int rwTryrdlockImpl(pthread_rwlock_t *l) {
   plainCall();
   return REAL(pthread_rwlock_tryrdlock)(l);
 }
-int rwTimedrdlockImpl(pthread_rwlock_t *l, const struct timespec *t) {
+CAUSAL_FORWARD int rwTimedrdlockImpl(pthread_rwlock_t *l, const struct timespec *t) {
   BlockScope scope;
   int r = REAL(pthread_rwlock_timedrdlock)(l, t);
   scope.woken(r == 0);
   return r;
 }
-int rwClockrdlockImpl(pthread_rwlock_t *l, clockid_t c, const struct timespec *t) {
+CAUSAL_FORWARD int rwClockrdlockImpl(pthread_rwlock_t *l, clockid_t c, const struct timespec *t) {
   BlockScope scope;
   int r = REAL(pthread_rwlock_clockrdlock)(l, c, t);
   scope.woken(r == 0);
   return r;
 }
-int rwWrlockImpl(pthread_rwlock_t *l) {
+CAUSAL_FORWARD int rwWrlockImpl(pthread_rwlock_t *l) {
   BlockScope scope;
   int r = REAL(pthread_rwlock_wrlock)(l);
   scope.woken(r == 0);
   return r;
 }
-int rwTrywrlockImpl(pthread_rwlock_t *l) {
+CAUSAL_FORWARD int rwTrywrlockImpl(pthread_rwlock_t *l) {
   plainCall();
   return REAL(pthread_rwlock_trywrlock)(l);
 }
-int rwTimedwrlockImpl(pthread_rwlock_t *l, const struct timespec *t) {
+CAUSAL_FORWARD int rwTimedwrlockImpl(pthread_rwlock_t *l, const struct timespec *t) {
   BlockScope scope;
   int r = REAL(pthread_rwlock_timedwrlock)(l, t);
   scope.woken(r == 0);
   return r;
 }
-int rwClockwrlockImpl(pthread_rwlock_t *l, clockid_t c, const struct timespec *t) {
+CAUSAL_FORWARD int rwClockwrlockImpl(pthread_rwlock_t *l, clockid_t c, const struct timespec *t) {
   BlockScope scope;
   int r = REAL(pthread_rwlock_clockwrlock)(l, c, t);
   scope.woken(r == 0);
   return r;
 }
-int rwUnlockImpl(pthread_rwlock_t *l) {
+CAUSAL_FORWARD int rwUnlockImpl(pthread_rwlock_t *l) {
   beforeWaking();
   return REAL(pthread_rwlock_unlock)(l);
 }
-int semWaitImpl(sem_t *s) {
+CAUSAL_FORWARD int semWaitImpl(sem_t *s) {
   BlockScope scope;
   int r = REAL(sem_wait)(s);
   scope.woken(r == 0);
   return r;
 }
-int semTrywaitImpl(sem_t *s) {
+CAUSAL_FORWARD int semTrywaitImpl(sem_t *s) {
   plainCall();
   return REAL(sem_trywait)(s);
 }
-int semTimedwaitImpl(sem_t *s, const struct timespec *t) {
+CAUSAL_FORWARD int semTimedwaitImpl(sem_t *s, const struct timespec *t) {
   BlockScope scope;
   int r = REAL(sem_timedwait)(s, t);
   scope.woken(r == 0);
   return r;
 }
-int semClockwaitImpl(sem_t *s, clockid_t c, const struct timespec *t) {
+CAUSAL_FORWARD int semClockwaitImpl(sem_t *s, clockid_t c, const struct timespec *t) {
   BlockScope scope;
   int r = REAL(sem_clockwait)(s, c, t);
   scope.woken(r == 0);
   return r;
 }
-int semPostImpl(sem_t *s) {
+CAUSAL_FORWARD int semPostImpl(sem_t *s) {
   beforeWaking();
   return REAL(sem_post)(s);
 }
-int barrierWaitImpl(pthread_barrier_t *b) {
+CAUSAL_FORWARD int barrierWaitImpl(pthread_barrier_t *b) {
   beforeWaking(); // the last arrival wakes the others
   BlockScope scope;
   int r = REAL(pthread_barrier_wait)(b);
   scope.woken(r == 0 || r == PTHREAD_BARRIER_SERIAL_THREAD);
   return r;
 }
-int joinImpl(pthread_t t, void **v) {
+CAUSAL_FORWARD int joinImpl(pthread_t t, void **v) {
   BlockScope scope;
   int r = REAL(pthread_join)(t, v);
   scope.woken(r == 0);
   return r;
 }
-int tryjoinImpl(pthread_t t, void **v) {
+CAUSAL_FORWARD int tryjoinImpl(pthread_t t, void **v) {
   plainCall();
   return REAL(pthread_tryjoin_np)(t, v);
 }
-int timedjoinImpl(pthread_t t, void **v, const struct timespec *a) {
+CAUSAL_FORWARD int timedjoinImpl(pthread_t t, void **v, const struct timespec *a) {
   BlockScope scope;
   int r = REAL(pthread_timedjoin_np)(t, v, a);
   scope.woken(r == 0);
   return r;
 }
-int clockjoinImpl(pthread_t t, void **v, clockid_t c, const struct timespec *a) {
+CAUSAL_FORWARD int clockjoinImpl(pthread_t t, void **v, clockid_t c, const struct timespec *a) {
   BlockScope scope;
   int r = REAL(pthread_clockjoin_np)(t, v, c, a);
   scope.woken(r == 0);
   return r;
 }
-[[noreturn]] void exitImpl(void *v) {
+CAUSAL_FORWARD [[noreturn]] void exitImpl(void *v) {
   beforeWaking(); // joiners wake up
   REAL(pthread_exit)(v);
   __builtin_unreachable();
 }
-int killImpl(pthread_t t, int s) {
+CAUSAL_FORWARD int killImpl(pthread_t t, int s) {
   beforeWaking();
   return REAL(pthread_kill)(t, s);
 }
-int sigqueueImpl(pthread_t t, int s, const union sigval v) {
+CAUSAL_FORWARD int sigqueueImpl(pthread_t t, int s, const union sigval v) {
   beforeWaking();
   return REAL(pthread_sigqueue)(t, s, v);
 }
-int sigwaitImpl(const sigset_t *set, int *sig) {
+CAUSAL_FORWARD int sigwaitImpl(const sigset_t *set, int *sig) {
   BlockScope scope;
   int r = REAL(sigwait)(set, sig);
   scope.woken(r == 0);
   return r;
 }
-int sigwaitinfoImpl(const sigset_t *set, siginfo_t *info) {
+CAUSAL_FORWARD int sigwaitinfoImpl(const sigset_t *set, siginfo_t *info) {
   BlockScope scope;
   int r = REAL(sigwaitinfo)(set, info);
   scope.woken(r >= 0);
   return r;
 }
-int sigtimedwaitImpl(const sigset_t *set, siginfo_t *info, const struct timespec *t) {
+CAUSAL_FORWARD int sigtimedwaitImpl(const sigset_t *set, siginfo_t *info,
+                                    const struct timespec *t) {
   BlockScope scope;
   int r = REAL(sigtimedwait)(set, info, t);
   scope.woken(r >= 0);
   return r;
 }
-int sigsuspendImpl(const sigset_t *mask) {
+CAUSAL_FORWARD int sigsuspendImpl(const sigset_t *mask) {
   BlockScope scope;
   int r = REAL(sigsuspend)(mask);
   scope.woken(true); // returns when a signal handler ran
@@ -348,8 +356,8 @@ using namespace causal::rt;
 // ---- The two entry points of each function -------------------------------
 
 #define CAUSAL_EXPOSE(ret, name, impl, params, args)                                               \
-  extern "C" CAUSAL_RT_EXPORT ret name params { return impl args; }                               \
-  extern "C" CAUSAL_RT_EXPORT ret __causal_hook_##name params { return impl args; }
+  extern "C" CAUSAL_RT_EXPORT CAUSAL_FORWARD ret name params { return impl args; }                 \
+  extern "C" CAUSAL_RT_EXPORT CAUSAL_FORWARD ret __causal_hook_##name params { return impl args; }
 
 CAUSAL_EXPOSE(int, pthread_mutex_lock, mutexLockImpl, (pthread_mutex_t * m), (m))
 CAUSAL_EXPOSE(int, pthread_mutex_trylock, mutexTrylockImpl, (pthread_mutex_t * m), (m))
@@ -403,35 +411,40 @@ CAUSAL_EXPOSE(int, sigtimedwait, sigtimedwaitImpl,
               (const sigset_t *set, siginfo_t *info, const struct timespec *t), (set, info, t))
 CAUSAL_EXPOSE(int, sigsuspend, sigsuspendImpl, (const sigset_t *mask), (mask))
 
-extern "C" CAUSAL_RT_EXPORT void pthread_exit(void *value) { exitImpl(value); }
-extern "C" CAUSAL_RT_EXPORT void __causal_hook_pthread_exit(void *value) { exitImpl(value); }
+extern "C" CAUSAL_RT_EXPORT CAUSAL_FORWARD void pthread_exit(void *value) { exitImpl(value); }
+extern "C" CAUSAL_RT_EXPORT CAUSAL_FORWARD void __causal_hook_pthread_exit(void *value) {
+  exitImpl(value);
+}
 
 // One implementation of pthread_create: the interposer in Runtime.cpp.
-extern "C" CAUSAL_RT_EXPORT int __causal_hook_pthread_create(pthread_t *thread,
-                                                             const pthread_attr_t *attr,
-                                                             void *(*start)(void *), void *arg) {
+extern "C" CAUSAL_RT_EXPORT CAUSAL_FORWARD int
+__causal_hook_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
+                             void *arg) {
   return pthread_create(thread, attr, start, arg);
 }
 
 // ---- exec: write the pending records first --------------------------------
 
-extern "C" CAUSAL_RT_EXPORT int execve(const char *path, char *const argv[], char *const envp[]) {
+extern "C" CAUSAL_RT_EXPORT CAUSAL_FORWARD int execve(const char *path, char *const argv[],
+                                                      char *const envp[]) {
   flushProfileBeforeExec();
   return REAL(execve)(path, argv, envp);
 }
-extern "C" CAUSAL_RT_EXPORT int execv(const char *path, char *const argv[]) {
+extern "C" CAUSAL_RT_EXPORT CAUSAL_FORWARD int execv(const char *path, char *const argv[]) {
   flushProfileBeforeExec();
   return REAL(execv)(path, argv);
 }
-extern "C" CAUSAL_RT_EXPORT int execvp(const char *file, char *const argv[]) {
+extern "C" CAUSAL_RT_EXPORT CAUSAL_FORWARD int execvp(const char *file, char *const argv[]) {
   flushProfileBeforeExec();
   return REAL(execvp)(file, argv);
 }
-extern "C" CAUSAL_RT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) {
+extern "C" CAUSAL_RT_EXPORT CAUSAL_FORWARD int execvpe(const char *file, char *const argv[],
+                                                       char *const envp[]) {
   flushProfileBeforeExec();
   return REAL(execvpe)(file, argv, envp);
 }
-extern "C" CAUSAL_RT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[]) {
+extern "C" CAUSAL_RT_EXPORT CAUSAL_FORWARD int fexecve(int fd, char *const argv[],
+                                                       char *const envp[]) {
   flushProfileBeforeExec();
   return REAL(fexecve)(fd, argv, envp);
 }
@@ -443,7 +456,7 @@ namespace {
   size_t count = 1;                                                                                \
   va_list args;                                                                                    \
   va_start(args, first);                                                                           \
-  while (va_arg(args, const char *))                                                              \
+  while (va_arg(args, const char *))                                                               \
     ++count;                                                                                       \
   va_end(args);                                                                                    \
   const char *argv[count + 1];                                                                     \
@@ -456,15 +469,15 @@ namespace {
   (void)envp;
 } // namespace
 
-extern "C" CAUSAL_RT_EXPORT int execl(const char *path, const char *arg, ...) {
+extern "C" CAUSAL_RT_EXPORT CAUSAL_FORWARD int execl(const char *path, const char *arg, ...) {
   CAUSAL_COLLECT_ARGS(arg, false)
   return execv(path, const_cast<char *const *>(argv));
 }
-extern "C" CAUSAL_RT_EXPORT int execlp(const char *file, const char *arg, ...) {
+extern "C" CAUSAL_RT_EXPORT CAUSAL_FORWARD int execlp(const char *file, const char *arg, ...) {
   CAUSAL_COLLECT_ARGS(arg, false)
   return execvp(file, const_cast<char *const *>(argv));
 }
-extern "C" CAUSAL_RT_EXPORT int execle(const char *path, const char *arg, ...) {
+extern "C" CAUSAL_RT_EXPORT CAUSAL_FORWARD int execle(const char *path, const char *arg, ...) {
   CAUSAL_COLLECT_ARGS(arg, true)
   return execve(path, const_cast<char *const *>(argv), envp);
 }

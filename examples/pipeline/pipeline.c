@@ -3,18 +3,27 @@
 //
 //   pipeline [ITEMS] [CONSUME_ITERATIONS]   (defaults: 2000, 2000000)
 //
-// The producer (pinned to CPU 0) makes each item with 40 % of the work the
-// consumer (pinned to CPU 1) needs to use it; the consumer counts every item
-// it finishes with CAUSAL_PROGRESS_NAMED("consumed"). The queue holds 8 items,
-// so the producer runs ahead until the queue is full and then waits for room.
+// The producer (pinned to CPU 0) makes each item with a tenth of the work
+// the consumer (pinned to CPU 1) needs to use it; the consumer counts every
+// item it finishes with CAUSAL_PROGRESS_NAMED("consumed"). The queue holds 64
+// items, so the producer runs ahead until the queue is full and then waits
+// for room.
 //
 // The right causal answer:
 //   * CONSUME, the bottleneck stage: items leave at the rate the consumer
 //     handles them. Speeding it up by s gives one item per (1 - s) C for as
-//     long as the consumer stays the slower stage, (1 - s) C > 0.4 C, i.e.
-//     s < 60 %: program speedup = s; at s = 50 %, 50 %.
+//     long as the consumer stays the slower stage, (1 - s) C > 0.1 C, i.e.
+//     s < 90 %: program speedup = s; at s = 50 %, 50 %.
 //   * PRODUCE, the non-bottleneck stage: the producer already waits for room
 //     in the queue, so optimizing it changes nothing: 0 % at every speedup.
+//
+// Why so much slack: a virtual speedup of CONSUME by s pauses the producer
+// for s C per item instead (0.1 C + 0.5 C = 0.6 C per item at s = 50 %, still
+// below C); the pauses come in bunches (one per batch of samples, ~10 ms of
+// the consumer's work) and other jobs on CPU 0 slow the producer down too.
+// The 64-item queue and the light producer absorb both, so the experiment
+// measures the answer above and not a starved consumer. (With a producer at
+// 40 % of C and 8 slots the consumer starved on a busy machine.)
 #define _GNU_SOURCE // pthread_setaffinity_np, CPU_SET
 #include "causal/causal.h"
 
@@ -24,7 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define QUEUE_CAPACITY 8
+#define QUEUE_CAPACITY 64
 
 static pthread_mutex_t queueLock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t notEmpty = PTHREAD_COND_INITIALIZER;
@@ -47,7 +56,7 @@ static void pinToCpu(int cpu) {
 static void *producer(void *arg) {
   (void)arg;
   pinToCpu(0);
-  uint64_t produceWork = consumeWork / 10 * 4;
+  uint64_t produceWork = consumeWork / 10;
   for (long i = 0; i < items; ++i) {
     for (volatile uint64_t x = 0; x < produceWork; x++) { // PRODUCE
     }

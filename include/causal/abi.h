@@ -141,14 +141,18 @@ struct causal_counter {
  *                                  struct causal_counter *stop);
  * Called by the module constructor after CAUSAL_REGISTER_MODULE_FN, with the
  * bounds of the image's CAUSAL_COUNTER_SECTION (extern_weak: only if the
- * runtime defines it). Idempotent. */
+ * runtime defines it). Idempotent. Every module's constructor makes this
+ * call (the constructor is one COMDAT per image, so all copies must be the
+ * same): both bounds are null, or equal, when the image has no counters. */
 #define CAUSAL_REGISTER_COUNTERS_FN "__causal_register_counters"
 void __causal_register_counters(struct causal_counter *start, struct causal_counter *stop);
 
 /* What the macros of causal/causal.h expand to: a call, guarded by a null
  * check of this weak function, that the pass replaces with the inline
  * increment of counter (kind, name). In a build without the pass the weak
- * symbol is null and nothing is called. `name` must be a string literal. */
+ * symbol is null and nothing is called. `name` must be a string literal.
+ * Signature (causal/causal.h declares it weak; nothing may define it):
+ *   void CAUSAL_PROGRESS_MARKER_FN(uint32_t kind, const char *name); */
 #define CAUSAL_PROGRESS_MARKER_FN "__causal_progress_marker"
 
 /* ---- Synchronization hooks ----------------------------------------------- */

@@ -23,13 +23,16 @@
 namespace causal {
 namespace {
 
-// One row per option that maps to a runtime environment variable.
+// One row per option that maps to a runtime environment variable. An option
+// with a |fixed_value| takes no argument and sets the variable to it.
 struct EnvOption {
   const char *flag;
   const char *env;
   const char *metavar;
   const char *help;
   bool (*valid)(const std::string &);
+  const char *fixed_value = nullptr;
+  const char *alias = nullptr; // Coz's name for the same option
 };
 
 bool anyValue(const std::string &v) { return !v.empty(); }
@@ -42,6 +45,21 @@ bool positiveInteger(const std::string &v) {
   return std::strtoull(v.c_str(), nullptr, 10) > 0;
 }
 bool samplerName(const std::string &v) { return v == "auto" || v == "perf" || v == "timer"; }
+bool anyInteger(const std::string &v) {
+  if (v.empty() || v.size() > 19)
+    return false;
+  for (char c : v)
+    if (c < '0' || c > '9')
+      return false;
+  return true;
+}
+bool percent(const std::string &v) {
+  return anyInteger(v) && v.size() <= 3 && std::strtoul(v.c_str(), nullptr, 10) <= 100;
+}
+bool fileColonLine(const std::string &v) {
+  size_t colon = v.rfind(':');
+  return colon != std::string::npos && colon > 0 && positiveInteger(v.substr(colon + 1));
+}
 
 const EnvOption envOptions[] = {
     {"--output", CAUSAL_ENV_OUTPUT, "FILE",
@@ -52,6 +70,29 @@ const EnvOption envOptions[] = {
      "CPU time between samples of a thread, in nanoseconds (default 1000000)", positiveInteger},
     {"--sample-log", CAUSAL_ENV_SAMPLE_LOG, "FILE",
      "also write every sample's address (for `causal lines --check --samples`)", anyValue},
+    {"--scope", CAUSAL_ENV_SCOPE, "GLOBS",
+     "source files whose lines experiments may select (':'-separated fnmatch globs; default: "
+     "all but /usr/include, /usr/lib)",
+     anyValue, nullptr, "--source-scope"},
+    {"--binary-scope", CAUSAL_ENV_BINARY_SCOPE, "GLOBS",
+     "executables/libraries whose lines experiments may select (default: all instrumented)",
+     anyValue},
+    {"--fixed-line", CAUSAL_ENV_FIXED_LINE, "FILE:LINE", "every experiment selects this line",
+     fileColonLine},
+    {"--fixed-speedup", CAUSAL_ENV_FIXED_SPEEDUP, "PERCENT",
+     "every experiment uses this virtual speedup (0-100)", percent},
+    {"--end-to-end", CAUSAL_ENV_END_TO_END, "",
+     "one experiment per run, the end of the run is the progress point", anyValue, "1"},
+    {"--seed", CAUSAL_ENV_SEED, "N", "seed of the speedup choice (default: from the clock)",
+     anyInteger},
+    {"--experiment-length", CAUSAL_ENV_EXPERIMENT_NS, "NS",
+     "first and shortest experiment length (default 100000000; doubled while progress points "
+     "see fewer than 5 visits)",
+     positiveInteger},
+    {"--cooloff", CAUSAL_ENV_COOLOFF_NS, "NS", "pause between experiments (default 10000000)",
+     anyInteger},
+    {"--no-experiments", CAUSAL_ENV_EXPERIMENTS, "", "sample only: no experiments, no delays",
+     anyValue, "0"},
 };
 
 void printUsage(FILE *out) {
@@ -59,7 +100,9 @@ void printUsage(FILE *out) {
                     "Runs PROGRAM (built with -fcausal-profile) and appends its profile.\n\n"
                     "options:\n");
   for (const EnvOption &o : envOptions) {
-    std::string lhs = std::string(o.flag) + " " + o.metavar;
+    std::string lhs = o.fixed_value ? std::string(o.flag) : std::string(o.flag) + " " + o.metavar;
+    if (o.alias)
+      lhs += std::string(", ") + o.alias;
     std::fprintf(out, "  %-26s %s [%s]\n", lhs.c_str(), o.help, o.env);
   }
   std::fprintf(out, "  %-26s %s [%s]\n", "--verbose", "the runtime says what it does on stderr",
@@ -120,7 +163,7 @@ int runCommand(const Args &args) {
   size_t i = 0;
   for (; i < args.size(); ++i) {
     const std::string &arg = args[i];
-    if (arg == "--") {
+    if (arg == "--" || arg == "---") { // "---": Coz's separator
       ++i;
       break;
     }
@@ -137,15 +180,27 @@ int runCommand(const Args &args) {
     const EnvOption *match = nullptr;
     std::string value;
     for (const EnvOption &o : envOptions) {
-      size_t len = std::strlen(o.flag);
-      if (arg == o.flag) {
+      if (o.fixed_value && (arg == o.flag || (o.alias && arg == o.alias))) {
+        match = &o;
+        value = o.fixed_value;
+        break;
+      }
+      if (o.fixed_value)
+        continue;
+      const char *flag =
+          o.alias && arg.compare(0, std::strlen(o.alias), o.alias) == 0 &&
+                  (arg.size() == std::strlen(o.alias) || arg[std::strlen(o.alias)] == '=')
+              ? o.alias
+              : o.flag;
+      size_t len = std::strlen(flag);
+      if (arg == flag) {
         if (i + 1 >= args.size()) {
           std::fprintf(stderr, "causal run: error: %s needs a value (%s)\n", o.flag, o.metavar);
           return 2;
         }
         match = &o;
         value = args[++i];
-      } else if (arg.compare(0, len, o.flag) == 0 && arg.size() > len && arg[len] == '=') {
+      } else if (arg.compare(0, len, flag) == 0 && arg.size() > len && arg[len] == '=') {
         match = &o;
         value = arg.substr(len + 1);
       }

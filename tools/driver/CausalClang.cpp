@@ -13,6 +13,17 @@
 //                                    (clang picks lld-style LTO options only when
 //                                    the linker's file name is ld.lld)
 //
+// and, when compiling, the progress points and options named on the command
+// line as plugin arguments (docs/progress-points.md):
+//
+//   -fcausal-progress=FILE:LINE[=NAME]  -> -fplugin-arg-causal-progress=...
+//   -fcausal-progress-fn=FUNC           -> -fplugin-arg-causal-progress-fn=...
+//   -fcausal-latency=NAME:BEGIN:END     -> -fplugin-arg-causal-latency=...
+//   -fno-causal-sync-hooks              -> -fplugin-arg-causal-no-sync-hooks
+//
+// Malformed specs are an error here, with or without -fcausal-profile (the
+// rules are those of pass/ProgressSpec.h, shared with the plugin).
+//
 // Each group is added only when that step runs, so clang never warns about an
 // unused argument. Our own -fcausal-* flags are removed; any other -fcausal-*
 // flag is an error. <prefix> is found from this executable's location
@@ -21,6 +32,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "InstallLayout.h"
+#include "ProgressSpec.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -69,7 +81,21 @@ bool isExecutableFile(const std::string &Path) {
 
 struct CausalSettings {
   bool Profile = false;
+  bool SyncHooks = true;
+  /// Progress point plugin arguments, "progress=...", in command-line order.
+  std::vector<std::string> ProgressArguments;
 };
+
+/// Checks a progress point spec (fails with the spec's error) and keeps it
+/// for the plugin as "<Option>=<Value>".
+void addProgressArgument(CausalSettings &Settings, const char *Option, const std::string &Value) {
+  std::vector<causal::ProgressPointSpec> Parsed;
+  std::string Error;
+  std::string Argument = std::string(Option) + "=" + Value;
+  if (!causal::parseProgressOption(Argument, Parsed, Error))
+    fail("-fcausal-" + Argument + ": " + Error);
+  Settings.ProgressArguments.push_back(Argument);
+}
 
 /// One flag of ours. A spelling ending in '=' takes a joined value. New
 /// -fcausal-* flags go in this table.
@@ -81,6 +107,14 @@ struct CausalFlag {
 const CausalFlag KnownCausalFlags[] = {
     {"-fcausal-profile", [](CausalSettings &S, const std::string &) { S.Profile = true; }},
     {"-fno-causal-profile", [](CausalSettings &S, const std::string &) { S.Profile = false; }},
+    {"-fcausal-progress=",
+     [](CausalSettings &S, const std::string &V) { addProgressArgument(S, "progress", V); }},
+    {"-fcausal-progress-fn=",
+     [](CausalSettings &S, const std::string &V) { addProgressArgument(S, "progress-fn", V); }},
+    {"-fcausal-latency=",
+     [](CausalSettings &S, const std::string &V) { addProgressArgument(S, "latency", V); }},
+    {"-fcausal-sync-hooks", [](CausalSettings &S, const std::string &) { S.SyncHooks = true; }},
+    {"-fno-causal-sync-hooks", [](CausalSettings &S, const std::string &) { S.SyncHooks = false; }},
 };
 
 bool isCausalFlag(const std::string &Arg) {
@@ -366,6 +400,11 @@ int main(int argc, char **argv) {
         Added.push_back("-fplugin=" + Prefix + "/" + causal::layout::PluginPath);
         Added.push_back("-fno-omit-frame-pointer");
         Added.push_back("-mno-omit-leaf-frame-pointer");
+        const std::string PluginArg = "-fplugin-arg-" CAUSAL_PLUGIN_NAME "-";
+        if (!Settings.SyncHooks)
+          Added.push_back(PluginArg + "no-sync-hooks");
+        for (const std::string &Argument : Settings.ProgressArguments)
+          Added.push_back(PluginArg + Argument);
       }
       if (Summary.links()) {
         Added.push_back("--ld-path=" + Prefix + "/" + causal::layout::LinkerDir +

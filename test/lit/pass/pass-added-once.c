@@ -1,5 +1,6 @@
 // The pass runs once per compilation: with -fplugin, with -fpass-plugin, and
-// with both naming the same file.
+// with both naming the same file. Its progress point phase runs once too,
+// before it (at PipelineStart).
 // RUN: %clang -fplugin=%plugin -O2 -c %s -o /dev/null -Xclang -fdebug-pass-manager 2>&1 | FileCheck %s
 // RUN: %clang -fpass-plugin=%plugin -O2 -c %s -o /dev/null -Xclang -fdebug-pass-manager 2>&1 | FileCheck %s
 // RUN: %clang -fplugin=%plugin -fpass-plugin=%plugin -O2 -c %s -o /dev/null -Xclang -fdebug-pass-manager 2>&1 | FileCheck %s
@@ -10,8 +11,13 @@
 
 int twice(int x) { return 2 * x; }
 
+// CHECK-COUNT-1: Running pass: causal::CausalProgressPointPass on [module]
+// CHECK-NOT:     Running pass: causal::CausalProgressPointPass
 // CHECK-COUNT-1: Running pass: causal::CausalInstrumentPass on [module]
-// CHECK-NOT:     Running pass: causal::CausalInstrumentPass
-// TWO-COUNT-2:   Running pass: causal::CausalInstrumentPass on [module]
-// TWO-NOT:       Running pass: causal::CausalInstrumentPass
+// CHECK-NOT:     Running pass: causal::Causal
+// TWO-COUNT-1:   Running pass: causal::CausalProgressPointPass on [module]
+// TWO-COUNT-1:   Running pass: causal::CausalInstrumentPass on [module]
+// TWO-COUNT-1:   Running pass: causal::CausalProgressPointPass on [module]
+// TWO-COUNT-1:   Running pass: causal::CausalInstrumentPass on [module]
+// TWO-NOT:       Running pass: causal::Causal
 

@@ -9,7 +9,7 @@
 
 int twice(int x) { return 2 * x; }
 
-// UNKNOWN: error: unknown argument '-fplugin-arg-causal-bogus' for the causal plugin (known: no-register-module)
+// UNKNOWN: error: unknown argument '-fplugin-arg-causal-bogus' for the causal plugin (known: no-register-module, no-sync-hooks, progress=..., progress-fn=..., latency=...)
 // NO-REGISTER-NOT: causal.module_ctor
 // NO-REGISTER: define {{.*}}@twice
 // NO-REGISTER-NOT: causal.module_ctor

@@ -130,5 +130,7 @@ TEST(ExperimentPolicyTest, FixedLineParsingAndMatching) {
   EXPECT_TRUE(pathMatchesFixedFile("/home/me/src/a.c", "src/a.c"));
   EXPECT_TRUE(pathMatchesFixedFile("src/a.c", "src/a.c"));
   EXPECT_FALSE(pathMatchesFixedFile("/home/me/xsrc/a.c", "src/a.c"));
-  EXPECT_FALSE(pathMatchesFixedFile("a.c", "src/a.c"));
+  EXPECT_FALSE(pathMatchesFixedFile("a.c", "/x/src/b.c"));
+  EXPECT_TRUE(pathMatchesFixedFile("src/a.c", "/home/me/src/a.c")) << "relative table path";
+  EXPECT_FALSE(pathMatchesFixedFile("/other/src/a.c", "/home/me/src/a.c"));
 }

@@ -47,12 +47,12 @@ inline std::vector<ProfileRecord> parseProfile(const std::string &text,
       record.fields[parts[i].substr(0, eq)] = parts[i].substr(eq + 1);
     }
     if (ok && record.type == "startup")
-      ok = parts.size() == 3 && record.fields.count("time") &&
-           record.fields["profiler"] == "causal";
+      ok =
+          parts.size() == 3 && record.fields.count("time") && record.fields["profiler"] == "causal";
     if (ok && record.type == "runtime")
       ok = parts.size() == 2 && record.fields.count("time");
     if (ok && record.type == "experiment")
-      ok = parts.size() == 7 && record.fields.count("selected") && record.fields.count("speedup") &&
+      ok = parts.size() == 6 && record.fields.count("selected") && record.fields.count("speedup") &&
            record.fields.count("duration") && record.fields.count("selected-samples") &&
            record.fields.count("delay");
     if (ok && record.type == "throughput-point")

@@ -44,9 +44,8 @@ TEST(ProgressTest, SameNamedCountersOfSeveralImagesAreSummedOnce) {
 
 TEST(ProgressTest, MalformedRecordsAreSkipped) {
   auto registry = std::make_unique<ProgressRegistry>();
-  causal_counter bad[] = {{1, nullptr, CAUSAL_COUNTER_THROUGHPUT, 0},
-                          {1, "x", 0, 0},
-                          {1, "y", 9, 0}};
+  causal_counter bad[] = {
+      {1, nullptr, CAUSAL_COUNTER_THROUGHPUT, 0}, {1, "x", 0, 0}, {1, "y", 9, 0}};
   EXPECT_EQ(registry->registerCounters(bad, bad + 3), 0u);
   EXPECT_EQ(registry->registerCounters(nullptr, nullptr), 0u);
   EXPECT_EQ(registry->registerCounters(bad + 2, bad), 0u) << "reversed bounds";

@@ -1,0 +1,403 @@
+//===- test/unit/runtime/ExperimentTest.cpp - Experiments in real processes -===//
+//
+// Runs experiment_target with experiments on and checks the records the
+// runtime appends. Experiments are made short (CAUSAL_EXPERIMENT_NS) so a
+// run of a few hundred ms holds several. Nothing here asserts a duration:
+// only that things happened, and relations that hold whatever the machine
+// load (e.g. the delay an experiment inserted is at most its selected
+// samples times the per-sample delay).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ProfileParse.h"
+
+#include "causal/tunables.h"
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+extern char **environ;
+
+using causal::test::parseProfile;
+using causal::test::ProfileRecord;
+using causal::test::readFile;
+
+namespace {
+
+struct ProcessResult {
+  bool exited = false;
+  int status = -1; // exit status, or -signal
+  std::string out, err;
+};
+
+class ExperimentTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    std::string base = ::testing::TempDir();
+    if (base.empty() || base.back() != '/')
+      base += '/';
+    std::string pattern = base + "causal-exp-test-XXXXXX";
+    std::vector<char> buffer(pattern.begin(), pattern.end());
+    buffer.push_back(0);
+    ASSERT_NE(mkdtemp(buffer.data()), nullptr);
+    dir_ = buffer.data();
+    profile_ = dir_ + "/profile.coz";
+  }
+  void TearDown() override { (void)!system(("rm -rf '" + dir_ + "'").c_str()); }
+
+  // Short experiments, the profile in the temporary directory.
+  std::map<std::string, std::string> baseEnv() const {
+    return {{CAUSAL_ENV_OUTPUT, profile_},
+            {CAUSAL_ENV_EXPERIMENT_NS, "20000000"},
+            {CAUSAL_ENV_COOLOFF_NS, "2000000"}};
+  }
+
+  ProcessResult run(const std::vector<std::string> &args, std::map<std::string, std::string> env) {
+    std::vector<std::string> environment;
+    for (char **e = environ; *e; ++e)
+      if (strncmp(*e, "CAUSAL_", 7) != 0)
+        environment.push_back(*e);
+    for (const auto &[key, value] : env)
+      environment.push_back(key + "=" + value);
+    std::vector<char *> envp;
+    for (std::string &e : environment)
+      envp.push_back(e.data());
+    envp.push_back(nullptr);
+    std::vector<std::string> arguments = {CAUSAL_EXPERIMENT_TARGET};
+    arguments.insert(arguments.end(), args.begin(), args.end());
+    std::vector<char *> argv;
+    for (std::string &a : arguments)
+      argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::string out_path = dir_ + "/stdout", err_path = dir_ + "/stderr";
+    ProcessResult result;
+    pid_t child = fork();
+    if (child == 0) {
+      int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (chdir(dir_.c_str()) != 0 || out < 0 || err < 0)
+        _exit(126);
+      dup2(out, 1);
+      dup2(err, 2);
+      execve(argv[0], argv.data(), envp.data());
+      _exit(127);
+    }
+    int status = 0;
+    if (child < 0 || waitpid(child, &status, 0) != child)
+      return result;
+    result.exited = WIFEXITED(status);
+    result.status = result.exited ? WEXITSTATUS(status) : -WTERMSIG(status);
+    result.out = readFile(out_path);
+    result.err = readFile(err_path);
+    return result;
+  }
+
+  std::vector<ProfileRecord> profile() {
+    std::vector<std::string> malformed;
+    std::vector<ProfileRecord> records = parseProfile(readFile(profile_), &malformed);
+    EXPECT_TRUE(malformed.empty()) << "malformed line: " << malformed.front();
+    return records;
+  }
+
+  std::string dir_, profile_;
+};
+
+unsigned long long outputValue(const std::string &out, const std::string &key) {
+  size_t at = out.find(key + "=");
+  return at == std::string::npos ? 0 : strtoull(out.c_str() + at + key.size() + 1, nullptr, 10);
+}
+
+unsigned long long number(const ProfileRecord &record, const char *field) {
+  return strtoull(record.fields.at(field).c_str(), nullptr, 10);
+}
+
+// Experiments with the point records that follow each.
+struct Experiment {
+  ProfileRecord record;
+  std::map<std::string, ProfileRecord> points;
+};
+
+std::vector<Experiment> experiments(const std::vector<ProfileRecord> &records) {
+  std::vector<Experiment> result;
+  for (const ProfileRecord &r : records) {
+    if (r.type == "experiment")
+      result.push_back({r, {}});
+    else if ((r.type == "throughput-point" || r.type == "latency-point") && !result.empty())
+      result.back().points[r.fields.at("name")] = r;
+  }
+  return result;
+}
+
+} // namespace
+
+TEST_F(ExperimentTest, ProgressPointsAreCountedMergedAndLoggedPerExperiment) {
+  std::map<std::string, std::string> env = baseEnv();
+  env[CAUSAL_ENV_SEED] = "1";
+  ProcessResult r = run({"progress", "600"}, env);
+  ASSERT_TRUE(r.exited && r.status == 0) << r.err;
+  std::vector<ProfileRecord> records = profile();
+  ASSERT_FALSE(records.empty());
+  EXPECT_EQ(records.front().type, "startup");
+  std::vector<Experiment> exps = experiments(records);
+  ASSERT_GE(exps.size(), 2u) << readFile(profile_);
+  unsigned long long work_total = outputValue(r.out, "work"), delta_sum = 0;
+  for (const Experiment &e : exps) {
+    // Only workUnit runs in scope: the system header line is never chosen.
+    EXPECT_EQ(e.record.fields.at("selected"), "exp_work.cpp:10");
+    double speedup = atof(e.record.fields.at("speedup").c_str());
+    EXPECT_GE(speedup, 0.0);
+    EXPECT_LE(speedup, 1.0);
+    ASSERT_TRUE(e.points.count("work")) << "throughput point of both images, merged";
+    delta_sum += number(e.points.at("work"), "delta");
+    ASSERT_TRUE(e.points.count("req"));
+    EXPECT_EQ(e.points.at("req").type, "latency-point");
+    double in_flight = atof(e.points.at("req").fields.at("difference").c_str());
+    EXPECT_GE(in_flight, 0.0);
+    EXPECT_LE(in_flight, 1.0) << "one thread: at most one request in flight";
+    if (CAUSAL_HAVE_COZ_H) {
+      EXPECT_TRUE(e.points.count("coz-work"));
+      EXPECT_TRUE(e.points.count("coz-req"));
+    }
+  }
+  EXPECT_GT(delta_sum, 0u);
+  EXPECT_LE(delta_sum, work_total) << "experiments cover part of the run, never more";
+  EXPECT_EQ(records.back().type, "samples");
+}
+
+TEST_F(ExperimentTest, CozHeaderProgramsFindTheRuntime) {
+  if (!CAUSAL_HAVE_COZ_H)
+    GTEST_SKIP() << "coz.h not installed (apt-get install coz-profiler)";
+  ProcessResult r = run({"progress", "300"}, baseEnv());
+  ASSERT_TRUE(r.exited && r.status == 0) << r.err;
+  EXPECT_EQ(outputValue(r.out, "coz_api"), 1u) << r.out;
+  unsigned long long coz_total = outputValue(r.out, "coz"), delta_sum = 0;
+  for (const Experiment &e : experiments(profile()))
+    if (e.points.count("coz-work")) {
+      delta_sum += number(e.points.at("coz-work"), "delta");
+      EXPECT_EQ(e.points.at("coz-req").type, "latency-point");
+    }
+  EXPECT_GT(delta_sum, 0u);
+  EXPECT_LE(delta_sum, coz_total);
+}
+
+TEST_F(ExperimentTest, SameSeedSameSpeedups) {
+  std::map<std::string, std::string> env = baseEnv();
+  env[CAUSAL_ENV_SEED] = "12345";
+  env[CAUSAL_ENV_FIXED_LINE] = "exp_work.cpp:10";
+  std::vector<std::vector<std::string>> sequences;
+  for (int i = 0; i < 2; ++i) {
+    unlink(profile_.c_str());
+    ProcessResult r = run({"progress", "300"}, env);
+    ASSERT_TRUE(r.exited && r.status == 0) << r.err;
+    std::vector<std::string> speedups;
+    for (const Experiment &e : experiments(profile()))
+      speedups.push_back(e.record.fields.at("speedup"));
+    ASSERT_GE(speedups.size(), 3u);
+    sequences.push_back(speedups);
+  }
+  size_t common = std::min(sequences[0].size(), sequences[1].size());
+  for (size_t i = 0; i < common; ++i)
+    EXPECT_EQ(sequences[0][i], sequences[1][i]) << "experiment " << i;
+}
+
+TEST_F(ExperimentTest, FixedSpeedupInsertsDelaysBoundedBySelectedSamples) {
+  std::map<std::string, std::string> env = baseEnv();
+  env[CAUSAL_ENV_FIXED_LINE] = "exp_work.cpp:10";
+  env[CAUSAL_ENV_FIXED_SPEEDUP] = "50";
+  env[CAUSAL_ENV_VERBOSE] = "1";
+  ProcessResult r = run({"delays", "500", "2"}, env);
+  ASSERT_TRUE(r.exited && r.status == 0) << r.err;
+  unsigned long long delay_sum = 0, bound_sum = 0;
+  std::vector<Experiment> exps = experiments(profile());
+  ASSERT_GE(exps.size(), 2u);
+  for (const Experiment &e : exps) {
+    EXPECT_EQ(e.record.fields.at("speedup"), "0.50");
+    unsigned long long delay = number(e.record, "delay");
+    unsigned long long bound =
+        number(e.record, "selected-samples") * CAUSAL_DEFAULT_SAMPLE_PERIOD_NS / 2;
+    // Each sample of the selected line adds exactly half a period; samples
+    // counted just before an experiment ends may not be published.
+    EXPECT_LE(delay, bound);
+    delay_sum += delay;
+    bound_sum += bound;
+    EXPECT_LT(number(e.record, "duration"), 1ull << 62) << "duration = elapsed - delay >= 0";
+  }
+  EXPECT_GT(delay_sum, 0u) << "the selected line ran: delays were inserted";
+  EXPECT_GE(delay_sum, bound_sum / 2);
+  // The other thread (systemWork) paused for them.
+  size_t at = r.err.find("ns paused by all threads");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(" 0 ns paused"), std::string::npos) << r.err;
+}
+
+TEST_F(ExperimentTest, EndToEndRunsOneExperimentEndingAtExit) {
+  std::map<std::string, std::string> env = baseEnv();
+  env[CAUSAL_ENV_END_TO_END] = "1";
+  ProcessResult r = run({"spin", "200"}, env);
+  ASSERT_TRUE(r.exited && r.status == 0) << r.err;
+  std::vector<Experiment> exps = experiments(profile());
+  ASSERT_EQ(exps.size(), 1u);
+  ASSERT_TRUE(exps[0].points.count(CAUSAL_END_TO_END_POINT));
+  EXPECT_EQ(number(exps[0].points.at(CAUSAL_END_TO_END_POINT), "delta"), 1u);
+}
+
+TEST_F(ExperimentTest, ExperimentsCanBeTurnedOff) {
+  std::map<std::string, std::string> env = baseEnv();
+  env[CAUSAL_ENV_EXPERIMENTS] = "0";
+  ProcessResult r = run({"progress", "200"}, env);
+  ASSERT_TRUE(r.exited && r.status == 0) << r.err;
+  EXPECT_TRUE(experiments(profile()).empty());
+}
+
+TEST_F(ExperimentTest, EverySyncFunctionHasAHookAndIsInterposed) {
+  ProcessResult r = run({"symbols"}, baseEnv());
+  ASSERT_TRUE(r.exited && r.status == 0) << r.err;
+  EXPECT_NE(r.out.find("missing=0"), std::string::npos) << r.out;
+}
+
+TEST_F(ExperimentTest, HookAndInterposedEntryPointsCountEachCallOnce) {
+  ProcessResult r = run({"hookcount", "1000"}, baseEnv());
+  ASSERT_TRUE(r.exited && r.status == 0) << r.err;
+  EXPECT_EQ(outputValue(r.out, "calls"), 4000u) << r.out;
+  EXPECT_EQ(outputValue(r.out, "busy"), 1u) << "the hook locked the real mutex";
+}
+
+TEST_F(ExperimentTest, NoLostWakeUpsWithDelaysForcedOn) {
+  std::map<std::string, std::string> env = baseEnv();
+  env[CAUSAL_ENV_FIXED_LINE] = "exp_work.cpp:10";
+  env[CAUSAL_ENV_FIXED_SPEEDUP] = "100";
+  env[CAUSAL_ENV_EXPERIMENT_NS] = "5000000";
+  env[CAUSAL_ENV_COOLOFF_NS] = "1000000";
+  ProcessResult r = run({"sync", "10000"}, env);
+  ASSERT_TRUE(r.exited) << "killed by signal " << -r.status << " (alarm: a lost wake-up?)";
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(outputValue(r.out, "sum"), outputValue(r.out, "expected")) << r.out;
+  EXPECT_EQ(outputValue(r.out, "pings"), 10000u) << r.out;
+  EXPECT_EQ(outputValue(r.out, "turns"), 3u * (10000 / 10 + 1)) << r.out;
+  EXPECT_NE(r.out.find("joined=0"), std::string::npos) << r.out;
+  EXPECT_FALSE(experiments(profile()).empty());
+}
+
+TEST_F(ExperimentTest, FatalSignalWritesTheProfileAndKeepsTheSignal) {
+  for (const char *kind : {"abort", "segv"}) {
+    unlink(profile_.c_str());
+    ProcessResult r = run({"crash", kind}, baseEnv());
+    EXPECT_FALSE(r.exited) << kind;
+    EXPECT_EQ(r.status, std::string(kind) == "abort" ? -SIGABRT : -SIGSEGV) << kind;
+    std::vector<ProfileRecord> records = profile();
+    ASSERT_FALSE(records.empty()) << kind;
+    EXPECT_EQ(records.front().type, "startup");
+    bool runtime = false, samples = false;
+    for (const ProfileRecord &record : records) {
+      runtime |= record.type == "runtime";
+      samples |= record.type == "samples" && record.fields.at("location") == "exp_work.cpp:10";
+    }
+    EXPECT_TRUE(runtime && samples) << kind << ": " << readFile(profile_);
+    EXPECT_FALSE(experiments(records).empty()) << kind << ": pending experiments written";
+  }
+}
+
+TEST_F(ExperimentTest, ExecWritesThePendingRecordsFirst) {
+  ProcessResult r = run({"exec"}, baseEnv());
+  ASSERT_TRUE(r.exited && r.status == 0) << r.err;
+  std::vector<ProfileRecord> records = profile();
+  ASSERT_FALSE(records.empty()) << "nothing written before exec";
+  EXPECT_EQ(records.front().type, "startup");
+  bool samples = false;
+  for (const ProfileRecord &record : records)
+    samples |= record.type == "samples";
+  EXPECT_TRUE(samples);
+  EXPECT_FALSE(experiments(records).empty()) << "pending experiments written before exec";
+}
+
+TEST_F(ExperimentTest, MainThreadExitDoesNotKeepTheProcessAlive) {
+  ProcessResult r = run({"mainexit"}, baseEnv());
+  ASSERT_TRUE(r.exited) << r.status;
+  EXPECT_EQ(r.status, 0);
+  std::vector<ProfileRecord> records = profile();
+  ASSERT_FALSE(records.empty());
+  EXPECT_EQ(records.front().type, "startup");
+}
+
+TEST_F(ExperimentTest, ForkedChildRunsItsOwnExperimentsInItsOwnBlock) {
+  ProcessResult r = run({"forkexp", "250"}, baseEnv());
+  ASSERT_TRUE(r.exited && r.status == 0) << r.err;
+  EXPECT_EQ(outputValue(r.out, "child_status"), 0u);
+  std::vector<ProfileRecord> records = profile();
+  // Two blocks; each starts with startup and holds experiments, then
+  // runtime and samples.
+  std::vector<size_t> starts;
+  for (size_t i = 0; i < records.size(); ++i)
+    if (records[i].type == "startup")
+      starts.push_back(i);
+  ASSERT_EQ(starts.size(), 2u);
+  starts.push_back(records.size());
+  for (size_t b = 0; b < 2; ++b) {
+    size_t exps = 0;
+    bool seen_runtime = false;
+    for (size_t i = starts[b] + 1; i < starts[b + 1]; ++i) {
+      if (records[i].type == "runtime")
+        seen_runtime = true;
+      if (records[i].type == "experiment") {
+        ++exps;
+        EXPECT_FALSE(seen_runtime) << "experiments come before runtime in a block";
+      }
+    }
+    EXPECT_GE(exps, 1u) << "block " << b;
+    EXPECT_TRUE(seen_runtime) << "block " << b;
+  }
+}
+
+TEST_F(ExperimentTest, ScopeDecidesWhichLinesExperimentsSelect) {
+  // Default scope: the busy system-header line (/usr/include/...) is never
+  // selected, though it gets about half of the samples.
+  ProcessResult r = run({"delays", "400", "2"}, baseEnv());
+  ASSERT_TRUE(r.exited && r.status == 0) << r.err;
+  std::vector<Experiment> exps = experiments(profile());
+  ASSERT_FALSE(exps.empty());
+  for (const Experiment &e : exps)
+    EXPECT_EQ(e.record.fields.at("selected"), "exp_work.cpp:10");
+
+  // --scope naming only the system header selects it instead.
+  unlink(profile_.c_str());
+  std::map<std::string, std::string> env = baseEnv();
+  env[CAUSAL_ENV_SCOPE] = "/usr/include/exp_*";
+  r = run({"delays", "400", "2"}, env);
+  ASSERT_TRUE(r.exited && r.status == 0) << r.err;
+  exps = experiments(profile());
+  ASSERT_FALSE(exps.empty());
+  for (const Experiment &e : exps)
+    EXPECT_EQ(e.record.fields.at("selected"), "/usr/include/exp_system.h:20");
+
+  // A binary scope that matches no image: no experiment at all.
+  unlink(profile_.c_str());
+  env = baseEnv();
+  env[CAUSAL_ENV_BINARY_SCOPE] = "*/no-such-image";
+  r = run({"delays", "300", "2"}, env);
+  ASSERT_TRUE(r.exited && r.status == 0) << r.err;
+  EXPECT_TRUE(experiments(profile()).empty());
+}
+
+TEST_F(ExperimentTest, TimerSamplerRunsExperimentsToo) {
+  std::map<std::string, std::string> env = baseEnv();
+  env[CAUSAL_ENV_SAMPLER] = "timer";
+  env[CAUSAL_ENV_FIXED_SPEEDUP] = "50";
+  ProcessResult r = run({"delays", "400", "2"}, env);
+  ASSERT_TRUE(r.exited && r.status == 0) << r.err;
+  unsigned long long delay = 0;
+  std::vector<Experiment> exps = experiments(profile());
+  ASSERT_FALSE(exps.empty());
+  for (const Experiment &e : exps)
+    delay += number(e.record, "delay");
+  EXPECT_GT(delay, 0u);
+}
