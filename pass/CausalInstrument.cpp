@@ -291,8 +291,13 @@ GlobalVariable *ModuleInstrumenter::getOrCreateCounter(uint32_t Kind, StringRef 
 }
 
 // atomicrmw add ptr @counter, i64 1 monotonic: the count is the first field.
+// Nothing may come between a musttail call and its return: an increment for
+// that return goes before the call.
 void ModuleInstrumenter::emitIncrement(Instruction *Before, uint32_t Kind, StringRef Name,
                                        DebugLoc Loc) {
+  if (CallInst *MustTail = Before->getParent()->getTerminatingMustTailCall())
+    if (MustTail->comesBefore(Before))
+      Before = MustTail;
   IRBuilder<> IRB(Before);
   if (Loc)
     IRB.SetCurrentDebugLocation(Loc);

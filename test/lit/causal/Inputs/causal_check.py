@@ -11,8 +11,9 @@ line numbers.
                       [--priority NICE] -- PROGRAM [ARGS...]
       Runs PROGRAM under `CAUSAL run --fixed-line FILE:LINE`, appending to
       PROFILE: for each of N repetitions, once per speedup in the list with
-      --fixed-speedup (interleaved, so that a machine whose speed drifts affects
-      every speedup alike); the speedup `random` runs without --fixed-speedup.
+      --fixed-speedup, in the list's order in even repetitions and reversed in
+      odd ones (A B B A ..., so that a machine whose speed drifts affects every
+      speedup alike); the speedup `random` runs without --fixed-speedup.
       --seed N gives repetition i the seed N + i. --option passes an extra
       option to `causal run` (e.g. --option=--end-to-end). --priority runs
       the program at that nice value if allowed (see below), else at the
@@ -92,7 +93,7 @@ def cmd_run(args, program):
     path, line = resolve_line(args.line)
     speedups = args.speedups.split(",")
     for rep in range(args.repeat):
-        for speedup in speedups:
+        for speedup in (speedups if rep % 2 == 0 else speedups[::-1]):
             cmd = [args.causal, "run", "--output", args.output, "--fixed-line", "%s:%d" % (path, line)]
             if speedup != "random":
                 cmd += ["--fixed-speedup", speedup]
