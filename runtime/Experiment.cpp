@@ -9,6 +9,7 @@
 #include "causal/tunables.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -217,6 +218,13 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   uint32_t points = g_progress.size();
   for (uint32_t p = 0; p < points; ++p)
     g_snapshots[p] = {g_progress.arrivals(p), g_progress.departures(p), 0.0};
+  // The selected line's name, copied now: when the program exits (or
+  // dlcloses the library) during the experiment, the image is unregistered
+  // and its table may be gone by the time the record is written.
+  static char selected_file[PATH_MAX];
+  uint32_t line_number = 0;
+  const char *file = lineFile(line, &line_number);
+  formatTo(selected_file, sizeof selected_file, "%s", file ? file : "<unknown>");
 
   uint64_t global_before = g_experiment.global_delay_ns.load(std::memory_order_relaxed);
   g_experiment.selected_samples.store(0, std::memory_order_relaxed);
@@ -244,14 +252,12 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   uint64_t delay = g_experiment.global_delay_ns.load(std::memory_order_relaxed) - global_before;
   uint64_t selected_samples = g_experiment.selected_samples.load(std::memory_order_relaxed);
 
-  uint32_t line_number = 0;
-  const char *file = lineFile(line, &line_number);
   TextBuffer text;
   // duration = elapsed - inserted delay; Coz writes the unsigned difference
   // (a wrapped value, which readers take as negative, if delay > elapsed).
   text.appendf("experiment\tselected=%s:%u\tspeedup=%.2f\tduration=%llu\tselected-samples=%llu"
                "\tdelay=%llu\n",
-               file ? file : "<unknown>", line_number, speedup / 100.0,
+               selected_file, line_number, speedup / 100.0,
                (unsigned long long)(elapsed - delay), (unsigned long long)selected_samples,
                (unsigned long long)delay);
   uint64_t min_visits = UINT64_MAX;

@@ -8,6 +8,7 @@
 //   <prefix>/lib/libcausal_rt.so            the runtime
 //   <prefix>/lib/causal/CausalPlugin.so     front-end plugin + pass
 //   <prefix>/libexec/causal/ld, ld.lld      the link step (causal-ld)
+//   <prefix>/libexec/causal/causal-lines    `causal lines` (needs libLLVM)
 //   <prefix>/share/causal/causal.cfg        clang --config file
 //   <prefix>/include/causal/*.h
 //
@@ -25,7 +26,7 @@ inline constexpr const char *BinDir = "bin";
 inline constexpr const char *LibDir = "lib";
 inline constexpr const char *RuntimeLibName = "causal_rt"; // -lcausal_rt
 inline constexpr const char *PluginPath = "lib/causal/CausalPlugin.so";
-inline constexpr const char *LinkerDir = "libexec/causal";
+inline constexpr const char *LibexecDir = "libexec/causal";
 inline constexpr const char *ConfigFilePath = "share/causal/causal.cfg";
 
 // <prefix> of the running executable: the parent of the directory holding

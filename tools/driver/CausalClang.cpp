@@ -407,7 +407,7 @@ int main(int argc, char **argv) {
           Added.push_back(PluginArg + Argument);
       }
       if (Summary.links()) {
-        Added.push_back("--ld-path=" + Prefix + "/" + causal::layout::LinkerDir +
+        Added.push_back("--ld-path=" + Prefix + "/" + causal::layout::LibexecDir +
                         (wantsLld(Summary) ? "/ld.lld" : "/ld"));
         // Our link step runs the linker the user named by path.
         std::string UserLinker = userLinker(Summary);
