@@ -8,7 +8,8 @@ packages=(
   clang-19 llvm-19-dev libclang-19-dev llvm-19-tools lld-19 libclang-rt-19-dev   # primary toolchain
   clang-22 llvm-22-dev libclang-22-dev llvm-22-tools lld-22                      # also supported
   libgtest-dev googletest libunwind-dev                                          # tests, runtime
-  chromium                                                                       # HTML report test
+  chromium fonts-dejavu-core                                                     # HTML report and Coz viewer tests
+  coz-profiler                                                                   # coz.h, Coz's viewer, the Coz comparison
 )
 # npm fetches the SQLite amalgamation for the precision benchmark and test;
 # keep an npm that came with another nodejs package.

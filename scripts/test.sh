@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: builds with LLVM 22 and runs the lit tests there,
-# then builds with LLVM 19 (the primary toolchain) and runs everything.
+# then builds with LLVM 19 (the primary toolchain) and runs everything, except
+# the accuracy tests of causal experiments, which are not yet reliable
+# (`ctest -L accuracy` in build/ runs them; docs/examples.md).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
 
 echo "== LLVM 22: build and lit tests"
 bash "$root/scripts/build.sh" 22 "$root/build-llvm22"
-(cd "$root/build-llvm22" && ctest -L lit --output-on-failure -j"$jobs")
+(cd "$root/build-llvm22" && ctest -L lit -LE accuracy --output-on-failure -j"$jobs")
 
 echo "== LLVM 19: build and all tests"
 bash "$root/scripts/build.sh" 19 "$root/build"
-(cd "$root/build" && ctest --output-on-failure -j"$jobs")
+(cd "$root/build" && ctest -LE accuracy --output-on-failure -j"$jobs")
