@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build g++ python3 file binutils make dpkg-dev
+  cmake ninja-build g++ python3 file binutils make dpkg-dev meson
   clang-19 llvm-19-dev libclang-19-dev llvm-19-tools lld-19 libclang-rt-19-dev   # primary toolchain
   clang-22 llvm-22-dev libclang-22-dev llvm-22-tools lld-22                      # also supported
   libgtest-dev googletest libunwind-dev                                          # tests, runtime
