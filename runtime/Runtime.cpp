@@ -143,11 +143,15 @@ void endThread(void *value) {
   auto *state = static_cast<ThreadState *>(value);
   if (!state)
     return;
-  if (tls_thread == state)
-    payOwedDelays(state); // joiners wake up when this thread ends
+  // Drain the last samples first: those in the selected line raise this
+  // thread's local count, which only settling publishes to the global count
+  // (other threads must still pause for them). Then settle: publish, and pay
+  // what this thread owes before joiners wake up when it ends.
   stopThreadSampling(state);
-  if (tls_thread == state)
+  if (tls_thread == state) {
+    payOwedDelays(state);
     tls_thread = nullptr;
+  }
   g_threads.release(state);
   // The last program thread ends (the main thread called pthread_exit
   // earlier): the profiler thread must not keep the process alive.
