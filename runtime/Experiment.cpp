@@ -9,8 +9,8 @@
 #include "causal/tunables.h"
 
 #include <dlfcn.h>
-#include <limits.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -257,9 +257,8 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   // (a wrapped value, which readers take as negative, if delay > elapsed).
   text.appendf("experiment\tselected=%s:%u\tspeedup=%.2f\tduration=%llu\tselected-samples=%llu"
                "\tdelay=%llu\n",
-               selected_file, line_number, speedup / 100.0,
-               (unsigned long long)(elapsed - delay), (unsigned long long)selected_samples,
-               (unsigned long long)delay);
+               selected_file, line_number, speedup / 100.0, (unsigned long long)(elapsed - delay),
+               (unsigned long long)selected_samples, (unsigned long long)delay);
   uint64_t min_visits = UINT64_MAX;
   for (uint32_t p = 0; p < points; ++p) {
     uint64_t arrivals = g_progress.arrivals(p) - g_snapshots[p].arrivals;

@@ -66,10 +66,10 @@ extern "C" {
 struct causal_linetab_header {
   char magic[CAUSAL_LINETAB_MAGIC_SIZE];
   uint32_t version;
-  uint32_t header_size;   /* sizeof(struct causal_linetab_header) */
-  uint64_t table_vaddr;   /* link-time address of this header; the load bias
-                             of the image is (runtime address - table_vaddr) */
-  uint64_t code_vaddr;    /* link-time address that row offsets count from */
+  uint32_t header_size; /* sizeof(struct causal_linetab_header) */
+  uint64_t table_vaddr; /* link-time address of this header; the load bias
+                           of the image is (runtime address - table_vaddr) */
+  uint64_t code_vaddr;  /* link-time address that row offsets count from */
   uint32_t num_rows;
   uint32_t num_lines;
   uint32_t num_files;
@@ -78,8 +78,8 @@ struct causal_linetab_header {
   uint32_t lines_offset;
   uint32_t files_offset;
   uint32_t strings_offset;
-  uint32_t total_size;    /* bytes used, <= section size */
-  uint32_t flags;         /* reserved, 0 */
+  uint32_t total_size; /* bytes used, <= section size */
+  uint32_t flags;      /* reserved, 0 */
 };
 
 struct causal_linetab_row {
@@ -216,8 +216,8 @@ void __causal_register_counters(struct causal_counter *start, struct causal_coun
 /* Returns the header if [start, stop) holds a valid table of this version,
  * else null. Checks every offset against the section size, so a corrupt or
  * foreign section is rejected rather than read out of bounds. */
-static inline const struct causal_linetab_header *
-causal_linetab_validate(const void *start, const void *stop) {
+static inline const struct causal_linetab_header *causal_linetab_validate(const void *start,
+                                                                          const void *stop) {
   const struct causal_linetab_header *h = (const struct causal_linetab_header *)start;
   uintptr_t size = (uintptr_t)stop - (uintptr_t)start;
   uint64_t end;
