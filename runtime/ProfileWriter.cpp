@@ -56,17 +56,16 @@ void TextBuffer::appendf(const char *format, ...) {
   va_end(args);
 }
 
-void renderProfile(const ModuleRegistry &registry, uint64_t startup_realtime_ns,
-                   uint64_t runtime_ns, TextBuffer *out, const char *experiments,
-                   size_t experiments_size) {
-  out->appendf("startup\ttime=%llu\tprofiler=causal\n", (unsigned long long)startup_realtime_ns);
-  if (experiments && experiments_size)
-    out->append(experiments, experiments_size);
-  out->appendf("runtime\ttime=%llu\n", (unsigned long long)runtime_ns);
+namespace {
+
+// Visits what the `samples` records say, for both writers below: each
+// retired image's saved records (text), then every line with samples.
+template <typename RetiredFn, typename LineFn>
+void forEachSampledLine(const ModuleRegistry &registry, RetiredFn on_retired, LineFn on_line) {
   uint32_t used = registry.slotsUsed();
   for (uint32_t slot = 0; slot < used; ++slot) {
     if (const char *retired = registry.retiredText(slot)) {
-      out->append(retired, strlen(retired));
+      on_retired(retired);
       continue;
     }
     const causal_linetab_header *table = registry.table(slot);
@@ -78,10 +77,26 @@ void renderProfile(const ModuleRegistry &registry, uint64_t startup_realtime_ns,
       if (!count)
         continue;
       const char *file = causal_linetab_file(table, lines[line].file_index);
-      out->appendf("samples\tlocation=%s:%u\tcount=%llu\n", file ? file : "<unknown>",
-                   lines[line].line, (unsigned long long)count);
+      on_line(file ? file : "<unknown>", lines[line].line, count);
     }
   }
+}
+
+} // namespace
+
+void renderProfile(const ModuleRegistry &registry, uint64_t startup_realtime_ns,
+                   uint64_t runtime_ns, TextBuffer *out, const char *experiments,
+                   size_t experiments_size) {
+  out->appendf("startup\ttime=%llu\tprofiler=causal\n", (unsigned long long)startup_realtime_ns);
+  if (experiments && experiments_size)
+    out->append(experiments, experiments_size);
+  out->appendf("runtime\ttime=%llu\n", (unsigned long long)runtime_ns);
+  forEachSampledLine(
+      registry, [&](const char *retired) { out->append(retired, strlen(retired)); },
+      [&](const char *file, uint32_t line, uint64_t count) {
+        out->appendf("samples\tlocation=%s:%u\tcount=%llu\n", file, line,
+                     (unsigned long long)count);
+      });
 }
 
 namespace {
@@ -168,30 +183,17 @@ int appendProfileSignalSafe(const char *path, const ModuleRegistry &registry,
   out.put("runtime\ttime=");
   out.putUnsigned(runtime_ns);
   out.endLine();
-  uint32_t used = registry.slotsUsed();
-  for (uint32_t slot = 0; slot < used; ++slot) {
-    if (const char *retired = registry.retiredText(slot)) {
-      out.put(retired);
-      continue;
-    }
-    const causal_linetab_header *table = registry.table(slot);
-    if (!table)
-      continue;
-    const causal_linetab_line *lines = causal_linetab_lines(table);
-    for (uint32_t line = 0; line < table->num_lines; ++line) {
-      uint64_t count = registry.lineCount(slot, line);
-      if (!count)
-        continue;
-      const char *file = causal_linetab_file(table, lines[line].file_index);
-      out.put("samples\tlocation=");
-      out.put(file ? file : "<unknown>");
-      out.put(":");
-      out.putUnsigned(lines[line].line);
-      out.put("\tcount=");
-      out.putUnsigned(count);
-      out.endLine();
-    }
-  }
+  forEachSampledLine(
+      registry, [&](const char *retired) { out.put(retired); },
+      [&](const char *file, uint32_t line, uint64_t count) {
+        out.put("samples\tlocation=");
+        out.put(file);
+        out.put(":");
+        out.putUnsigned(line);
+        out.put("\tcount=");
+        out.putUnsigned(count);
+        out.endLine();
+      });
   out.flush(true);
   close(fd);
   return out.error();
