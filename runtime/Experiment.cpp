@@ -10,6 +10,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 namespace causal::rt {
 
@@ -24,6 +26,7 @@ ExperimentGlobals g_experiment;
 ExperimentConfig g_experiment_config;
 ProgressRegistry g_progress;
 std::atomic<uint64_t> g_paused_ns{0};
+std::atomic<uint64_t> g_drain_ns{0};
 
 namespace {
 
@@ -210,6 +213,83 @@ void integrateInFlight(uint32_t points, uint64_t dt) {
   }
 }
 
+// ---- End-of-experiment drain (Experiment.h) --------------------------------
+
+// CPU time of thread |tid| of this process (the kernel's per-thread CPU
+// clock id, as pthread_getcpuclockid makes it); 0 if it cannot be read.
+uint64_t threadCpuNs(pid_t tid) {
+  clockid_t clock = clockid_t((~unsigned(tid) << 3) | 4 /* per thread */ | 2 /* sched */);
+  struct timespec ts;
+  if (clock_gettime(clock, &ts) != 0)
+    return 0;
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+// True if thread |tid| of this process is running or waiting for a CPU
+// (state R in /proc), false if it sleeps, waits for I/O or is stopped.
+bool threadRunnable(pid_t tid) {
+  char path[64];
+  formatTo(path, sizeof path, "/proc/self/task/%d/stat", int(tid));
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  char text[512];
+  ssize_t size = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (size <= 0)
+    return false;
+  text[size] = 0;
+  const char *paren = strrchr(text, ')'); // the name may hold spaces and ')'
+  return paren && paren[1] == ' ' && paren[2] == 'R';
+}
+
+struct DrainWatch {
+  uint64_t cpu_ns;     // the thread's CPU time at the last poll
+  uint64_t checked_ns; // when its scheduler state was last read
+  bool runnable;       // that state: running or waiting for a CPU
+};
+DrainWatch g_drain_watch[CAUSAL_MAX_THREADS];
+
+// How often a thread whose CPU time stands still has its state re-read.
+constexpr uint64_t kStateCheckNs = 1000000;
+
+// Records every thread's CPU time at the start of a drain.
+void startDrainWatch() {
+  for (uint32_t i = 0, used = g_threads.slotsUsed(); i < used; ++i)
+    if (ThreadState *state = g_threads.slot(i))
+      g_drain_watch[i] = {threadCpuNs(state->tid), 0, true};
+}
+
+// True while a sampled thread that is not in a blocking call, and is
+// running, waiting for a CPU or pausing in its sample handler, has paid
+// less than the global count. A thread blocked outside the hooks (read,
+// epoll_wait, ...) stops the wait for itself: it pays when it next runs.
+bool runningThreadOwesDelays(uint64_t now) {
+  bool owing = false;
+  for (uint32_t i = 0, used = g_threads.slotsUsed(); i < used; ++i) {
+    ThreadState *state = g_threads.slot(i);
+    if (!state || !state->in_use.load(std::memory_order_acquire) ||
+        state->kind == SamplerKind::None ||
+        state->blocking_calls.load(std::memory_order_relaxed) != 0 || !owesDelays(state))
+      continue;
+    if (state->in_handler) {
+      owing = true;
+      continue;
+    }
+    DrainWatch &watch = g_drain_watch[i];
+    uint64_t cpu = threadCpuNs(state->tid);
+    if (cpu != watch.cpu_ns) {
+      watch.cpu_ns = cpu;
+      watch.runnable = true;
+    } else if (now - watch.checked_ns >= kStateCheckNs) {
+      watch.runnable = threadRunnable(state->tid);
+      watch.checked_ns = now;
+    }
+    owing |= watch.runnable;
+  }
+  return owing;
+}
+
 // Runs one experiment on |line|; returns the fewest visits any point saw.
 uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   const ExperimentConfig &c = g_experiment_config;
@@ -246,9 +326,28 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
     sleepNs(CAUSAL_PROFILER_POLL_NS);
   }
 
-  g_experiment.active.store(0, std::memory_order_release);
+  // Drain (Experiment.h): no new delays; running threads pay what they owe.
   g_experiment.selected.store(kNoLine, std::memory_order_relaxed);
-  uint64_t elapsed = monotonicNs() - start;
+  if (!stopping() && !c.end_to_end) {
+    uint64_t drain_end =
+        last + uint64_t(CAUSAL_DRAIN_BATCHES) * g_config.batch * g_config.period_ns;
+    uint64_t drain_start = last;
+    startDrainWatch();
+    while (!stopping() && runningThreadOwesDelays(last)) {
+      uint64_t now = monotonicNs();
+      integrateInFlight(points, now - last);
+      last = now;
+      if (now >= drain_end)
+        break;
+      sleepNs(CAUSAL_DRAIN_POLL_NS);
+    }
+    uint64_t now = monotonicNs();
+    integrateInFlight(points, now - last);
+    last = now;
+    g_drain_ns.fetch_add(last - drain_start, std::memory_order_relaxed);
+  }
+  g_experiment.active.store(0, std::memory_order_release);
+  uint64_t elapsed = last - start;
   uint64_t delay = g_experiment.global_delay_ns.load(std::memory_order_relaxed) - global_before;
   uint64_t selected_samples = g_experiment.selected_samples.load(std::memory_order_relaxed);
 

@@ -13,6 +13,15 @@
 // local count is ahead raises the global count to it ("minimize delays"),
 // and a thread whose local count is behind pauses for the difference
 // (nanosleep overshoot carried into the next pause). Counts are in ns.
+//
+// Threads pay only after a batch of samples, so when an experiment's time
+// is up, running threads still owe part of the delays the global count
+// holds: subtracting the whole count from the elapsed time would make a
+// line look better than it is (Figure 1's b line: +5 to +12 % where the
+// truth is 0). So an experiment ends with a drain: the selected line no
+// longer adds delays, and the experiment's clock and progress counts stop
+// only when every running thread (not in a blocking call) has paid up to
+// the global count, or after CAUSAL_DRAIN_BATCHES batches' time.
 // Sync hooks (SyncHooks.cpp) pay owed delays before anything that can wake a
 // thread, and credit a woken thread with the delays inserted while it slept.
 //
@@ -64,6 +73,7 @@ extern ExperimentGlobals g_experiment;
 extern ExperimentConfig g_experiment_config;
 extern ProgressRegistry g_progress;
 extern std::atomic<uint64_t> g_paused_ns; ///< time all threads spent pausing (verbose)
+extern std::atomic<uint64_t> g_drain_ns;  ///< time spent in end-of-experiment drains (verbose)
 
 /// Reads the experiment tunables (says what is malformed). Not signal-safe.
 void readExperimentConfig();
@@ -91,6 +101,19 @@ inline void creditWakeUp(ThreadState *state, uint64_t global_before) {
   uint64_t now = g_experiment.global_delay_ns.load(std::memory_order_relaxed);
   if (now > global_before)
     state->local_delay_ns.fetch_add(now - global_before, std::memory_order_relaxed);
+}
+
+/// A blocking call begins / ends (nested calls count). While a thread is in
+/// one it cannot pay delays, and need not: a wake-up by another thread
+/// credits it. The end-of-experiment drain does not wait for it.
+inline void enterBlockingCall(ThreadState *state) {
+  state->blocking_calls.store(state->blocking_calls.load(std::memory_order_relaxed) + 1,
+                              std::memory_order_relaxed);
+}
+inline void leaveBlockingCall(ThreadState *state) {
+  uint32_t depth = state->blocking_calls.load(std::memory_order_relaxed);
+  if (depth)
+    state->blocking_calls.store(depth - 1, std::memory_order_relaxed);
 }
 
 /// Starts the profiler thread (if experiments are enabled). Not signal-safe.

@@ -294,9 +294,10 @@ void writeProfileOnce() {
             (unsigned long long)g_counters.lost.load(), (unsigned long long)signals,
             signals ? double(handler_ns) / double(signals) / 1000.0 : 0.0, g_config.output_path);
     message("experiments: %llu ns of delay inserted (global count), %llu ns paused by all "
-            "threads; %u progress points",
+            "threads, %llu ns spent in end-of-experiment drains; %u progress points",
             (unsigned long long)g_experiment.global_delay_ns.load(),
-            (unsigned long long)g_paused_ns.load(), g_progress.size());
+            (unsigned long long)g_paused_ns.load(), (unsigned long long)g_drain_ns.load(),
+            g_progress.size());
   }
 }
 
@@ -542,14 +543,18 @@ extern "C" CAUSAL_RT_EXPORT CozCounter *_coz_get_counter(int type, const char *n
 }
 
 extern "C" CAUSAL_RT_EXPORT void _coz_pre_block() {
-  if (ThreadState *state = tls_thread)
+  if (ThreadState *state = tls_thread) {
+    enterBlockingCall(state);
     state->coz_pre_block_global_ns = g_experiment.global_delay_ns.load(std::memory_order_relaxed);
+  }
 }
 
 extern "C" CAUSAL_RT_EXPORT void _coz_post_block(bool skip_delays) {
-  if (ThreadState *state = tls_thread)
+  if (ThreadState *state = tls_thread) {
+    leaveBlockingCall(state);
     if (skip_delays)
       creditWakeUp(state, state->coz_pre_block_global_ns);
+  }
 }
 
 extern "C" CAUSAL_RT_EXPORT void _coz_add_delays() {

@@ -128,8 +128,13 @@ struct BlockScope {
   BlockScope() : state(tls_thread) {
     if (state) {
       ++state->sync_calls;
+      enterBlockingCall(state);
       global_before = g_experiment.global_delay_ns.load(std::memory_order_relaxed);
     }
+  }
+  ~BlockScope() {
+    if (state)
+      leaveBlockingCall(state);
   }
   void woken(bool by_other_thread) {
     if (state && by_other_thread && !state->in_handler)

@@ -23,7 +23,7 @@ static void resetState(ThreadState *state) {
   memset(&state->page_cache, 0, sizeof(state->page_cache));
   state->samples = state->samples_in_batch = state->batches = 0;
   state->local_delay_ns.store(0, std::memory_order_relaxed);
-  state->blocked.store(false, std::memory_order_relaxed);
+  state->blocking_calls.store(0, std::memory_order_relaxed);
   state->excess_delay_ns = 0;
   state->sync_calls = 0;
   state->coz_pre_block_global_ns = 0;

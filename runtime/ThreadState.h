@@ -57,7 +57,7 @@ struct ThreadState {
 
   // ---- Causal experiments (Experiment.h) ------------------------------------
   std::atomic<uint64_t> local_delay_ns; // delays this thread has taken/owes
-  std::atomic<bool> blocked;            // in a blocking call (no delays now)
+  std::atomic<uint32_t> blocking_calls; // >0 while in a blocking call (a wake-up credits it)
   uint64_t excess_delay_ns;             // pause overshoot, subtracted from the next pause
   uint64_t sync_calls;                  // synchronization calls seen (tests: no double counting)
   uint64_t coz_pre_block_global_ns;     // global count at _coz_pre_block

@@ -101,6 +101,12 @@
 #define CAUSAL_MAX_EXPERIMENT_NS 60000000000ull
 #define CAUSAL_MIN_VISITS 5u
 /* Pause between experiments (the tech report's 10 ms). */
+/* At the end of an experiment, the longest wait for running threads to pay
+ * the delays they owe, in sample batches (batch x period of CPU time; see
+ * Experiment.h). */
+#define CAUSAL_DRAIN_BATCHES 3u
+#define CAUSAL_DRAIN_POLL_NS 200000ull
+
 #define CAUSAL_ENV_COOLOFF_NS "CAUSAL_COOLOFF_NS"
 #define CAUSAL_DEFAULT_COOLOFF_NS 10000000ull
 /* Speedups are k * 100/CAUSAL_SPEEDUP_DIVISIONS % (5 % steps); a draw r in

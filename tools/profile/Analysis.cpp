@@ -50,6 +50,7 @@ struct Observation {
   double duration = 0;
   double delta = 0;          // throughput visits
   double arrivals = 0;       // latency
+  double departures = 0;     // latency
   double differenceTime = 0; // in-flight count x duration
   double selectedSamples = -1;
 };
@@ -220,21 +221,19 @@ Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
           continue;
         seenWanted.insert(point.name);
       }
+      // Every experiment counts, however few visits it saw: leaving out
+      // the ones with few visits would keep the windows that happened to
+      // catch more visits than their length predicts, and that favours the
+      // experiments whose progress is slowest in real time (high speedups,
+      // which insert the most delay). The visit minimum applies to groups.
       Observation observation;
       observation.duration = experiment.durationNs;
       observation.selectedSamples = experiment.selectedSamples;
       if (point.kind == PointKind::Throughput) {
-        if (point.delta < options.minVisits) {
-          ++analysis.droppedLowVisits;
-          continue;
-        }
         observation.delta = point.delta;
       } else {
-        if (point.arrivals < options.minVisits || point.departures < options.minVisits) {
-          ++analysis.droppedLowVisits;
-          continue;
-        }
         observation.arrivals = point.arrivals;
+        observation.departures = point.departures;
         observation.differenceTime = point.difference * experiment.durationNs;
       }
       data[experiment.selected][key][percent].push_back(observation);
@@ -279,6 +278,18 @@ Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
       std::vector<Group> groups;
       for (auto &speedupEntry : pointEntry.second) {
         result.experiments += speedupEntry.second.size();
+        // A speedup whose experiments together saw fewer than minVisits
+        // visits (latency: arrivals or departures) says too little.
+        double visits = 0, departures = 0;
+        for (const Observation &o : speedupEntry.second) {
+          visits += result.kind == PointKind::Throughput ? o.delta : o.arrivals;
+          departures += o.departures;
+        }
+        if (visits < options.minVisits ||
+            (result.kind != PointKind::Throughput && departures < options.minVisits)) {
+          ++analysis.droppedLowVisits;
+          continue;
+        }
         groups.push_back({speedupEntry.first, std::move(speedupEntry.second)});
       }
       lineResult.experiments += result.experiments;

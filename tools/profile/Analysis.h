@@ -4,8 +4,9 @@
 // line, progress point):
 //
 //   * experiments are grouped by line, progress point and speedup (rounded
-//     to 1 %); a point measured with fewer than `minVisits` visits in an
-//     experiment is dropped from that experiment;
+//     to 1 %); every experiment counts, and a group whose experiments
+//     together saw fewer than `minVisits` visits is dropped (dropping
+//     single low-visit experiments instead would bias the curve upwards);
 //   * throughput: period p = sum(duration) / sum(delta); latency: Little's
 //     law, W = L / lambda with L the duration-weighted mean in-flight count
 //     and lambda = sum(arrivals) / sum(duration);
@@ -35,7 +36,7 @@ namespace causal::profile {
 enum class RankBy { Slope, MaxImpact, Name };
 
 struct AnalysisOptions {
-  double minVisits = 5;   // per experiment and point (Coz: 5)
+  double minVisits = 5;   // per (line, point, speedup) group, all its experiments together
   size_t minSpeedups = 5; // distinct speedups, baseline included (Coz: 5)
   bool phaseCorrection = true;
   size_t bootstrapRounds = 1000; // 0 disables the intervals
@@ -109,7 +110,7 @@ struct Analysis {
   size_t runsWithRuntime = 0;
   size_t experiments = 0;           // all experiments read
   size_t experimentsUsed = 0;       // with at least one usable measurement
-  size_t droppedLowVisits = 0;      // (experiment, point) measurements under minVisits
+  size_t droppedLowVisits = 0;      // (line, point, speedup) groups under minVisits
   size_t droppedBadDuration = 0;    // experiments with a duration <= 0
   double experimentTimeNs = 0;      // sum of experiment durations
   double runtimeNs = 0;             // sum of the runs' runtimes

@@ -332,8 +332,8 @@ void renderText(std::ostream &out, const Analysis &analysis, const ReportContext
   }
   if (analysis.droppedLowVisits)
     out << paint("note:", kYellow, color) << " " << analysis.droppedLowVisits
-        << " measurement(s) with fewer than " << jsonNumber(o.minVisits)
-        << " visits were dropped (--min-visits)\n";
+        << " speedup(s) of a line with fewer than " << jsonNumber(o.minVisits)
+        << " visits in all were dropped (--min-visits)\n";
   for (const std::string &warning : analysis.warnings)
     out << paint("warning:", kYellow, color) << " " << warning << "\n";
 

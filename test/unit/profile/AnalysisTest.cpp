@@ -228,7 +228,7 @@ TEST(Analysis, ReportsLinesWithoutEnoughDataInsteadOfHidingThem) {
   EXPECT_EQ(byLine["few.c:2"].reason, Shortfall::TooFewSpeedups);
   EXPECT_EQ(byLine["few.c:2"].distinctSpeedups, 3u);
   EXPECT_EQ(byLine["nobase.c:3"].reason, Shortfall::NoBaseline);
-  // Its baseline measured fewer than 5 visits: dropped, so no baseline.
+  // Its baseline saw no visit at all: dropped, so no baseline.
   EXPECT_EQ(byLine["stalled.c:4"].reason, Shortfall::NoBaseline);
   EXPECT_EQ(analysis.droppedLowVisits, 1u);
 
@@ -237,7 +237,7 @@ TEST(Analysis, ReportsLinesWithoutEnoughDataInsteadOfHidingThem) {
   EXPECT_EQ(analyze(g.profile(), lax).lines.size(), 2u);
 }
 
-TEST(Analysis, DropsMeasurementsWithTooFewVisits) {
+TEST(Analysis, DropsSpeedupsWithTooFewVisitsInAll) {
   Generator g;
   g.curve("work.c:10", minHalf);
   // A 4-visit experiment, the only one at 97 %, claiming a 99 % speedup.
@@ -250,6 +250,32 @@ TEST(Analysis, DropsMeasurementsWithTooFewVisits) {
   PointResult all = only(analyze(g.profile(), keepAll), "work.c:10");
   ASSERT_EQ(all.curve.size(), 22u);
   EXPECT_NEAR(all.curve[20].speedup, 0.97, 1e-12);
+}
+
+TEST(Analysis, KeepsLowVisitExperimentsWhoseGroupHasEnough) {
+  // Windows of equal length on a program that visits every 40 units: the
+  // baseline's windows see 2 or 3 visits, the 50 % windows (real time
+  // 1.5x longer per visit, half the time subtracted as delay) 1 or 2. The
+  // true effect is zero. Dropping the windows under 5 visits one by one
+  // would drop everything; dropping those under 2 would keep only the
+  // lucky 50 % windows and report a speedup.
+  Generator g;
+  auto experiment = [&](double speedup, int duration, int delta) {
+    g.text << "experiment\tselected=b.c:1\tspeedup=" << speedup << "\tduration=" << duration
+           << "\tselected-samples=10\nthroughput-point\tname=tp\tdelta=" << delta << "\n";
+  };
+  for (int i = 0; i < 10; ++i) {
+    experiment(0, 100, i % 2 ? 3 : 2);
+    experiment(0.5, 60, i % 2 ? 2 : 1);
+  }
+  AnalysisOptions options;
+  options.minSpeedups = 2;
+  Analysis analysis = analyze(g.profile(), options);
+  EXPECT_EQ(analysis.droppedLowVisits, 0u);
+  PointResult result = only(analysis, "b.c:1");
+  ASSERT_EQ(result.curve.size(), 2u);
+  // Baseline period 1000/25 = 40; at 50 %: 600/15 = 40: no effect.
+  EXPECT_NEAR(result.curve[1].programSpeedup, 0.0, 1e-9);
 }
 
 TEST(Analysis, BootstrapIsReproducibleAndCoversNoisyTruth) {
