@@ -10,6 +10,7 @@ packages=(
   libgtest-dev googletest libunwind-dev                                          # tests, runtime
   chromium fonts-dejavu-core                                                     # HTML report and Coz viewer tests
   coz-profiler                                                                   # coz.h, Coz's viewer, the Coz comparison
+  libevent-dev libmemcached-tools                                                # bench/memcached: build deps, memaslap
 )
 # npm fetches the SQLite amalgamation for the precision benchmark and test;
 # keep an npm that came with another nodejs package.

@@ -1,9 +1,12 @@
-// launch N PROGRAM: runs PROGRAM N times with CAUSAL_BENCH_T0 set to the time
-// of exec and prints the median, min and max of what main_probe.c reports (ns),
-// and of the CPU time (user + system) the process used until then, which a
-// busy machine disturbs less than wall time.
+// launch [-e NAME=VALUE]... N PROGRAM [ARGS...]: runs PROGRAM N times with
+// CAUSAL_BENCH_T0 set to the time of exec (and each NAME=VALUE set in the
+// child only, e.g. LD_PRELOAD, so the launcher itself is not affected) and
+// prints the median, min and max of what main_probe.c reports (ns), and of the
+// CPU time (user + system) the process and its waited-for children used until
+// then, which a busy machine disturbs less than wall time.
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -15,11 +18,14 @@ static int cmp(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 3) {
-    fprintf(stderr, "usage: launch N PROGRAM [ARGS...]\n");
+  int first = 1;
+  while (first + 1 < argc && strcmp(argv[first], "-e") == 0 && strchr(argv[first + 1], '='))
+    first += 2;
+  if (argc - first < 2 || atoi(argv[first]) < 1) {
+    fprintf(stderr, "usage: launch [-e NAME=VALUE]... N PROGRAM [ARGS...]\n");
     return 2;
   }
-  int n = atoi(argv[1]);
+  int n = atoi(argv[first]);
   long long *t = calloc((size_t)n, sizeof *t);
   long long *cpu = calloc((size_t)n, sizeof *cpu);
   for (int i = 0; i < n; ++i) {
@@ -33,8 +39,10 @@ int main(int argc, char **argv) {
       dup2(fds[1], 1);
       clock_gettime(CLOCK_MONOTONIC, &now);
       snprintf(buf, sizeof buf, "%lld", (long long)now.tv_sec * 1000000000ll + now.tv_nsec);
+      for (int e = 1; e < first; e += 2)
+        putenv(argv[e + 1]);
       setenv("CAUSAL_BENCH_T0", buf, 1);
-      execv(argv[2], argv + 2);
+      execv(argv[first + 1], argv + first + 1);
       _exit(127);
     }
     close(fds[1]);
@@ -47,7 +55,7 @@ int main(int argc, char **argv) {
     cpu[i] = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000000000ll +
              (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1000ll;
     if (got <= 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-      fprintf(stderr, "launch: %s did not report its time to main\n", argv[2]);
+      fprintf(stderr, "launch: %s did not report its time to main\n", argv[first + 1]);
       return 1;
     }
     t[i] = atoll(out);

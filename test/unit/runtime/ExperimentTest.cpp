@@ -428,7 +428,7 @@ TEST_F(ExperimentTest, TimerSamplerRunsExperimentsToo) {
   ASSERT_TRUE(r.exited && r.status == 0) << r.err;
   unsigned long long delay = 0;
   std::vector<Experiment> exps = experiments(profile());
-  ASSERT_FALSE(exps.empty());
+  ASSERT_FALSE(exps.empty()) << r.err << readFile(profile_);
   for (const Experiment &e : exps)
     delay += number(e.record, "delay");
   EXPECT_GT(delay, 0u);

@@ -1,0 +1,77 @@
+// bench/accuracy: Figure 1 of the Coz paper, where the line matters partly.
+//
+//   parallel [ROUNDS]      (default 300)
+//
+// Each round, main starts thread a (pinned to CPU 0) and thread b (pinned to
+// CPU 1) and joins both, then counts the round with CAUSAL_PROGRESS. Thread a
+// runs A_ITERATIONS * LINE_COST_PERCENT / 100 iterations of an empty loop on
+// line KNOB, thread b 80 % of A_ITERATIONS on line OTHER: at
+// LINE_COST_PERCENT=100 (the baseline build) a round lasts as long as a.
+//
+// Build-time knob: -DLINE_COST_PERCENT=P makes line KNOB run P % of its
+// iterations, a real speedup of the line by 100 - P %. The right causal
+// answer: speeding KNOB up by s shortens a round from A to max((1 - s) A,
+// 0.8 A), a program speedup of min(s, 20 %) (a little less: starting and
+// joining the threads takes time that does not shrink). Needs two CPUs; the
+// output does not depend on the knob or the timing.
+#define _GNU_SOURCE // pthread_setaffinity_np, CPU_SET
+#include "causal/causal.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifndef LINE_COST_PERCENT
+#define LINE_COST_PERCENT 100
+#endif
+
+enum { A_ITERATIONS = 4000000 };
+static const uint64_t knobIterations = (uint64_t)A_ITERATIONS * LINE_COST_PERCENT / 100;
+static const uint64_t otherIterations = (uint64_t)A_ITERATIONS / 10 * 8;
+
+// A failure to pin (one CPU, a restricted mask) changes the timing only.
+static void pinToCpu(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static void *a(void *unused) {
+  (void)unused;
+  pinToCpu(0);
+  for (volatile uint64_t x = 0; x < knobIterations; x++) { // KNOB
+  }
+  return NULL;
+}
+
+static void *b(void *unused) {
+  (void)unused;
+  pinToCpu(1);
+  for (volatile uint64_t y = 0; y < otherIterations; y++) { // OTHER
+  }
+  return NULL;
+}
+
+int main(int argc, char **argv) {
+  long rounds = argc > 1 ? atol(argv[1]) : 300;
+  if (rounds < 0) {
+    fprintf(stderr, "usage: parallel [ROUNDS]\n");
+    return 2;
+  }
+  for (long r = 0; r < rounds; ++r) {
+    pthread_t threadA, threadB;
+    if (pthread_create(&threadA, NULL, a, NULL) != 0 ||
+        pthread_create(&threadB, NULL, b, NULL) != 0) {
+      fprintf(stderr, "parallel: cannot create a thread\n");
+      return 1;
+    }
+    pthread_join(threadA, NULL);
+    pthread_join(threadB, NULL);
+    CAUSAL_PROGRESS_NAMED("round");
+  }
+  printf("parallel: %ld rounds\n", rounds);
+  return 0;
+}

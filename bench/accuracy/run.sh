@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# bench/accuracy/run.sh - do the predictions come true? Virtual vs real speedups of one line.
+#
+# README
+#   Three programs in this folder have a line (marked "// KNOB") whose cost is a build-time
+#   knob: -DLINE_COST_PERCENT=P makes it run P % of its iterations, a real speedup of the
+#   line by s = 100 - P %:
+#     serial    one thread; the line is 40 % of each round         (right answer: 0.4 s)
+#     parallel  Figure 1 of the Coz paper: threads a (the line, CPU 0) and b (80 % of a,
+#               CPU 1) joined per round                             (min(s, 20 %))
+#     lock      two threads (CPUs 0, 1), the line is the critical section of a saturated
+#               mutex                                               (s up to 75 %, 87.5 % at 100)
+#   True effect: the plain clang -O2 builds at P = 100 (baseline), 75, 50, 0 are run in
+#   each round; true program speedup at s = 1 - time(P) / time(100) of the same round.
+#   Predicted: the baseline program (P = 100) is run under `causal run --fixed-line
+#   FILE:KNOB --fixed-speedup S` (causal-clang -fcausal-profile -O2) and under `coz run
+#   --fixed-line ... --fixed-speedup S` (clang -O2 -g -gdwarf-4, causal.h mapped to coz.h
+#   by bench/overhead/coz_shim.h), S = 0, 25, 50, 100, one run each per round (order
+#   reversed every other round), default experiment lengths. Each round's four runs form
+#   one profile per profiler; `causal report --json --min-speedups 2` (the same analysis
+#   for both profilers' files, phase correction on) gives the predicted program speedup at
+#   s. Tables: median and min-max over the rounds.
+#   Every run's output is compared with the baseline's; runs that differ or fail are listed.
+#   Programs run at nice -10 where allowed (the two-thread cases assume each thread has its
+#   CPU; on a shared 2-vCPU machine other jobs otherwise swamp the effects).
+#   Run time: rounds of 12 runs per program of about 0.5-2 s each; 5 rounds took 4.4 minutes
+#   (builds included) on a shared 2-vCPU VM at load 3-6. --quick: 1 round of short runs,
+#   about 40 s.
+#
+# usage: bench/accuracy/run.sh [--build-dir DIR] [--cache-dir DIR] [--budget-s N] [--quick]
+#                              [--reps N] [--skip-coz] [--cases "serial parallel lock"]
+#   --build-dir  causal build tree or install prefix (default: $CAUSAL_BUILD_DIR, else
+#                ../../build relative to this script)
+#   --cache-dir  binaries, profiles and results (default: <build-dir>/bench-cache/accuracy)
+#   --budget-s   start another round only if it is expected (mean round time so far) to end
+#                within this many seconds of the start (default 480; one round always runs)
+#   --quick      smoke run: 1 round, short runs (numbers not for publication)
+#   --reps       rounds (default 5)
+#   --skip-coz   leave out Coz
+#   --cases      subset of: serial parallel lock
+# Results: stdout and <cache-dir>/results.md, raw data <cache-dir>/runs.tsv (run times) and
+# <cache-dir>/predicted.tsv (one row per case, profiler, round, speedup). Writes nothing else.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+. "$here/../common/lib.sh"
+src="$(cd "$here/../.." && pwd)"
+build="${CAUSAL_BUILD_DIR:-$here/../../build}"
+cache=""
+reps=5
+budget=480
+quick=0
+skip_coz=0
+cases="serial parallel lock"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build-dir) build="$2"; shift 2 ;;
+    --cache-dir) cache="$2"; shift 2 ;;
+    --budget-s) budget="$2"; shift 2 ;;
+    --quick) quick=1; shift ;;
+    --reps) reps="$2"; shift 2 ;;
+    --skip-coz) skip_coz=1; shift ;;
+    --cases) cases="$2"; shift 2 ;;
+    -h|--help) sed -n '2,/^set /p' "$0" | sed '$d'; exit 0 ;;
+    *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+bench_positive --reps "$reps"
+bench_number --budget-s "$budget"
+[ "$quick" = 0 ] || reps=1
+t0=$(date +%s) # the budget counts from here: builds, runs, analysis
+build="$(cd "$build" && pwd)"
+cache="$(bench_cache_dir "${cache:-$build/bench-cache/accuracy}")"
+mkdir -p "$cache/bin" "$cache/profiles" "$cache/out"
+bench_require_build "$build" bin/causal bin/causal-clang
+causal="$build/bin/causal"
+clang="$(bench_real_clang "$build")"
+[ "$skip_coz" = 1 ] || bench_coz_usable || skip_coz=1
+profilers="causal"
+[ "$skip_coz" = 1 ] || profilers="causal coz"
+
+bench_nice_cmd
+
+knobs="100 75 50 0"          # LINE_COST_PERCENT of the true-effect builds
+speedups="0 25 50 100"       # virtual speedups of the profiled runs
+args_of() {                  # about 1-1.5 s of plain run time each on a 2-vCPU VM
+  case "$1:$quick" in
+    serial:0) echo 2000 ;;   serial:1) echo 300 ;;    # rounds
+    parallel:0) echo 300 ;;  parallel:1) echo 60 ;;   # rounds of two threads
+    lock:0) echo 4000 ;;     lock:1) echo 800 ;;      # items per thread
+    *) echo "run.sh: unknown case '$1'" >&2; exit 2 ;;
+  esac
+}
+knob_line() { grep -n '// KNOB$' "$here/$1.c" | cut -d: -f1; }
+point_of() { case "$1" in lock) echo item ;; *) echo round ;; esac; }
+
+build_log="$cache/build.log"
+: >"$build_log"
+for c in $cases; do
+  args_of "$c" >/dev/null
+  [ "$(knob_line "$c" | wc -l)" = 1 ] || { echo "run.sh: no single KNOB line in $c.c" >&2; exit 1; }
+  common=(-O2 -I"$src/include" -pthread "$here/$c.c")
+  {
+    set -x
+    for k in $knobs; do
+      "$clang" "${common[@]}" -DLINE_COST_PERCENT="$k" -o "$cache/bin/$c.plain$k"
+    done
+    "$build/bin/causal-clang" -fcausal-profile "${common[@]}" -o "$cache/bin/$c.causal"
+    if [ "$skip_coz" = 0 ]; then
+      "$clang" -g -gdwarf-4 -include "$src/bench/overhead/coz_shim.h" "${common[@]}" -ldl \
+        -o "$cache/bin/$c.coz"
+    fi
+    set +x
+  } >>"$build_log" 2>&1 || { echo "run.sh: building $c failed, see $build_log" >&2; exit 1; }
+done
+
+# run_one CASE VARIANT SPEEDUP ROUND: prints "ns status"; program output to $cache/out/.
+# VARIANT: plainP (knob P, no profiler), causal, coz.
+run_one() {
+  local c="$1" variant="$2" speedup="$3" round="$4"
+  local out="$cache/out/$c.$variant.$speedup.$round.txt"
+  local profile="$cache/profiles/$c.$variant.$round.coz"
+  local line="$here/$c.c:$(knob_line "$c")"
+  local start end status=0
+  # shellcheck disable=SC2046
+  set -- $(args_of "$c")
+  start=$(date +%s%N)
+  case "$variant" in
+    plain*) "${nice_cmd[@]}" "$cache/bin/$c.$variant" "$@" >"$out" 2>/dev/null || status=$? ;;
+    causal) "${nice_cmd[@]}" "$causal" run --output "$profile" --fixed-line "$line" \
+              --fixed-speedup "$speedup" -- "$cache/bin/$c.causal" "$@" \
+              >"$out" 2>/dev/null || status=$? ;;
+    coz) "${nice_cmd[@]}" coz run -o "$profile" --fixed-line "$line" --fixed-speedup "$speedup" \
+           --- "$cache/bin/$c.coz" "$@" >"$out" 2>/dev/null || status=$? ;;
+  esac
+  end=$(date +%s%N)
+  echo "$((end - start)) $status"
+}
+
+rm -f "$cache/profiles/"*.coz "$cache/out/"*.txt
+runs="$cache/runs.tsv"
+printf 'round\tcase\tvariant\tspeedup\tns\tstatus\n' >"$runs"
+load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
+started="$(date -u '+%Y-%m-%d %H:%M UTC')"
+rounds_done=0
+for round in $(seq 1 "$reps"); do
+  # Another round only if it fits in the budget at the mean round time so far.
+  used=$(($(date +%s) - t0))
+  if [ "$round" -gt 1 ] && [ $((used + used / rounds_done)) -gt "$budget" ]; then
+    echo "stopping after $rounds_done rounds: another would exceed the budget of ${budget} s" >&2
+    break
+  fi
+  order="$speedups"
+  [ $((round % 2)) = 1 ] || order="$(echo "$speedups" | tr ' ' '\n' | tac | tr '\n' ' ')"
+  for c in $cases; do
+    # Each round: per speedup, the real build and each profiler's run one after the other,
+    # so that all variants of a speedup see the same machine; the profiler order rotates.
+    i=0
+    for s in $order; do
+      k=$((100 - s))
+      list="plain$k $profilers"
+      [ $(((round + i) % 2)) = 0 ] || list="$(echo "$list" | tr ' ' '\n' | tac | tr '\n' ' ')"
+      for v in $list; do
+        read -r ns status <<<"$(run_one "$c" "$v" "$s" "$round")"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$c" "$v" "$s" "$ns" "$status" >>"$runs"
+      done
+      i=$((i + 1))
+    done
+  done
+  rounds_done=$round
+  echo "round $round of $reps done ($(date -u +%H:%M:%S), load $(cut -d' ' -f1 /proc/loadavg))" >&2
+done
+load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+elapsed=$(($(date +%s) - t0))
+
+# Predictions: one report per case, profiler and round.
+reports="$cache/reports"
+mkdir -p "$reports"
+rm -f "$reports/"*.json
+for c in $cases; do
+  for p in $profilers; do
+    for round in $(seq 1 "$rounds_done"); do
+      profile="$cache/profiles/$c.$p.$round.coz"
+      [ -f "$profile" ] || continue
+      "$causal" report --json --min-speedups 2 --bootstrap 0 "$profile" \
+        >"$reports/$c.$p.$round.json" 2>>"$cache/report.log" || true
+    done
+  done
+done
+
+cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+coz_version="$(dpkg-query -W -f='${Version}' coz-profiler 2>/dev/null || echo '?')"
+{
+  echo "machine: $cpu, $(nproc) vCPUs, Linux $(uname -r)"
+  echo "date: $started; $rounds_done round(s), $elapsed s in all; load average before $load_before," \
+       "after $load_after; priority: ${nice_cmd[*]:-normal}"
+  echo "compilers: $("$clang" --version | head -1); coz-profiler $coz_version"
+} >"$cache/header.txt"
+cases_lines=""
+for c in $cases; do cases_lines="$cases_lines $c:$here/$c.c:$(knob_line "$c"):$(point_of "$c")"; done
+python3 "$here/table.py" --runs "$runs" --reports "$reports" --outputs "$cache/out" \
+  --header "$cache/header.txt" --cases "$cases_lines" --predicted-tsv "$cache/predicted.tsv" \
+  >"$cache/results.md"
+cat "$cache/results.md"
+echo "results: $cache/results.md, raw: $runs, $cache/predicted.tsv" >&2

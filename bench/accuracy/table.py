@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Makes the Markdown table of bench/accuracy/run.sh from its raw data.
+
+  table.py --runs RUNS.tsv --reports DIR --outputs DIR --header FILE
+           --cases "NAME:FILE:LINE:POINT ..." --predicted-tsv OUT.tsv
+
+RUNS.tsv: round, case, variant (plainP | causal | coz), speedup, ns, status.
+DIR/CASE.PROFILER.ROUND.json: `causal report --json` of that round's profile.
+DIR (outputs)/CASE.VARIANT.SPEEDUP.ROUND.txt: each run's standard output.
+Prints results.md on stdout and writes one row per case, profiler, round and
+speedup (predicted program speedup, experiments) to OUT.tsv.
+"""
+import argparse
+import csv
+import filecmp
+import json
+import os
+import statistics
+import sys
+
+# What each program's comment derives (the right causal answer), s in 0..1.
+RIGHT = {
+    "serial": lambda s: 0.4 * s,
+    "parallel": lambda s: min(s, 0.2),
+    "lock": lambda s: s if s <= 0.75 else 1 - 0.125,
+}
+
+
+def summary(values, percent=True):
+    if not values:
+        return "-"
+    scale = 100 if percent else 1
+    med, lo, hi = statistics.median(values), min(values), max(values)
+    if len(values) == 1:
+        return "%+.1f %%" % (med * scale)
+    return "%+.1f %% (%+.1f to %+.1f)" % (med * scale, lo * scale, hi * scale)
+
+
+def prediction(report_path, path, line, point, speedup):
+    """(program speedup at `speedup`, experiments at 0, experiments at speedup) or None."""
+    if not os.path.exists(report_path):
+        return None
+    try:
+        with open(report_path) as f:
+            report = json.load(f)
+    except ValueError:
+        return None
+    for entry in report.get("lines", []):
+        file_part, _, number = entry["line"].rpartition(":")
+        if number != str(line) or os.path.realpath(file_part) != os.path.realpath(path):
+            continue
+        for p in entry["points"]:
+            if p["name"] != point:
+                continue
+            base = [c for c in p["curve"] if c["speedup"] == 0]
+            at = [c for c in p["curve"] if abs(c["speedup"] - speedup) < 0.005]
+            if at and base:
+                return at[0]["program_speedup"], base[0]["experiments"], at[0]["experiments"]
+    return None
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    for name in ("--runs", "--reports", "--outputs", "--header", "--cases", "--predicted-tsv"):
+        parser.add_argument(name, required=True)
+    args = parser.parse_args()
+    cases = []
+    for spec in args.cases.split():
+        name, path, line, point = spec.split(":")
+        cases.append((name, path, int(line), point))
+    rows = list(csv.DictReader(open(args.runs), delimiter="\t"))
+    ns = {(r["case"], r["variant"], int(r["round"])): int(r["ns"]) for r in rows}
+    rounds = sorted({int(r["round"]) for r in rows})
+    profilers = [p for p in ("causal", "coz") if any(r["variant"] == p for r in rows)]
+    speedups = sorted({int(r["speedup"]) for r in rows if int(r["speedup"]) > 0})
+
+    bad = []
+    for r in rows:
+        ref = os.path.join(args.outputs, "%s.plain100.0.%s.txt" % (r["case"], rounds[0]))
+        mine = os.path.join(args.outputs, "%s.%s.%s.%s.txt" % (r["case"], r["variant"], r["speedup"],
+                                                               r["round"]))
+        same = os.path.exists(ref) and os.path.exists(mine) and filecmp.cmp(ref, mine, shallow=False)
+        if r["status"] != "0" or not same:
+            bad.append("round %s %s %s at %s %%: exit status %s, same output as the baseline: %s" %
+                       (r["round"], r["case"], r["variant"], r["speedup"], r["status"],
+                        "yes" if same else "no"))
+
+    predicted_rows = []
+    table = []
+    for name, path, line, point in cases:
+        for s in speedups:
+            truth = [1 - ns[(name, "plain%d" % (100 - s), k)] / ns[(name, "plain100", k)]
+                     for k in rounds if (name, "plain%d" % (100 - s), k) in ns
+                     and (name, "plain100", k) in ns]
+            cells = []
+            for p in profilers:
+                values, missing = [], 0
+                for k in rounds:
+                    found = prediction(os.path.join(args.reports, "%s.%s.%d.json" % (name, p, k)),
+                                       path, line, point, s / 100)
+                    if found is None:
+                        missing += 1
+                        predicted_rows.append((name, p, k, s, "", "", ""))
+                        continue
+                    values.append(found[0])
+                    predicted_rows.append((name, p, k, s, "%.4f" % found[0], found[1], found[2]))
+                cell = summary(values)
+                if missing:
+                    cell += " [%d of %d rounds without a value]" % (missing, len(rounds))
+                cells.append(cell)
+            right = RIGHT[name](s / 100) if name in RIGHT else None
+            table.append("| %s | %s:%d | %d %% | %s | %s | %s |" % (
+                name, os.path.basename(path), line, s,
+                "-" if right is None else "%+.1f %%" % (right * 100), summary(truth),
+                " | ".join(cells)))
+
+    with open(args.predicted_tsv, "w", newline="") as f:
+        w = csv.writer(f, delimiter="\t", lineterminator="\n")
+        w.writerow(["case", "profiler", "round", "speedup", "predicted", "experiments_at_0",
+                    "experiments_at_speedup"])
+        w.writerows(predicted_rows)
+
+    sys.stdout.write(open(args.header).read())
+    print()
+    print("Each row: a line sped up for real by the given share (a build with that share of its")
+    print("loop iterations removed); the program speedup (1 - run time / baseline run time) that")
+    print("the program's comment derives, that the real build achieved, and that each profiler's")
+    print("profile of the unchanged build predicts at that virtual line speedup (fixed line,")
+    print("fixed speedups 0/25/50/100, one profile per round); median (min to max) over %d rounds." %
+          len(rounds))
+    print()
+    names = {"causal": "predicted, causal", "coz": "predicted, Coz"}
+    print("| case | line | real line speedup | right answer | true effect | %s |" %
+          " | ".join(names[p] for p in profilers))
+    print("|---|---|---|---|---|%s" % ("---|" * len(profilers)))
+    for row in table:
+        print(row)
+    print()
+    for p in profilers:
+        exps = [(int(r[5]), int(r[6])) for r in predicted_rows if r[1] == p and r[4] != ""]
+        if exps:
+            print("%s: median %d experiments at 0 %% and %d at the speedup per profile." % (
+                names[p].split(", ")[1], statistics.median(e[0] for e in exps),
+                statistics.median(e[1] for e in exps)))
+    print()
+    if bad:
+        print("runs that failed or printed something else than the baseline build:")
+        for b in bad:
+            print("  " + b)
+    else:
+        print("every run exited 0 and printed the same as the baseline build.")
+
+
+if __name__ == "__main__":
+    main()
