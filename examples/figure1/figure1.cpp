@@ -1,12 +1,13 @@
 // The program of Figure 1 of the Coz paper (Curtsinger and Berger, SOSP 2015),
 // repeated in rounds so that it has a progress point.
 //
-//   figure1 [ROUNDS] [A_ITERATIONS]      (defaults: 50 rounds, 40000000)
+//   figure1 [ROUNDS] [A_ITERATIONS] [B_PERCENT]
+//                                  (defaults: 50 rounds, 40000000, 90 %)
 //
 // Each round, main starts thread a (pinned to CPU 0) and thread b (pinned to
 // CPU 1), joins both, and counts one round with CAUSAL_PROGRESS. Thread a runs
-// A_ITERATIONS of an empty loop, thread b 90 % of that, so a round lasts as
-// long as a.
+// A_ITERATIONS of an empty loop, thread b B_PERCENT % of that (90 % as in the
+// paper), so a round lasts as long as a.
 //
 // The right causal answer (what `causal report` must predict):
 //   * LINE-A (a's loop): optimizing it speeds the program up only until a is
@@ -17,9 +18,14 @@
 //     nothing: 0 % at every speedup.
 // A conventional profiler shows a and b each using about half of the CPU time.
 //
+// (With B_PERCENT = p < 100: a's effect is min(s, 1 - p/100), b's is 0.)
+//
 // The threads are pinned because the answer depends on a and b running in
 // parallel on two CPUs: stacked on one CPU, a round would last A + B and both
-// lines would matter. The output is the same whatever the timing.
+// lines would matter. The answer also assumes that both CPUs run equally fast:
+// on a VM whose second vCPU runs more than 100/p times slower than the first
+// (a busy sibling hyperthread on the host), b is the longer thread and the
+// answers swap. The output is the same whatever the timing.
 #include "causal/causal.h"
 
 #include <cstdint>
@@ -58,12 +64,13 @@ void b(uint64_t iterations) {
 int main(int argc, char **argv) {
   long rounds = argc > 1 ? std::atol(argv[1]) : 50;
   long aIterations = argc > 2 ? std::atol(argv[2]) : 40000000;
-  if (rounds < 0 || aIterations < 0) {
-    std::fprintf(stderr, "usage: figure1 [ROUNDS] [A_ITERATIONS]\n");
+  long bPercent = argc > 3 ? std::atol(argv[3]) : 90;
+  if (rounds < 0 || aIterations < 0 || bPercent < 0 || bPercent > 100) {
+    std::fprintf(stderr, "usage: figure1 [ROUNDS] [A_ITERATIONS] [B_PERCENT (0-100)]\n");
     return 2;
   }
   uint64_t aWork = static_cast<uint64_t>(aIterations);
-  uint64_t bWork = aWork / 10 * 9;
+  uint64_t bWork = aWork / 100 * static_cast<uint64_t>(bPercent);
   for (long r = 0; r < rounds; ++r) {
     std::thread aThread(a, aWork), bThread(b, bWork);
     aThread.join();
