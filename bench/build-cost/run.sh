@@ -34,6 +34,7 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+. "$here/../common/lib.sh"
 src="$(cd "$here/../.." && pwd)"
 build="${CAUSAL_BUILD_DIR:-$here/../../build}"
 cache=""
@@ -71,11 +72,8 @@ build="$(cd "$build" && pwd)"
 cache="${cache:-$build/bench-cache/build-cost}"
 mkdir -p "$cache/obj" "$cache/bin"
 cache="$(cd "$cache" && pwd)"
-for tool in bin/causal-clang bin/causal-clang++; do
-  [ -x "$build/$tool" ] || { echo "run.sh: $build/$tool missing (build first)" >&2; exit 1; }
-done
-clang="$(sed -n 's/^CAUSAL_CLANG:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null || true)"
-[ -x "$clang" ] || clang=/usr/lib/llvm-19/bin/clang
+bench_require_build "$build" bin/causal-clang bin/causal-clang++
+clang="$(bench_real_clang "$build")"
 llvm_bin="$(dirname "$(readlink -f "$clang")")"
 size_tool="$llvm_bin/llvm-size"
 strip_tool="$llvm_bin/llvm-strip"

@@ -51,6 +51,7 @@ set -euo pipefail
 
 script_start=$SECONDS
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+. "$here/../common/lib.sh"
 build="${CAUSAL_BUILD_DIR:-$here/../../build}"
 cache=""
 budget=480
@@ -69,9 +70,9 @@ while [ $# -gt 0 ]; do
     *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-case "$budget" in '' | *[!0-9]* | 0) echo "run.sh: --budget-s needs a positive number" >&2; exit 2 ;; esac
+bench_positive --budget-s "$budget"
 [ -n "$rounds" ] || { [ "$quick" = 1 ] && rounds=1 || rounds=3; }
-case "$rounds" in '' | *[!0-9]* | 0) echo "run.sh: --rounds needs a positive number" >&2; exit 2 ;; esac
+bench_positive --rounds "$rounds"
 build="$(cd "$build" && pwd)"
 cache="${cache:-$build/bench-cache/memcached}"
 mkdir -p "$cache"
@@ -80,19 +81,13 @@ cache="$(cd "$cache" && pwd)"
 say() { echo "memcached: $*" >&2; }
 die() { echo "run.sh: $*" >&2; exit 1; }
 
-for tool in bin/causal bin/causal-clang; do
-  [ -x "$build/$tool" ] || die "$build/$tool missing (build causal first)"
-done
-clang="$(sed -n 's/^CAUSAL_CLANG:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null || true)"
-[ -x "$clang" ] || clang=/usr/lib/llvm-19/bin/clang
+bench_require_build "$build" bin/causal bin/causal-clang
+clang="$(bench_real_clang "$build")"
 loadgen="$(command -v memcaslap || command -v memaslap || true)"
 [ -n "$loadgen" ] || die "memaslap missing (Debian: apt-get install libmemcached-tools)"
 [ -f /usr/include/event2/event.h ] || die "libevent headers missing (Debian: apt-get install libevent-dev)"
 command -v dpkg-source >/dev/null || die "dpkg-source missing (Debian: apt-get install dpkg-dev)"
-if [ "$skip_coz" = 0 ] && { ! command -v coz >/dev/null 2>&1 || [ ! -f /usr/include/coz.h ]; }; then
-  say "coz or /usr/include/coz.h missing (Debian: apt-get install coz-profiler); variant (d) left out"
-  skip_coz=1
-fi
+[ "$skip_coz" = 1 ] || bench_coz_usable || skip_coz=1
 variants="plain off causal"
 [ "$skip_coz" = 1 ] || variants="$variants coz"
 

@@ -34,6 +34,7 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+. "$here/../common/lib.sh"
 src="$(cd "$here/../.." && pwd)"
 build="${CAUSAL_BUILD_DIR:-$here/../../build}"
 cache=""
@@ -51,24 +52,17 @@ while [ $# -gt 0 ]; do
     *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-case "$reps" in '' | *[!0-9]* | 0) echo "run.sh: --reps needs a positive number" >&2; exit 2 ;; esac
+bench_positive --reps "$reps"
 build="$(cd "$build" && pwd)"
 cache="${cache:-$build/bench-cache/overhead}"
 mkdir -p "$cache/bin" "$cache/profiles" "$cache/out"
 cache="$(cd "$cache" && pwd)"
 
-for tool in bin/causal bin/causal-clang bin/causal-clang++; do
-  [ -x "$build/$tool" ] || { echo "run.sh: $build/$tool missing (build first)" >&2; exit 1; }
-done
+bench_require_build "$build" bin/causal bin/causal-clang bin/causal-clang++
 # The real clang the wrappers use (CMake cache CAUSAL_CLANG), for the plain builds.
-clang="$(sed -n 's/^CAUSAL_CLANG:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null || true)"
-[ -x "$clang" ] || clang=/usr/lib/llvm-19/bin/clang
+clang="$(bench_real_clang "$build")"
 clangxx="$(dirname "$clang")/clang++"
-if [ "$skip_coz" = 0 ] && { ! command -v coz >/dev/null 2>&1 || [ ! -f /usr/include/coz.h ]; }; then
-  echo "run.sh: coz or /usr/include/coz.h missing (Debian: apt-get install coz-profiler);" \
-       "variant (d) left out" >&2
-  skip_coz=1
-fi
+[ "$skip_coz" = 1 ] || bench_coz_usable || skip_coz=1
 variants="plain off causal"
 [ "$skip_coz" = 1 ] || variants="$variants coz"
 

@@ -44,6 +44,7 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+. "$here/../common/lib.sh"
 src="$(cd "$here/../.." && pwd)"
 build="${CAUSAL_BUILD_DIR:-$here/../../build}"
 cache=""
@@ -90,17 +91,10 @@ cache="${cache:-$build/bench-cache/sqlite-profile}"
 mkdir -p "$cache/bin" "$cache/obj" "$cache/profiles" "$cache/out"
 cache="$(cd "$cache" && pwd)"
 
-for tool in bin/causal bin/causal-clang; do
-  [ -x "$build/$tool" ] || { echo "run.sh: $build/$tool missing (build first)" >&2; exit 1; }
-done
+bench_require_build "$build" bin/causal bin/causal-clang
 causal="$build/bin/causal"
-clang="$(sed -n 's/^CAUSAL_CLANG:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null || true)"
-[ -x "$clang" ] || clang=/usr/lib/llvm-19/bin/clang
-if [ "$skip_coz" = 0 ] && { ! command -v coz >/dev/null 2>&1 || [ ! -f /usr/include/coz.h ]; }; then
-  echo "run.sh: coz or /usr/include/coz.h missing (Debian: apt-get install coz-profiler);" \
-       "the Coz variant is left out" >&2
-  skip_coz=1
-fi
+clang="$(bench_real_clang "$build")"
+[ "$skip_coz" = 1 ] || bench_coz_usable || skip_coz=1
 variants="plain causal"
 [ "$skip_coz" = 1 ] || variants="$variants coz"
 

@@ -46,6 +46,7 @@
 # <cache-dir>/rounds.tsv.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+. "$here/../common/lib.sh"
 build="${CAUSAL_BUILD_DIR:-$here/../../build}"
 cache=""
 runs=40
@@ -75,11 +76,8 @@ mkdir -p "$work"
 work="$(cd "$work" && pwd)"
 cc="$build/bin/causal-clang"
 causal="$build/bin/causal"
-for tool in "$cc" "$causal"; do
-  [ -x "$tool" ] || { echo "run.sh: $tool missing (build first)" >&2; exit 1; }
-done
-clang="$(sed -n 's/^ *CAUSAL_CLANG:FILEPATH=//p' "$build/CMakeCache.txt" 2>/dev/null || true)"
-[ -x "$clang" ] || clang=/usr/lib/llvm-19/bin/clang
+bench_require_build "$build" bin/causal-clang bin/causal
+clang="$(bench_real_clang "$build")"
 coz_lib=""
 if [ "$skip_coz" = 0 ]; then
   coz_lib="$(dpkg -L coz-profiler 2>/dev/null | grep '/libcoz\.so$' | head -n 1 || true)"
