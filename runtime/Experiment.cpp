@@ -215,16 +215,6 @@ void integrateInFlight(uint32_t points, uint64_t dt) {
 
 // ---- End-of-experiment drain (Experiment.h) --------------------------------
 
-// CPU time of thread |tid| of this process (the kernel's per-thread CPU
-// clock id, as pthread_getcpuclockid makes it); 0 if it cannot be read.
-uint64_t threadCpuNs(pid_t tid) {
-  clockid_t clock = clockid_t((~unsigned(tid) << 3) | 4 /* per thread */ | 2 /* sched */);
-  struct timespec ts;
-  if (clock_gettime(clock, &ts) != 0)
-    return 0;
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
-
 // True if thread |tid| of this process is running or waiting for a CPU
 // (state R in /proc), false if it sleeps, waits for I/O or is stopped.
 bool threadRunnable(pid_t tid) {

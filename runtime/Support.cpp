@@ -21,13 +21,17 @@ namespace causal::rt {
 
 static uint64_t clockNs(clockid_t clock) {
   struct timespec ts;
-  clock_gettime(clock, &ts);
+  if (clock_gettime(clock, &ts) != 0)
+    return 0;
   return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
 }
 
 uint64_t monotonicNs() { return clockNs(CLOCK_MONOTONIC); }
 uint64_t realtimeNs() { return clockNs(CLOCK_REALTIME); }
 uint64_t threadCpuNs() { return clockNs(CLOCK_THREAD_CPUTIME_ID); }
+uint64_t threadCpuNs(pid_t tid) {
+  return clockNs(clockid_t((~unsigned(tid) << 3) | 4 /* per thread */ | 2 /* sched */));
+}
 
 const char *envString(const char *name) {
   const char *value = getenv(name);

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define CAUSAL_RT_HIDDEN __attribute__((visibility("hidden")))
 #define CAUSAL_RT_EXPORT __attribute__((visibility("default")))
@@ -22,6 +23,9 @@ uint64_t monotonicNs();
 uint64_t realtimeNs();
 /// CPU time of the calling thread in ns (a system call). Signal-safe.
 uint64_t threadCpuNs();
+/// CPU time of thread |tid| of this process in ns (the kernel's per-thread
+/// CPU clock, as pthread_getcpuclockid makes it); 0 if it cannot be read.
+uint64_t threadCpuNs(pid_t tid);
 
 /// Returns the value of an environment variable, or null when unset/empty.
 const char *envString(const char *name);

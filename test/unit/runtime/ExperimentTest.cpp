@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ProfileParse.h"
+#include "RunTarget.h"
 
 #include "causal/tunables.h"
 
@@ -26,7 +27,6 @@
 #include <string>
 #include <vector>
 
-extern char **environ;
 
 using causal::test::parseProfile;
 using causal::test::ProfileRecord;
@@ -34,11 +34,8 @@ using causal::test::readFile;
 
 namespace {
 
-struct ProcessResult {
-  bool exited = false;
-  int status = -1; // exit status, or -signal
-  std::string out, err;
-};
+using causal::test::outputValue;
+using ProcessResult = causal::test::TargetResult;
 
 class ExperimentTest : public ::testing::Test {
 protected:
@@ -62,44 +59,9 @@ protected:
             {CAUSAL_ENV_COOLOFF_NS, "2000000"}};
   }
 
-  ProcessResult run(const std::vector<std::string> &args, std::map<std::string, std::string> env) {
-    std::vector<std::string> environment;
-    for (char **e = environ; *e; ++e)
-      if (strncmp(*e, "CAUSAL_", 7) != 0)
-        environment.push_back(*e);
-    for (const auto &[key, value] : env)
-      environment.push_back(key + "=" + value);
-    std::vector<char *> envp;
-    for (std::string &e : environment)
-      envp.push_back(e.data());
-    envp.push_back(nullptr);
-    std::vector<std::string> arguments = {CAUSAL_EXPERIMENT_TARGET};
-    arguments.insert(arguments.end(), args.begin(), args.end());
-    std::vector<char *> argv;
-    for (std::string &a : arguments)
-      argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::string out_path = dir_ + "/stdout", err_path = dir_ + "/stderr";
-    ProcessResult result;
-    pid_t child = fork();
-    if (child == 0) {
-      int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (chdir(dir_.c_str()) != 0 || out < 0 || err < 0)
-        _exit(126);
-      dup2(out, 1);
-      dup2(err, 2);
-      execve(argv[0], argv.data(), envp.data());
-      _exit(127);
-    }
-    int status = 0;
-    if (child < 0 || waitpid(child, &status, 0) != child)
-      return result;
-    result.exited = WIFEXITED(status);
-    result.status = result.exited ? WEXITSTATUS(status) : -WTERMSIG(status);
-    result.out = readFile(out_path);
-    result.err = readFile(err_path);
-    return result;
+  ProcessResult run(const std::vector<std::string> &args,
+                    const std::map<std::string, std::string> &env) {
+    return causal::test::runTarget(CAUSAL_EXPERIMENT_TARGET, args, env, dir_);
   }
 
   std::vector<ProfileRecord> profile() {
@@ -111,11 +73,6 @@ protected:
 
   std::string dir_, profile_;
 };
-
-unsigned long long outputValue(const std::string &out, const std::string &key) {
-  size_t at = out.find(key + "=");
-  return at == std::string::npos ? 0 : strtoull(out.c_str() + at + key.size() + 1, nullptr, 10);
-}
 
 unsigned long long number(const ProfileRecord &record, const char *field) {
   return strtoull(record.fields.at(field).c_str(), nullptr, 10);

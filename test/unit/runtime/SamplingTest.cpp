@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ProfileParse.h"
+#include "RunTarget.h"
 
 #include "causal/tunables.h"
 
@@ -38,7 +39,6 @@
 #include <string>
 #include <vector>
 
-extern char **environ;
 
 using causal::test::parseProfile;
 using causal::test::ProfileRecord;
@@ -52,11 +52,8 @@ constexpr double kBatch = double(CAUSAL_DEFAULT_SAMPLE_BATCH);
 const char kSpinLine[] = "causal_test_spin.cpp:10";
 const char kLeafLine[] = "causal_test_leaf.cpp:20";
 
-struct RunResult {
-  bool exited = false;
-  int status = -1;
-  std::string out, err;
-};
+using causal::test::outputValue;
+using RunResult = causal::test::TargetResult;
 
 class TempDir {
 public:
@@ -81,8 +78,6 @@ private:
   std::string path_;
 };
 
-// Runs the target with the test's environment minus every CAUSAL_*
-// variable, plus |env|.
 // Makes the listed system calls fail with EACCES in this process and its
 // exec'd image (what a container's seccomp profile does to perf_event_open).
 bool denySystemCalls(const std::vector<int> &calls) {
@@ -98,59 +93,14 @@ bool denySystemCalls(const std::vector<int> &calls) {
          prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0;
 }
 
+// Runs the sample target in |dir| (RunTarget.h), with the listed system
+// calls denied.
 RunResult runTarget(const TempDir &dir, const std::vector<std::string> &args,
                     const std::map<std::string, std::string> &env,
                     const std::vector<int> &denied_calls = {}) {
-  std::vector<std::string> environment;
-  for (char **e = environ; *e; ++e)
-    if (strncmp(*e, "CAUSAL_", 7) != 0)
-      environment.push_back(*e);
-  for (const auto &[key, value] : env)
-    environment.push_back(key + "=" + value);
-  std::vector<char *> envp;
-  for (std::string &e : environment)
-    envp.push_back(e.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> arguments = {CAUSAL_SAMPLE_TARGET};
-  arguments.insert(arguments.end(), args.begin(), args.end());
-  std::vector<char *> argv;
-  for (std::string &a : arguments)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  std::string out_path = dir.file("stdout"), err_path = dir.file("stderr");
-  RunResult result;
-  pid_t child = fork();
-  if (child < 0)
-    return result;
-  if (child == 0) {
-    int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (chdir(dir.file("").c_str()) != 0 || out < 0 || err < 0)
-      _exit(126);
-    if (!denied_calls.empty() && !denySystemCalls(denied_calls))
-      _exit(125);
-    dup2(out, 1);
-    dup2(err, 2);
-    execve(argv[0], argv.data(), envp.data());
-    _exit(127);
-  }
-  int status = 0;
-  if (waitpid(child, &status, 0) != child)
-    return result;
-  result.exited = WIFEXITED(status);
-  result.status = result.exited ? WEXITSTATUS(status) : -WTERMSIG(status);
-  result.out = readFile(out_path);
-  result.err = readFile(err_path);
-  return result;
-}
-
-// "key=value" from the target's stdout.
-unsigned long long outputValue(const std::string &out, const std::string &key) {
-  size_t at = out.find(key + "=");
-  if (at == std::string::npos)
-    return 0;
-  return strtoull(out.c_str() + at + key.size() + 1, nullptr, 0);
+  return causal::test::runTarget(CAUSAL_SAMPLE_TARGET, args, env, dir.file(""), [&] {
+    return denied_calls.empty() || denySystemCalls(denied_calls);
+  });
 }
 
 bool perfUnavailable(const RunResult &r) {
