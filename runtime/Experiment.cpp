@@ -5,9 +5,11 @@
 #include "ExperimentPolicy.h"
 #include "ProfileWriter.h"
 #include "Runtime.h"
+#include "Sampler.h"
 
 #include "causal/tunables.h"
 
+#include <algorithm>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +29,8 @@ ExperimentConfig g_experiment_config;
 ProgressRegistry g_progress;
 std::atomic<uint64_t> g_paused_ns{0};
 std::atomic<uint64_t> g_drain_ns{0};
+std::atomic<uint64_t> g_spun_ns{0};
+std::atomic<uint64_t> g_spun_cpu_ns{0};
 
 namespace {
 
@@ -73,19 +77,70 @@ void appendPending(const char *text, size_t size) {
 
 // ---- Pausing ------------------------------------------------------------
 
-// Sleeps |ns| less the carried overshoot; keeps the new overshoot.
-void pause(ThreadState *state, uint64_t ns) {
+// What the scheduler did with the calling thread since its last reading.
+struct SchedWindow {
+  uint64_t cpu_ns = 0, wait_ns = 0; // this window's CPU and run-queue time
+  bool competing = false;           // the thread recently waited for a CPU
+};
+
+// Whether the calling thread competes for a CPU, from its schedstat (read
+// with open, read, close: signal-safe, about 15 us here, so at most once
+// every CAUSAL_SCHEDSTAT_SAMPLES samples of the thread; between readings
+// the last answer holds).
+SchedWindow observeScheduler(ThreadState *state) {
+  SchedWindow window;
+  if (state->sched_read && state->samples < state->sched_next_samples) {
+    window.competing = state->competing;
+    return window;
+  }
+  state->sched_next_samples = state->samples + CAUSAL_SCHEDSTAT_SAMPLES;
+  SchedStat now;
+  if (!readSchedStat(0, &now))
+    return window; // no schedstat: behave as with a CPU of its own
+  if (state->sched_read && now.cpu_ns >= state->sched.cpu_ns &&
+      now.wait_ns >= state->sched.wait_ns) {
+    window.cpu_ns = now.cpu_ns - state->sched.cpu_ns;
+    window.wait_ns = now.wait_ns - state->sched.wait_ns;
+  }
+  state->sched = now;
+  state->sched_read = true;
+  window.competing = updateCompetition(&state->recent_cpu_ns, &state->recent_wait_ns, window.cpu_ns,
+                                       window.wait_ns);
+  state->competing = window.competing;
+  return window;
+}
+
+// Pauses |ns| less the carried overshoot; keeps the new overshoot. A thread
+// with a CPU of its own sleeps. A thread that competes for a CPU stays
+// runnable instead (spins, its sampler stopped): sleeping would hand its
+// share of the CPUs to other threads, which the virtual speedup must delay
+// too (docs/runtime.md, "When threads outnumber CPUs").
+void pause(ThreadState *state, uint64_t ns, bool competing) {
   PausePlan plan = planPause(ns, state->excess_delay_ns);
   state->excess_delay_ns = plan.excess_left_ns;
   if (!plan.sleep_ns)
     return;
+  uint64_t cpu_begin = 0;
+  if (competing) {
+    suspendThreadSampling(state);
+    cpu_begin = threadCpuNs();
+  }
   uint64_t begin = monotonicNs();
   uint64_t elapsed = 0;
   while (elapsed < plan.sleep_ns) {
-    uint64_t left = plan.sleep_ns - elapsed;
-    struct timespec ts = {time_t(left / 1000000000ull), long(left % 1000000000ull)};
-    nanosleep(&ts, nullptr); // EINTR: loop on the clock
+    if (competing) {
+      __builtin_ia32_pause();
+    } else {
+      uint64_t left = plan.sleep_ns - elapsed;
+      struct timespec ts = {time_t(left / 1000000000ull), long(left % 1000000000ull)};
+      nanosleep(&ts, nullptr); // EINTR: loop on the clock
+    }
     elapsed = monotonicNs() - begin;
+  }
+  if (competing) {
+    g_spun_cpu_ns.fetch_add(threadCpuNs() - cpu_begin, std::memory_order_relaxed);
+    resumeThreadSampling(state);
+    g_spun_ns.fetch_add(elapsed, std::memory_order_relaxed);
   }
   state->excess_delay_ns = elapsed - plan.sleep_ns;
   g_paused_ns.fetch_add(elapsed, std::memory_order_relaxed);
@@ -280,6 +335,61 @@ bool runningThreadOwesDelays(uint64_t now) {
   return owing;
 }
 
+// ---- How saturated the process is (docs/runtime.md) ------------------------
+
+struct SchedTotals {
+  uint64_t wait_ns = 0;           // run-queue time of all sampled threads
+  uint64_t competing_samples = 0; // samples of the threads that competed for a CPU
+};
+
+std::atomic<uint64_t> g_experiment_epoch{0};
+// What threads that ended during the experiment contributed (threadEnds).
+std::atomic<uint64_t> g_ended_wait_ns{0};
+std::atomic<uint64_t> g_ended_competing_samples{0};
+
+// Adds what the scheduler did with |state|'s thread since the experiment
+// started (all of it for a thread born since) to |totals|; |start|: records
+// the starting point instead.
+void watchThread(ThreadState *state, uint64_t epoch, bool start, SchedTotals *totals) {
+  SchedStat now;
+  if (!state->tid || !readSchedStat(state->tid, &now))
+    return;
+  // Written by the owning thread's handler; an aligned 64-bit load is not torn.
+  uint64_t samples = __atomic_load_n(&state->samples, __ATOMIC_RELAXED);
+  if (start) {
+    state->watch_stat = now;
+    state->watch_samples = samples;
+    __atomic_store_n(&state->watch_epoch, epoch, __ATOMIC_RELEASE);
+    return;
+  }
+  bool same = __atomic_load_n(&state->watch_epoch, __ATOMIC_ACQUIRE) == epoch;
+  SchedStat before = same ? state->watch_stat : SchedStat();
+  uint64_t cpu = now.cpu_ns > before.cpu_ns ? now.cpu_ns - before.cpu_ns : 0;
+  uint64_t wait = now.wait_ns > before.wait_ns ? now.wait_ns - before.wait_ns : 0;
+  totals->wait_ns += wait;
+  if (wait > cpu / CAUSAL_COMPETING_WAIT_DIVISOR)
+    totals->competing_samples +=
+        samples - (same && samples >= state->watch_samples ? state->watch_samples : 0);
+}
+
+// Over the sampled threads: starts watching (|start|) or sums what happened
+// since, including the threads that ended meanwhile.
+SchedTotals watchScheduler(uint64_t epoch, bool start) {
+  SchedTotals totals;
+  if (start) {
+    g_ended_wait_ns.store(0, std::memory_order_relaxed);
+    g_ended_competing_samples.store(0, std::memory_order_relaxed);
+  }
+  for (uint32_t i = 0, used = g_threads.slotsUsed(); i < used; ++i) {
+    ThreadState *state = g_threads.slot(i);
+    if (state && state->in_use.load(std::memory_order_acquire))
+      watchThread(state, epoch, start, &totals);
+  }
+  totals.wait_ns += g_ended_wait_ns.load(std::memory_order_relaxed);
+  totals.competing_samples += g_ended_competing_samples.load(std::memory_order_relaxed);
+  return totals;
+}
+
 // Runs one experiment on |line|; returns the fewest visits any point saw.
 uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   const ExperimentConfig &c = g_experiment_config;
@@ -302,6 +412,12 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
                                          std::memory_order_relaxed);
   g_experiment.start_global_ns.store(global_before, std::memory_order_relaxed);
   g_experiment.selected.store(line, std::memory_order_relaxed);
+  double cpus = availableCpus();
+  uint64_t epoch = g_experiment_epoch.fetch_add(1, std::memory_order_relaxed) + 1;
+  watchScheduler(epoch, true);
+  uint64_t process_cpu_before = processCpuNs();
+  uint64_t spun_cpu_before = g_spun_cpu_ns.load(std::memory_order_relaxed);
+  g_experiment.shared_cpu_delay_ns.store(0, std::memory_order_relaxed);
   uint64_t start = monotonicNs();
   g_experiment.active.store(1, std::memory_order_release);
 
@@ -338,16 +454,32 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   }
   g_experiment.active.store(0, std::memory_order_release);
   uint64_t elapsed = last - start;
-  uint64_t delay = g_experiment.global_delay_ns.load(std::memory_order_relaxed) - global_before;
   uint64_t selected_samples = g_experiment.selected_samples.load(std::memory_order_relaxed);
+  // Threads on a CPU (program work, not runnable pauses) and waiting for
+  // one, on average over the experiment; the CPUs the competing threads
+  // kept busy turn their share of the speedup into delay.
+  SchedTotals sched = watchScheduler(epoch, false);
+  uint64_t spun_cpu = g_spun_cpu_ns.load(std::memory_order_relaxed) - spun_cpu_before;
+  uint64_t process_cpu = processCpuNs() - process_cpu_before;
+  double running =
+      elapsed ? double(process_cpu - std::min(spun_cpu, process_cpu)) / double(elapsed) : 0;
+  double waiting = elapsed ? double(sched.wait_ns) / double(elapsed) : 0;
+  // CPUs kept busy by the competing threads, measured in samples (the same
+  // unit as the selected samples' delay; spins are not sampled).
+  uint64_t shared_delay = sharedCpuDelay(
+      g_experiment.shared_cpu_delay_ns.load(std::memory_order_relaxed),
+      elapsed ? double(sched.competing_samples) * double(g_config.period_ns) / double(elapsed) : 0);
+  uint64_t delay =
+      g_experiment.global_delay_ns.load(std::memory_order_relaxed) - global_before + shared_delay;
 
   TextBuffer text;
   // duration = elapsed - inserted delay; Coz writes the unsigned difference
   // (a wrapped value, which readers take as negative, if delay > elapsed).
   text.appendf("experiment\tselected=%s:%u\tspeedup=%.2f\tduration=%llu\tselected-samples=%llu"
-               "\tdelay=%llu\n",
+               "\tdelay=%llu\tshared-cpu-delay=%llu\tcpus=%.2f\trunning=%.2f\twaiting=%.2f\n",
                selected_file, line_number, speedup / 100.0, (unsigned long long)(elapsed - delay),
-               (unsigned long long)selected_samples, (unsigned long long)delay);
+               (unsigned long long)selected_samples, (unsigned long long)delay,
+               (unsigned long long)shared_delay, cpus, running, waiting);
   uint64_t min_visits = UINT64_MAX;
   for (uint32_t p = 0; p < points; ++p) {
     uint64_t arrivals = g_progress.arrivals(p) - g_snapshots[p].arrivals;
@@ -457,6 +589,8 @@ void readExperimentConfig() {
   const char *enabled = envString(CAUSAL_ENV_EXPERIMENTS);
   c.enabled = !(enabled && !strcmp(enabled, "0"));
   c.end_to_end = envFlag(CAUSAL_ENV_END_TO_END);
+  const char *shared = envString(CAUSAL_ENV_SHARED_CPUS);
+  c.shared_cpus = !(shared && !strcmp(shared, "0"));
   if (const char *fixed = envString(CAUSAL_ENV_FIXED_LINE)) {
     c.has_fixed_line = parseFixedLine(fixed, c.fixed_file, sizeof(c.fixed_file), &c.fixed_line);
     if (!c.has_fixed_line)
@@ -504,8 +638,9 @@ void onSampledLine(ThreadState *state, const ResolvedAddress &where, uint64_t we
   if (g_experiment.active.load(std::memory_order_acquire)) {
     if (packed == g_experiment.selected.load(std::memory_order_relaxed)) {
       uint64_t delay = g_experiment.delay_per_sample_ns.load(std::memory_order_relaxed);
-      // Minimize delays: only the local count grows; settleDelays publishes.
-      state->local_delay_ns.fetch_add(delay * weight, std::memory_order_relaxed);
+      // Minimize delays: only the local count grows (settleDelays stretches
+      // the delay to wall time, adds it and publishes).
+      state->selected_delay_ns += delay * weight;
       g_experiment.selected_samples.fetch_add(weight, std::memory_order_relaxed);
     }
   } else if (g_experiment.candidate.load(std::memory_order_relaxed) == kNoLine) {
@@ -515,15 +650,31 @@ void onSampledLine(ThreadState *state, const ResolvedAddress &where, uint64_t we
 }
 
 void settleDelays(ThreadState *state) {
-  DelaySettlement settlement =
-      settleDelayCounts(state->local_delay_ns.load(std::memory_order_relaxed),
-                        g_experiment.global_delay_ns.load(std::memory_order_relaxed),
-                        g_experiment.start_global_ns.load(std::memory_order_relaxed),
-                        g_experiment.active.load(std::memory_order_acquire) != 0);
+  bool active = g_experiment.active.load(std::memory_order_acquire) != 0;
+  uint64_t selected = state->selected_delay_ns;
+  state->selected_delay_ns = 0;
+  uint64_t local = state->local_delay_ns.load(std::memory_order_relaxed);
+  uint64_t global = g_experiment.global_delay_ns.load(std::memory_order_relaxed);
+  SchedWindow window;
+  if (active && (selected || global > local)) {
+    // Only when there is a delay to add or to pay.
+    if (g_experiment_config.shared_cpus)
+      window = observeScheduler(state);
+    if (selected && window.competing) {
+      // CPU time taken from the CPUs the competing threads share; no
+      // thread pauses for it (docs/runtime.md).
+      g_experiment.shared_cpu_delay_ns.fetch_add(selected, std::memory_order_relaxed);
+    } else if (selected) {
+      local += selected;
+      state->local_delay_ns.store(local, std::memory_order_relaxed);
+    }
+  }
+  DelaySettlement settlement = settleDelayCounts(
+      local, global, g_experiment.start_global_ns.load(std::memory_order_relaxed), active);
   if (settlement.raise_global_to)
     raiseGlobal(settlement.raise_global_to);
   if (settlement.pause_ns)
-    pause(state, settlement.pause_ns);
+    pause(state, settlement.pause_ns, window.competing);
   state->local_delay_ns.store(settlement.local, std::memory_order_relaxed);
 }
 
@@ -533,6 +684,15 @@ void payOwedDelays(ThreadState *state) {
   state->in_handler = 1; // a sample signal meanwhile leaves its samples queued
   settleDelays(state);
   state->in_handler = 0;
+}
+
+void threadEnds(ThreadState *state) {
+  if (!g_experiment.active.load(std::memory_order_acquire))
+    return;
+  SchedTotals totals;
+  watchThread(state, g_experiment_epoch.load(std::memory_order_relaxed), false, &totals);
+  g_ended_wait_ns.fetch_add(totals.wait_ns, std::memory_order_relaxed);
+  g_ended_competing_samples.fetch_add(totals.competing_samples, std::memory_order_relaxed);
 }
 
 void startExperiments() {

@@ -47,6 +47,7 @@ inline uint64_t packLine(uint32_t module, uint32_t line) { return (uint64_t(modu
 struct ExperimentConfig {
   bool enabled = true;
   bool end_to_end = false;
+  bool shared_cpus = true; ///< CAUSAL_SHARED_CPUS: tell threads that compete for CPUs apart
   bool has_fixed_line = false;
   int fixed_speedup_percent = -1; ///< -1: drawn per experiment
   uint32_t fixed_line = 0;
@@ -66,14 +67,19 @@ struct ExperimentGlobals {
   std::atomic<uint64_t> global_delay_ns{0};
   std::atomic<uint64_t> start_global_ns{0}; ///< older debts are forgiven
   std::atomic<uint64_t> selected_samples{0};
+  /// Delay of selected samples taken by threads that competed for a CPU
+  /// (speedup x CPU time): the shared-CPU part of the experiment's delay.
+  std::atomic<uint64_t> shared_cpu_delay_ns{0};
   std::atomic<uint64_t> candidate{kNoLine}; ///< next line, posted by a sample
 };
 
 extern ExperimentGlobals g_experiment;
 extern ExperimentConfig g_experiment_config;
 extern ProgressRegistry g_progress;
-extern std::atomic<uint64_t> g_paused_ns; ///< time all threads spent pausing (verbose)
-extern std::atomic<uint64_t> g_drain_ns;  ///< time spent in end-of-experiment drains (verbose)
+extern std::atomic<uint64_t> g_paused_ns;   ///< time all threads spent pausing (verbose)
+extern std::atomic<uint64_t> g_drain_ns;    ///< time spent in end-of-experiment drains (verbose)
+extern std::atomic<uint64_t> g_spun_ns;     ///< part of g_paused_ns spent runnable (verbose)
+extern std::atomic<uint64_t> g_spun_cpu_ns; ///< CPU time those runnable pauses burnt
 
 /// Reads the experiment tunables (says what is malformed). Not signal-safe.
 void readExperimentConfig();
@@ -115,6 +121,10 @@ inline void leaveBlockingCall(ThreadState *state) {
   if (depth)
     state->blocking_calls.store(depth - 1, std::memory_order_relaxed);
 }
+
+/// A sampled thread ends (after its last samples were handled): keeps what
+/// the scheduler did with it for the running experiment's record.
+void threadEnds(ThreadState *state);
 
 /// Starts the profiler thread (if experiments are enabled). Not signal-safe.
 void startExperiments();

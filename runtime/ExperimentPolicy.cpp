@@ -55,6 +55,20 @@ DelaySettlement settleDelayCounts(uint64_t local, uint64_t global, uint64_t floo
   return {global, 0, global - local};
 }
 
+uint64_t sharedCpuDelay(uint64_t shared_cpu_delay_ns, double busy_cpus) {
+  if (!(busy_cpus > 0))
+    return 0;
+  // Fewer than one CPU: the competitors shared it with other processes.
+  return uint64_t(double(shared_cpu_delay_ns) / busy_cpus);
+}
+
+bool updateCompetition(uint64_t *recent_cpu_ns, uint64_t *recent_wait_ns, uint64_t cpu_ns,
+                       uint64_t wait_ns) {
+  *recent_cpu_ns = *recent_cpu_ns - *recent_cpu_ns / 4 + cpu_ns;
+  *recent_wait_ns = *recent_wait_ns - *recent_wait_ns / 4 + wait_ns;
+  return *recent_wait_ns > *recent_cpu_ns / CAUSAL_COMPETING_WAIT_DIVISOR;
+}
+
 PausePlan planPause(uint64_t owed_ns, uint64_t excess_ns) {
   if (excess_ns >= owed_ns)
     return {0, excess_ns - owed_ns};

@@ -53,6 +53,19 @@ struct DelaySettlement {
 DelaySettlement settleDelayCounts(uint64_t local, uint64_t global, uint64_t floor,
                                   bool experiment_active);
 
+/// The delay that stands for |shared_cpu_delay_ns| of virtual speedup taken
+/// by threads that competed for CPUs: in a process whose runnable threads
+/// outnumber the CPUs they share, removing CPU time shortens the run by that
+/// time divided by the CPUs the competing threads kept busy on average
+/// (|busy_cpus|). docs/runtime.md derives it. 0 when nothing was busy.
+uint64_t sharedCpuDelay(uint64_t shared_cpu_delay_ns, double busy_cpus);
+
+/// Decays the sums of CPU and run-queue time by a quarter and adds a new
+/// window's; true if the thread competes for a CPU (waits more than
+/// 1 / CAUSAL_COMPETING_WAIT_DIVISOR of the time it runs).
+bool updateCompetition(uint64_t *recent_cpu_ns, uint64_t *recent_wait_ns, uint64_t cpu_ns,
+                       uint64_t wait_ns);
+
 /// A pause of |owed_ns| with |excess_ns| overshoot carried from earlier
 /// pauses: how long to sleep and the overshoot left.
 struct PausePlan {

@@ -152,6 +152,7 @@ void endThread(void *value) {
     payOwedDelays(state);
     tls_thread = nullptr;
   }
+  threadEnds(state);
   g_threads.release(state);
   // The last program thread ends (the main thread called pthread_exit
   // earlier): the profiler thread must not keep the process alive.
@@ -294,10 +295,11 @@ void writeProfileOnce() {
             (unsigned long long)g_counters.lost.load(), (unsigned long long)signals,
             signals ? double(handler_ns) / double(signals) / 1000.0 : 0.0, g_config.output_path);
     message("experiments: %llu ns of delay inserted (global count), %llu ns paused by all "
-            "threads, %llu ns spent in end-of-experiment drains; %u progress points",
+            "threads (%llu ns of it runnable, competing for a CPU), %llu ns spent in "
+            "end-of-experiment drains; %u progress points",
             (unsigned long long)g_experiment.global_delay_ns.load(),
-            (unsigned long long)g_paused_ns.load(), (unsigned long long)g_drain_ns.load(),
-            g_progress.size());
+            (unsigned long long)g_paused_ns.load(), (unsigned long long)g_spun_ns.load(),
+            (unsigned long long)g_drain_ns.load(), g_progress.size());
   }
 }
 

@@ -517,6 +517,27 @@ void stopThreadSampling(ThreadState *state) {
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
 }
 
+void suspendThreadSampling(ThreadState *state) {
+  if (state->kind == SamplerKind::Perf && ownsPerfFd(state)) {
+    ioctl(state->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+  } else if (state->kind == SamplerKind::Timer && state->timer_armed) {
+    struct itimerspec off = {};
+    timer_settime(state->timer, 0, &off, nullptr);
+  }
+}
+
+void resumeThreadSampling(ThreadState *state) {
+  if (state->kind == SamplerKind::Perf && ownsPerfFd(state)) {
+    ioctl(state->perf_fd, PERF_EVENT_IOC_ENABLE, 0);
+  } else if (state->kind == SamplerKind::Timer && state->timer_armed) {
+    struct itimerspec spec;
+    spec.it_interval.tv_sec = time_t(g_config.period_ns / 1000000000ull);
+    spec.it_interval.tv_nsec = long(g_config.period_ns % 1000000000ull);
+    spec.it_value = spec.it_interval;
+    timer_settime(state->timer, 0, &spec, nullptr);
+  }
+}
+
 void forgetInheritedSampler(ThreadState *state) {
   if (!state)
     return;

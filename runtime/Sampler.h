@@ -38,6 +38,11 @@ SamplerKind startThreadSampling(ThreadState *state, bool is_main_thread);
 /// its ring. The signal is blocked meanwhile.
 void stopThreadSampling(ThreadState *state);
 
+/// Stops / restarts counting the calling thread's CPU time for samples, for
+/// CPU time that is not the program's (a pause spent spinning). Signal-safe.
+void suspendThreadSampling(ThreadState *state);
+void resumeThreadSampling(ThreadState *state);
+
 /// Fork child: drops what the child inherited (perf fd; the ring and the
 /// timer do not survive fork) without processing anything.
 void forgetInheritedSampler(ThreadState *state);

@@ -6,7 +6,10 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <link.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +32,173 @@ static uint64_t clockNs(clockid_t clock) {
 uint64_t monotonicNs() { return clockNs(CLOCK_MONOTONIC); }
 uint64_t realtimeNs() { return clockNs(CLOCK_REALTIME); }
 uint64_t threadCpuNs() { return clockNs(CLOCK_THREAD_CPUTIME_ID); }
+uint64_t processCpuNs() { return clockNs(CLOCK_PROCESS_CPUTIME_ID); }
 uint64_t threadCpuNs(pid_t tid) {
   return clockNs(clockid_t((~unsigned(tid) << 3) | 4 /* per thread */ | 2 /* sched */));
+}
+
+bool parseSchedStat(const char *text, SchedStat *out) {
+  uint64_t values[2] = {0, 0};
+  const char *p = text;
+  for (uint64_t &value : values) {
+    while (*p == ' ')
+      ++p;
+    if (*p < '0' || *p > '9')
+      return false;
+    for (; *p >= '0' && *p <= '9'; ++p)
+      value = value * 10 + uint64_t(*p - '0');
+  }
+  out->cpu_ns = values[0];
+  out->wait_ns = values[1];
+  return true;
+}
+
+bool readSchedStat(pid_t tid, SchedStat *out) {
+  char path[64] = "/proc/thread-self/schedstat";
+  if (tid) {
+    // Signal-safe formatting of "/proc/self/task/<tid>/schedstat".
+    char digits[16];
+    int n = 0;
+    for (unsigned v = unsigned(tid); v || !n; v /= 10)
+      digits[n++] = char('0' + v % 10);
+    char *p = path;
+    for (const char *q = "/proc/self/task/"; *q;)
+      *p++ = *q++;
+    while (n)
+      *p++ = digits[--n];
+    for (const char *q = "/schedstat"; *q;)
+      *p++ = *q++;
+    *p = 0;
+  }
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  char text[96];
+  ssize_t size = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (size <= 0)
+    return false;
+  text[size] = 0;
+  return parseSchedStat(text, out);
+}
+
+double parseCgroupCpuMax(const char *text) {
+  if (!text || !strncmp(text, "max", 3))
+    return 0;
+  char *end = nullptr;
+  double quota = strtod(text, &end);
+  if (end == text || quota <= 0)
+    return 0;
+  double period = strtod(end, nullptr);
+  return period > 0 ? quota / period : 0;
+}
+
+namespace {
+
+// The first line of |path| into |buffer|; false if unreadable.
+bool readSmallFile(const char *path, char *buffer, size_t size) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  ssize_t n = read(fd, buffer, size - 1);
+  close(fd);
+  if (n <= 0)
+    return false;
+  buffer[n] = 0;
+  return true;
+}
+
+// The lowest quota (in CPUs) on the path from |dir| up to |root|; 0 if none.
+double lowestQuota(const char *root, const char *relative, bool v2) {
+  char dir[PATH_MAX];
+  formatTo(dir, sizeof dir, "%s%s", root, relative);
+  double lowest = 0;
+  for (;;) {
+    char path[PATH_MAX + 32], text[64], period[64];
+    double quota = 0;
+    if (v2) {
+      formatTo(path, sizeof path, "%s/cpu.max", dir);
+      if (readSmallFile(path, text, sizeof text))
+        quota = parseCgroupCpuMax(text);
+    } else {
+      formatTo(path, sizeof path, "%s/cpu.cfs_quota_us", dir);
+      char periodPath[PATH_MAX + 32];
+      formatTo(periodPath, sizeof periodPath, "%s/cpu.cfs_period_us", dir);
+      if (readSmallFile(path, text, sizeof text) &&
+          readSmallFile(periodPath, period, sizeof period) && text[0] != '-') {
+        char combined[140];
+        text[strcspn(text, "\n")] = 0;
+        formatTo(combined, sizeof combined, "%s %s", text, period);
+        quota = parseCgroupCpuMax(combined);
+      }
+    }
+    if (quota > 0 && (lowest == 0 || quota < lowest))
+      lowest = quota;
+    size_t length = strlen(dir), root_length = strlen(root);
+    if (length <= root_length)
+      return lowest;
+    char *slash = strrchr(dir + root_length, '/');
+    if (!slash)
+      return lowest;
+    *slash = 0;
+  }
+}
+
+// True if the comma-separated |list| names |controller|.
+bool hasController(const char *list, const char *controller) {
+  size_t length = strlen(controller);
+  for (const char *p = list; p;) {
+    const char *comma = strchr(p, ',');
+    size_t item = comma ? size_t(comma - p) : strlen(p);
+    if (item == length && !strncmp(p, controller, length))
+      return true;
+    p = comma ? comma + 1 : nullptr;
+  }
+  return false;
+}
+
+} // namespace
+
+double availableCpus() {
+  cpu_set_t set;
+  double cpus = 0;
+  // The main thread's mask (each thread has its own; taskset sets them all,
+  // a program that pins itself usually does so from main).
+  if (sched_getaffinity(getpid(), sizeof set, &set) == 0)
+    cpus = CPU_COUNT(&set);
+  if (cpus <= 0)
+    cpus = double(sysconf(_SC_NPROCESSORS_ONLN));
+  // /proc/self/cgroup: "0::/path" (v2) and "N:cpu,cpuacct:/path" (v1).
+  int fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return cpus;
+  char text[4096];
+  ssize_t n = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (n <= 0)
+    return cpus;
+  text[n] = 0;
+  double quota = 0;
+  for (char *line = text; line && *line;) {
+    char *next = strchr(line, '\n');
+    if (next)
+      *next++ = 0;
+    char *first = strchr(line, ':');
+    char *second = first ? strchr(first + 1, ':') : nullptr;
+    if (second) {
+      *second = 0;
+      const char *controllers = first + 1, *relative = second + 1;
+      double q = 0;
+      if (!*controllers)
+        q = lowestQuota("/sys/fs/cgroup", relative, true);
+      else if (hasController(controllers, "cpu"))
+        q = lowestQuota("/sys/fs/cgroup/cpu", relative, false); // "cpu,cpuacct" links here
+      if (q > 0 && (quota == 0 || q < quota))
+        quota = q;
+    }
+    line = next;
+  }
+  return quota > 0 && quota < cpus ? quota : cpus;
 }
 
 const char *envString(const char *name) {

@@ -23,9 +23,32 @@ uint64_t monotonicNs();
 uint64_t realtimeNs();
 /// CPU time of the calling thread in ns (a system call). Signal-safe.
 uint64_t threadCpuNs();
+/// CPU time of the whole process (all threads) in ns. Signal-safe.
+uint64_t processCpuNs();
 /// CPU time of thread |tid| of this process in ns (the kernel's per-thread
 /// CPU clock, as pthread_getcpuclockid makes it); 0 if it cannot be read.
 uint64_t threadCpuNs(pid_t tid);
+
+/// The scheduler's account of a thread (/proc/.../schedstat): time on a
+/// CPU and time spent runnable but waiting for one, both in ns.
+struct SchedStat {
+  uint64_t cpu_ns = 0;
+  uint64_t wait_ns = 0;
+};
+/// Reads thread |tid|'s schedstat (0: the calling thread). False if the
+/// kernel does not provide it. Signal-safe (open, read, close).
+bool readSchedStat(pid_t tid, SchedStat *out);
+/// Parses the text of a schedstat file ("cpu_ns wait_ns slices\n").
+bool parseSchedStat(const char *text, SchedStat *out);
+
+/// CPUs this process may use, in CPUs (fractional under a CPU quota): the
+/// main thread's affinity mask's count, lowered by a cgroup CPU quota (v2 cpu.max or v1
+/// cpu.cfs_quota_us / cpu.cfs_period_us) of this process's cgroup or any
+/// ancestor. Not signal-safe.
+double availableCpus();
+/// Parses a cgroup v2 cpu.max ("max 100000" or "QUOTA PERIOD"): the quota
+/// in CPUs, or 0 when there is none.
+double parseCgroupCpuMax(const char *text);
 
 /// Returns the value of an environment variable, or null when unset/empty.
 const char *envString(const char *name);

@@ -27,6 +27,15 @@ static void resetState(ThreadState *state) {
   state->excess_delay_ns = 0;
   state->sync_calls = 0;
   state->coz_pre_block_global_ns = 0;
+  state->selected_delay_ns = 0;
+  state->sched = SchedStat();
+  state->sched_read = false;
+  state->competing = false;
+  state->sched_next_samples = 0;
+  state->recent_cpu_ns = state->recent_wait_ns = 0;
+  __atomic_store_n(&state->watch_epoch, 0, __ATOMIC_RELEASE);
+  state->watch_stat = SchedStat();
+  state->watch_samples = 0;
 }
 
 ThreadState *ThreadRegistry::acquire() {

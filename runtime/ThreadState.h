@@ -59,8 +59,20 @@ struct ThreadState {
   std::atomic<uint64_t> local_delay_ns; // delays this thread has taken/owes
   std::atomic<uint32_t> blocking_calls; // >0 while in a blocking call (a wake-up credits it)
   uint64_t excess_delay_ns;             // pause overshoot, subtracted from the next pause
-  uint64_t sync_calls;                  // synchronization calls seen (tests: no double counting)
-  uint64_t coz_pre_block_global_ns;     // global count at _coz_pre_block
+  uint64_t selected_delay_ns;           // delay of this signal's selected samples, not yet
+                                        // stretched to wall time (settleDelays does that)
+  SchedStat sched;                      // the last schedstat reading (sched_read: taken)
+  bool sched_read;
+  bool competing;                         // what that reading said (Experiment.cpp)
+  uint64_t sched_next_samples;            // read again once |samples| reaches this
+  uint64_t recent_cpu_ns, recent_wait_ns; // decayed sums of CPU and run-queue time: does
+                                          // the thread compete for a CPU (then it pauses
+                                          // by staying runnable, not by sleeping)?
+  uint64_t watch_epoch;                   // experiment whose start the two below were read at
+  SchedStat watch_stat;                   // schedstat then (profiler thread)
+  uint64_t watch_samples;                 // samples then
+  uint64_t sync_calls;                    // synchronization calls seen (tests: no double counting)
+  uint64_t coz_pre_block_global_ns;       // global count at _coz_pre_block
 
   // ---- Scratch for perf records that wrap around the ring end ---------------
   static constexpr size_t kScratchSize = 65536; // perf record size is a u16

@@ -107,6 +107,20 @@
 #define CAUSAL_DRAIN_BATCHES 3u
 #define CAUSAL_DRAIN_POLL_NS 200000ull
 
+/* Threads outnumbering CPUs (docs/runtime.md, "When threads outnumber CPUs"):
+ * a thread competes for a CPU when it waited for one more than
+ * 1/CAUSAL_COMPETING_WAIT_DIVISOR of the time it ran (decayed sums of its
+ * schedstat). Its selected samples count as CPU time removed from the shared
+ * CPUs, and it pauses by staying runnable (spinning) instead of sleeping. */
+#define CAUSAL_COMPETING_WAIT_DIVISOR 20u
+/* "0": Coz's model, as if every thread had a CPU of its own: no shared-CPU
+ * accounting, pauses always sleep (for comparisons, and for programs whose
+ * threads compete with other processes rather than with each other). */
+#define CAUSAL_ENV_SHARED_CPUS "CAUSAL_SHARED_CPUS"
+/* A thread reads its schedstat (about 15 us) at most once per this many of
+ * its samples, and only when it has a delay to add or to pay. */
+#define CAUSAL_SCHEDSTAT_SAMPLES 4u
+
 #define CAUSAL_ENV_COOLOFF_NS "CAUSAL_COOLOFF_NS"
 #define CAUSAL_DEFAULT_COOLOFF_NS 10000000ull
 /* Speedups are k * 100/CAUSAL_SPEEDUP_DIVISIONS % (5 % steps); a draw r in

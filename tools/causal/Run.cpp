@@ -93,6 +93,10 @@ const EnvOption envOptions[] = {
      anyInteger},
     {"--no-experiments", CAUSAL_ENV_EXPERIMENTS, "", "sample only: no experiments, no delays",
      anyValue, "0"},
+    {"--no-shared-cpus", CAUSAL_ENV_SHARED_CPUS, "",
+     "Coz's model: treat every thread as having a CPU of its own (no shared-CPU accounting "
+     "when threads outnumber CPUs)",
+     anyValue, "0"},
 };
 
 void printUsage(FILE *out) {

@@ -257,11 +257,38 @@ Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
     if (run.runtimeNs > 0)
       totalRuntime += run.runtimeNs;
 
+  // Saturation per selected line, from the experiments that recorded it.
+  std::map<std::string, Saturation> saturation;
+  std::map<std::string, double> delayOfLine;
+  for (const Experiment &experiment : profile.experiments) {
+    if (experiment.cpus < 0 || experiment.running < 0 || experiment.waiting < 0)
+      continue;
+    Saturation &entry = saturation[experiment.selected];
+    ++entry.experiments;
+    entry.cpus += experiment.cpus;
+    entry.running += experiment.running;
+    entry.waiting += experiment.waiting;
+    if (experiment.delayNs > 0 && experiment.sharedCpuDelayNs >= 0) {
+      entry.sharedDelayShare += experiment.sharedCpuDelayNs;
+      delayOfLine[experiment.selected] += experiment.delayNs;
+    }
+  }
+  for (auto &[line, entry] : saturation) {
+    double n = double(entry.experiments);
+    entry.cpus /= n;
+    entry.running /= n;
+    entry.waiting /= n;
+    double delay = delayOfLine[line];
+    entry.sharedDelayShare = delay > 0 ? entry.sharedDelayShare / delay : 0;
+  }
+
   const double confidence = std::clamp(options.confidence, 0.5, 0.999);
   for (auto &lineEntry : data) {
     const std::string &lineName = lineEntry.first;
     LineResult lineResult;
     lineResult.line = lineName;
+    if (auto found = saturation.find(lineName); found != saturation.end())
+      lineResult.saturation = found->second;
     RunRate rate;
     rate.time = totalRuntime;
     for (const Run &run : profile.runs) {

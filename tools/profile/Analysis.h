@@ -80,11 +80,28 @@ struct PointResult {
   std::string phaseNote;  // why no correction was possible, if so
 };
 
+/// How saturated the process was during a line's experiments (the
+/// runtime's cpus=, running=, waiting=, shared-cpu-delay= fields; averages
+/// over the experiments that wrote them). docs/report.md explains the notes.
+struct Saturation {
+  size_t experiments = 0;      // experiments that recorded it (0: none did)
+  double cpus = 0;             // CPUs the process could use
+  double running = 0;          // program threads on a CPU
+  double waiting = 0;          // program threads waiting for a CPU
+  double sharedDelayShare = 0; // of the inserted delay, the part from shared CPUs
+  /// More threads wanted a CPU than there were CPUs.
+  bool oversubscribed() const { return experiments && running + waiting > 1.1 * cpus; }
+  /// Threads waited for CPUs that the process did not keep busy: other
+  /// processes took them.
+  bool otherLoad() const { return experiments && waiting > 0.5 && running < 0.8 * cpus; }
+};
+
 struct LineResult {
   std::string line;                // FILE:LINE
   std::vector<PointResult> points; // only those with a curve
   size_t experiments = 0;
   double rankKey = 0; // slope or max impact of its best point
+  Saturation saturation;
 };
 
 struct NotEnoughData {

@@ -420,6 +420,23 @@ public:
           return false;
         experiment.delayNs = value;
       }
+      // Saturation (causal extension): non-negative numbers where written.
+      const std::pair<const char *, double Experiment::*> saturation[] = {
+          {"cpus", &Experiment::cpus},
+          {"running", &Experiment::running},
+          {"waiting", &Experiment::waiting},
+          {"shared-cpu-delay", &Experiment::sharedCpuDelayNs}};
+      for (const auto &[key, member] : saturation) {
+        if (!record.find(key))
+          continue;
+        if (!optionalNumber(record, key, value, error))
+          return false;
+        if (value < 0) {
+          error = std::string("experiment ") + key + " is negative";
+          return false;
+        }
+        experiment.*member = value;
+      }
       experiment.run = runIndex(lineNo);
       experiment.place = {fileName, lineNo};
       profile.experiments.push_back(std::move(experiment));

@@ -55,8 +55,15 @@ struct Experiment {
   double durationNs = 0;       // effective duration: elapsed minus inserted delay
   double selectedSamples = -1; // samples in the selected line, -1 if not written
   double delayNs = -1;         // inserted delay (causal extension), -1 if not written
-  size_t run = 0;              // index into Profile::runs
-  SourcePlace place;           // the experiment record
+  // How saturated the process was (causal extension, -1 if not written):
+  // CPUs it may use, threads on a CPU and waiting for one (averages), and
+  // the part of delayNs accounted from shared CPUs (docs/runtime.md).
+  double cpus = -1;
+  double running = -1;
+  double waiting = -1;
+  double sharedCpuDelayNs = -1;
+  size_t run = 0;    // index into Profile::runs
+  SourcePlace place; // the experiment record
   std::vector<PointMeasurement> points;
 };
 

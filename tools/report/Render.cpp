@@ -330,6 +330,29 @@ void renderText(std::ostream &out, const Analysis &analysis, const ReportContext
       out << paint("note:", kYellow, color) << " ... and " << notes.size() - listed
           << " more line(s) without phase correction\n";
   }
+  // Lines measured while threads outnumbered the CPUs, or while other
+  // processes took CPUs (docs/report.md, "Saturation").
+  size_t saturationNotes = 0;
+  for (size_t i = 0; i < shown; ++i) {
+    const profile::Saturation &sat = analysis.lines[i].saturation;
+    if (!sat.oversubscribed() && !sat.otherLoad())
+      continue;
+    if (saturationNotes++ == 0)
+      out << "\n";
+    char figures[160];
+    std::snprintf(figures, sizeof figures,
+                  "%.1f threads running and %.1f waiting for %.1f CPUs on average", sat.running,
+                  sat.waiting, sat.cpus);
+    out << paint("note:", kYellow, color) << " " << analysis.lines[i].line << ": " << figures;
+    if (sat.otherLoad())
+      out << "; threads waited while CPUs went to other processes, so the prediction holds "
+             "only under the same load";
+    else if (sat.sharedDelayShare > 0.5)
+      out << "; " << std::lround(sat.sharedDelayShare * 100)
+          << "% of its delay is CPU time freed on shared CPUs, which assumes that freed CPU "
+             "time turns into progress (docs/runtime.md)";
+    out << "\n";
+  }
   if (analysis.droppedLowVisits)
     out << paint("note:", kYellow, color) << " " << analysis.droppedLowVisits
         << " speedup(s) of a line with fewer than " << jsonNumber(o.minVisits)
@@ -407,7 +430,16 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
   for (size_t i = 0; i < analysis.lines.size(); ++i) {
     const LineResult &line = analysis.lines[i];
     out << (i ? ",\n" : "\n") << "{\"rank\":" << i + 1 << ",\"line\":\"" << jsonEscape(line.line)
-        << "\",\"experiments\":" << line.experiments << ",\"points\":[";
+        << "\",\"experiments\":" << line.experiments;
+    const profile::Saturation &sat = line.saturation;
+    if (sat.experiments)
+      out << ",\"saturation\":{\"experiments\":" << sat.experiments
+          << ",\"cpus\":" << jsonNumber(sat.cpus) << ",\"running\":" << jsonNumber(sat.running)
+          << ",\"waiting\":" << jsonNumber(sat.waiting)
+          << ",\"shared_cpu_delay_share\":" << jsonNumber(sat.sharedDelayShare)
+          << ",\"oversubscribed\":" << (sat.oversubscribed() ? "true" : "false")
+          << ",\"other_load\":" << (sat.otherLoad() ? "true" : "false") << "}";
+    out << ",\"points\":[";
     for (size_t p = 0; p < line.points.size(); ++p) {
       out << (p ? "," : "");
       writePointJson(out, line.points[p]);

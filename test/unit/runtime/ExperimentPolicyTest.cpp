@@ -1,12 +1,14 @@
 //===- test/unit/runtime/ExperimentPolicyTest.cpp - Controller choices ----===//
 
 #include "ExperimentPolicy.h"
+#include "Support.h"
 
 #include "causal/tunables.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
+#include <unistd.h>
 #include <vector>
 
 using namespace causal::rt;
@@ -133,4 +135,57 @@ TEST(ExperimentPolicyTest, FixedLineParsingAndMatching) {
   EXPECT_FALSE(pathMatchesFixedFile("a.c", "/x/src/b.c"));
   EXPECT_TRUE(pathMatchesFixedFile("src/a.c", "/home/me/src/a.c")) << "relative table path";
   EXPECT_FALSE(pathMatchesFixedFile("/other/src/a.c", "/home/me/src/a.c"));
+}
+
+TEST(ExperimentPolicyTest, SharedCpuDelayDividesByTheCpusTheCompetitorsKeptBusy) {
+  // 10 ms of speedup taken from threads that kept 2 CPUs busy shortens the
+  // run by 5 ms; from threads that got half a CPU, by 20 ms.
+  EXPECT_EQ(sharedCpuDelay(10000000, 2.0), 5000000u);
+  EXPECT_EQ(sharedCpuDelay(10000000, 0.5), 20000000u);
+  EXPECT_EQ(sharedCpuDelay(10000000, 0.0), 0u) << "nothing was busy: no delay";
+  EXPECT_EQ(sharedCpuDelay(0, 2.0), 0u);
+}
+
+TEST(ExperimentPolicyTest, ThreadsCompeteWhenTheyWaitForACpuMoreThanATwentiethOfTheirRun) {
+  uint64_t cpu = 0, wait = 0;
+  // A thread with a CPU of its own: a little scheduling noise only.
+  for (int i = 0; i < 20; ++i)
+    EXPECT_FALSE(updateCompetition(&cpu, &wait, 1000000, 20000));
+  // It starts sharing its CPU with three others: it waits three times as
+  // long as it runs; the decayed sums notice at once.
+  EXPECT_TRUE(updateCompetition(&cpu, &wait, 1000000, 3000000));
+  // Alone again: the past fades within a few readings.
+  bool competing = true;
+  int readings = 0;
+  while (competing && readings < 100) {
+    competing = updateCompetition(&cpu, &wait, 1000000, 0);
+    ++readings;
+  }
+  EXPECT_FALSE(competing);
+  EXPECT_LE(readings, 20);
+}
+
+TEST(ExperimentPolicyTest, SchedstatAndCgroupQuotasAreParsed) {
+  SchedStat stat;
+  ASSERT_TRUE(parseSchedStat("123456 7890 42\n", &stat));
+  EXPECT_EQ(stat.cpu_ns, 123456u);
+  EXPECT_EQ(stat.wait_ns, 7890u);
+  EXPECT_FALSE(parseSchedStat("", &stat));
+  EXPECT_FALSE(parseSchedStat("12 x", &stat));
+  EXPECT_DOUBLE_EQ(parseCgroupCpuMax("max 100000\n"), 0.0) << "no quota";
+  EXPECT_DOUBLE_EQ(parseCgroupCpuMax("150000 100000\n"), 1.5);
+  EXPECT_DOUBLE_EQ(parseCgroupCpuMax("50000 100000"), 0.5);
+  EXPECT_DOUBLE_EQ(parseCgroupCpuMax("garbage"), 0.0);
+  // The calling thread's own schedstat: CPU time grows while it works.
+  SchedStat before, after;
+  ASSERT_TRUE(readSchedStat(0, &before)) << "this kernel provides /proc/thread-self/schedstat";
+  volatile uint64_t sink = 0;
+  for (uint64_t i = 0; i < 20000000; ++i)
+    sink = sink + i;
+  ASSERT_TRUE(readSchedStat(0, &after));
+  EXPECT_GT(after.cpu_ns, before.cpu_ns);
+  // CPUs: at least one, at most the machine's.
+  double cpus = availableCpus();
+  EXPECT_GT(cpus, 0.0);
+  EXPECT_LE(cpus, double(sysconf(_SC_NPROCESSORS_ONLN)));
 }

@@ -27,7 +27,6 @@
 #include <string>
 #include <vector>
 
-
 using causal::test::parseProfile;
 using causal::test::ProfileRecord;
 using causal::test::readFile;
@@ -172,6 +171,9 @@ TEST_F(ExperimentTest, FixedSpeedupInsertsDelaysBoundedBySelectedSamples) {
   env[CAUSAL_ENV_FIXED_LINE] = "exp_work.cpp:10";
   env[CAUSAL_ENV_FIXED_SPEEDUP] = "50";
   env[CAUSAL_ENV_VERBOSE] = "1";
+  // Each thread is meant to have a CPU of its own; on a busy machine they
+  // would compete with other processes and be accounted from shared CPUs.
+  env[CAUSAL_ENV_SHARED_CPUS] = "0";
   ProcessResult r = run({"delays", "500", "2"}, env);
   ASSERT_TRUE(r.exited && r.status == 0) << r.err;
   unsigned long long delay_sum = 0, bound_sum = 0;
@@ -179,6 +181,7 @@ TEST_F(ExperimentTest, FixedSpeedupInsertsDelaysBoundedBySelectedSamples) {
   ASSERT_GE(exps.size(), 2u);
   for (const Experiment &e : exps) {
     EXPECT_EQ(e.record.fields.at("speedup"), "0.50");
+    EXPECT_EQ(number(e.record, "shared-cpu-delay"), 0u) << "--no-shared-cpus";
     unsigned long long delay = number(e.record, "delay");
     unsigned long long bound =
         number(e.record, "selected-samples") * CAUSAL_DEFAULT_SAMPLE_PERIOD_NS / 2;
@@ -197,6 +200,43 @@ TEST_F(ExperimentTest, FixedSpeedupInsertsDelaysBoundedBySelectedSamples) {
   EXPECT_EQ(r.err.find(" 0 ns paused"), std::string::npos) << r.err;
 }
 
+TEST_F(ExperimentTest, SharedCpusTurnSpeedupsIntoDelayWhenThreadsOutnumberCpus) {
+  // Four threads on one CPU, all in the selected line: pausing some of them
+  // would only hand the CPU to the others, so the runtime accounts the
+  // speedup as CPU time removed from the shared CPU (docs/runtime.md). A
+  // line that is all of the work, sped up by 50 %, makes the run 50 %
+  // shorter: the delay is about half the elapsed time (0.5 x selected
+  // samples / samples of the competing threads, both of which are nearly
+  // all samples). Experiments record the CPUs and how many threads waited.
+  std::map<std::string, std::string> env = baseEnv();
+  env[CAUSAL_ENV_FIXED_LINE] = "exp_work.cpp:10";
+  env[CAUSAL_ENV_FIXED_SPEEDUP] = "50";
+  env[CAUSAL_ENV_VERBOSE] = "1";
+  ProcessResult r = run({"oversub", "900", "4"}, env);
+  ASSERT_TRUE(r.exited && r.status == 0) << r.err;
+  std::vector<Experiment> exps = experiments(profile());
+  ASSERT_GE(exps.size(), 3u);
+  double delay_sum = 0, elapsed_sum = 0, shared_sum = 0;
+  // The first experiment starts while threads are still being created and
+  // the last one ends while they end: use the ones between.
+  for (size_t i = 1; i + 1 < exps.size(); ++i) {
+    const ProfileRecord &e = exps[i].record;
+    EXPECT_EQ(e.fields.at("cpus"), "1.00");
+    EXPECT_GT(strtod(e.fields.at("waiting").c_str(), nullptr), 1.5)
+        << "four runnable threads on one CPU: about three wait";
+    double delay = double(number(e, "delay"));
+    delay_sum += delay;
+    shared_sum += double(number(e, "shared-cpu-delay"));
+    elapsed_sum += double(number(e, "duration")) + delay;
+  }
+  ASSERT_GT(elapsed_sum, 0);
+  EXPECT_GT(shared_sum, 0.8 * delay_sum) << "the delay comes from the shared CPU";
+  // Half the elapsed time if the line were all of the CPU time; the rest
+  // (visits, the loop around workUnit, the runtime) lowers it a little.
+  EXPECT_GT(delay_sum / elapsed_sum, 0.3) << r.err;
+  EXPECT_LT(delay_sum / elapsed_sum, 0.6) << r.err;
+}
+
 TEST_F(ExperimentTest, DelaysOwedWhenAnExperimentEndsArePaidInsideIt) {
   // A long sample period makes each selected sample a 10 ms delay, so the
   // other thread, which pays after its own samples (every 10 ms of its CPU
@@ -212,6 +252,7 @@ TEST_F(ExperimentTest, DelaysOwedWhenAnExperimentEndsArePaidInsideIt) {
   env[CAUSAL_ENV_SAMPLE_PERIOD] = "10000000";
   env[CAUSAL_ENV_EXPERIMENT_NS] = "40000000";
   env[CAUSAL_ENV_VERBOSE] = "1";
+  env[CAUSAL_ENV_SHARED_CPUS] = "0"; // as above: paid delays, not shared-CPU accounting
   ProcessResult r = run({"delays", "1500", "2"}, env);
   ASSERT_TRUE(r.exited && r.status == 0) << r.err;
   std::vector<Experiment> exps = experiments(profile());

@@ -52,9 +52,11 @@ inline std::vector<ProfileRecord> parseProfile(const std::string &text,
     if (ok && record.type == "runtime")
       ok = parts.size() == 2 && record.fields.count("time");
     if (ok && record.type == "experiment")
-      ok = parts.size() == 6 && record.fields.count("selected") && record.fields.count("speedup") &&
-           record.fields.count("duration") && record.fields.count("selected-samples") &&
-           record.fields.count("delay");
+      ok = parts.size() == 10 && record.fields.count("selected") &&
+           record.fields.count("speedup") && record.fields.count("duration") &&
+           record.fields.count("selected-samples") && record.fields.count("delay") &&
+           record.fields.count("shared-cpu-delay") && record.fields.count("cpus") &&
+           record.fields.count("running") && record.fields.count("waiting");
     if (ok && record.type == "throughput-point")
       ok = parts.size() == 3 && record.fields.count("name") && record.fields.count("delta");
     if (ok && record.type == "latency-point")

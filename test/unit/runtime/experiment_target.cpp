@@ -11,6 +11,8 @@
 //                 "coz-req"; prints the visit totals
 //   delays MS T   T threads: one loops workUnit (visits "work"), the others
 //                 systemWork, for MS ms
+//   oversub MS T  the process pins itself to one CPU; T threads loop
+//                 workUnit (each visits "work") for MS ms
 //   sync N        producer/consumer (mutex + condition variable, semaphores,
 //                 rwlock, barrier, std::condition_variable, joins of every
 //                 kind) moving N items; prints sum and expected
@@ -40,6 +42,7 @@
 #include <memory>
 #include <mutex>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
@@ -168,6 +171,35 @@ int delaysMode(uint64_t ms, int threads) {
     workers.emplace_back([end] {
       while (nowNs() < end)
         systemWork(200000);
+    });
+  for (std::thread &t : workers)
+    t.join();
+  printf("done\n");
+  return 0;
+}
+
+// More runnable threads than CPUs: every thread runs the selected line.
+int oversubMode(uint64_t ms, int threads) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+    return 1;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &allowed)) {
+      CPU_SET(cpu, &one);
+      break;
+    }
+  if (sched_setaffinity(0, sizeof one, &one) != 0) // threads created later inherit it
+    return 1;
+  std::vector<std::thread> workers;
+  uint64_t end = nowNs() + ms * 1000000ull;
+  for (int i = 0; i < threads; ++i)
+    workers.emplace_back([end] {
+      while (nowNs() < end) {
+        workUnit(200000);
+        visit(g_image_a[0]);
+      }
     });
   for (std::thread &t : workers)
     t.join();
@@ -376,6 +408,8 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(mode, "delays"))
     return delaysMode(arg, argc > 3 ? atoi(argv[3]) : 2);
+  if (!strcmp(mode, "oversub"))
+    return oversubMode(arg, argc > 3 ? atoi(argv[3]) : 4);
   if (!strcmp(mode, "sync"))
     return syncMode(int(arg));
   if (!strcmp(mode, "lockbench")) {

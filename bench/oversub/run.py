@@ -1,0 +1,304 @@
+#!/usr/bin/env python3
+"""bench/oversub: virtual speedups when threads outnumber CPUs (driven by run.sh).
+
+Every case is a mode of bench/accuracy/oversub.c with a line whose cost is a build-time
+knob (-D<KNOB>=P runs P % of the line's iterations: a real speedup of the line by
+100 - P %). Per round and case, in an order that rotates:
+  * true effect: the plain clang -O2 builds at P = 100, 75, 50, timed; the true program
+    speedup at s is 1 - time(P = 100 - s) / time(P = 100) of the same round;
+  * predicted: the P = 100 build under each profiler (`causal run`, optionally the causal
+    build of an earlier commit (--before-build), `coz run`) with --fixed-line KNOB-LINE and
+    --fixed-speedup 0, 25, 50, one run each; the round's runs form one profile per
+    profiler, read by `causal report --json --min-speedups 2` (the same analysis for every
+    profiler's file).
+Settings (the 'wrap' of a case): none, `taskset -c 0` (one CPU), or a cgroup CPU quota of
+one CPU (cgroup v1 or v2, made by this script when it can write to /sys/fs/cgroup; else the
+case is skipped and the table says so). Every run's output is compared with the plain
+build's; runs that differ or fail are listed.
+
+Prints results.md (Markdown) on stdout; raw data go to the cache dir.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+SPEEDUPS = (25, 50)
+
+
+def cases(cpus, quick):
+    """(name, mode, threads, count, marker, knob, wrap). Work is fixed per mode, so that a
+    run takes about a second of plain run time on 2 CPUs whatever the thread count."""
+    c = cpus
+    scale = 4 if quick else 1
+    pool_total, stage_items, lock_total = 240000 // scale, 40000 // scale, 80000 // scale
+    result = []
+    for label, n in (("1", 1), ("C", c), ("2C", 2 * c), ("8C", 8 * c), ("64C", 64 * c)):
+        result.append(("pool N=%s (%d)" % (label, n), "pool", n, pool_total // n, "POOL",
+                       "POOL_COST_PERCENT", "none"))
+    result.append(("pool N=8, taskset 1 CPU", "pool", 8, pool_total // 8, "POOL",
+                   "POOL_COST_PERCENT", "taskset"))
+    result.append(("pool N=8, quota 1 CPU", "pool", 8, pool_total // 8, "POOL",
+                   "POOL_COST_PERCENT", "quota"))
+    n = 8 * c
+    result.append(("stage N=8C, producers' line", "stage", n, stage_items, "POOL",
+                   "POOL_COST_PERCENT", "none"))
+    result.append(("stage N=8C, consumer's line", "stage", n, stage_items, "SERIAL",
+                   "SERIAL_COST_PERCENT", "none"))
+    result.append(("lock N=8C, work outside", "lock", n, lock_total // n, "POOL",
+                   "POOL_COST_PERCENT", "none"))
+    result.append(("lock N=8C, critical section", "lock", n, lock_total // n, "CRITICAL",
+                   "CRITICAL_COST_PERCENT", "none"))
+    return result
+
+
+def marker_line(source, marker):
+    with open(source) as f:
+        hits = [i + 1 for i, text in enumerate(f) if text.rstrip().endswith("// " + marker)]
+    if len(hits) != 1:
+        sys.exit("run.py: marker %s found %d times in %s" % (marker, len(hits), source))
+    return hits[0]
+
+
+class Quota:
+    """A cgroup with a CPU quota of one CPU, or None where the machine does not allow it."""
+
+    def __init__(self):
+        self.procs = None
+        self.why = ""
+        v1 = "/sys/fs/cgroup/cpu"
+        v2 = "/sys/fs/cgroup"
+        try:
+            if os.path.isfile(os.path.join(v1, "cpu.cfs_quota_us")):
+                path = os.path.join(v1, "causal-bench-quota")
+                os.makedirs(path, exist_ok=True)
+                with open(os.path.join(path, "cpu.cfs_period_us"), "w") as f:
+                    f.write("100000")
+                with open(os.path.join(path, "cpu.cfs_quota_us"), "w") as f:
+                    f.write("100000")
+            elif os.path.isfile(os.path.join(v2, "cgroup.controllers")):
+                path = os.path.join(v2, "causal-bench-quota")
+                os.makedirs(path, exist_ok=True)
+                with open(os.path.join(path, "cpu.max"), "w") as f:
+                    f.write("100000 100000")
+            else:
+                self.why = "no cgroup CPU controller"
+                return
+            self.path = path
+            self.procs = os.path.join(path, "cgroup.procs")
+        except OSError as e:
+            self.why = "cannot make a cgroup with a CPU quota: %s" % e.strerror
+
+    def wrap(self, cmd):
+        # The shell moves itself into the cgroup, then becomes the command.
+        return ["sh", "-c", 'echo $$ > "$0" && exec "$@"', self.procs] + cmd
+
+    def remove(self):
+        if self.procs:
+            try:
+                os.rmdir(self.path)
+            except OSError:
+                pass
+
+
+def timed(cmd, out_path, nice):
+    start = time.monotonic_ns()
+    with open(out_path, "w") as out:
+        try:
+            status = subprocess.run(nice + cmd, stdout=out, stderr=subprocess.DEVNULL,
+                                    timeout=600).returncode
+        except subprocess.TimeoutExpired:
+            status = -1
+    return time.monotonic_ns() - start, status
+
+
+def summary(values):
+    if not values:
+        return "-"
+    med = statistics.median(values) * 100
+    if len(values) == 1:
+        return "%+.1f %%" % med
+    return "%+.1f %% (%+.1f to %+.1f)" % (med, min(values) * 100, max(values) * 100)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--src", required=True)
+    p.add_argument("--cache", required=True)
+    p.add_argument("--clang", required=True)
+    p.add_argument("--causal-build", required=True)
+    p.add_argument("--before-build", default="")
+    p.add_argument("--coz", action="store_true")
+    p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--budget-s", type=int, default=1500)
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--only", default="", help="substring of case names to keep")
+    p.add_argument("--nice", default="")
+    args = p.parse_args()
+
+    source = os.path.join(args.src, "bench/accuracy/oversub.c")
+    cpus = len(os.sched_getaffinity(0))
+    todo = [c for c in cases(cpus, args.quick) if args.only in c[0]]
+    bindir = os.path.join(args.cache, "bin")
+    for d in ("bin", "profiles", "out", "reports"):
+        os.makedirs(os.path.join(args.cache, d), exist_ok=True)
+    nice = args.nice.split() if args.nice else []
+
+    # Builds: one plain binary per knob value and line, one per profiler.
+    common = ["-O2", "-I" + os.path.join(args.src, "include"), "-pthread", source]
+    profilers = {"causal": args.causal_build}
+    if args.before_build:
+        profilers["before"] = args.before_build
+    builds = []
+    for knob in sorted({c[5] for c in todo}):
+        for percent in [100] + [100 - s for s in SPEEDUPS]:
+            builds.append(([args.clang] + common + ["-D%s=%d" % (knob, percent)],
+                           os.path.join(bindir, "plain.%s.%d" % (knob, percent))))
+    for name, build in profilers.items():
+        builds.append(([os.path.join(build, "bin/causal-clang"), "-fcausal-profile"] + common,
+                       os.path.join(bindir, name)))
+    if args.coz:
+        builds.append(([args.clang, "-g", "-gdwarf-4", "-include",
+                        os.path.join(args.src, "bench/overhead/coz_shim.h")] + common + ["-ldl"],
+                       os.path.join(bindir, "coz")))
+    with open(os.path.join(args.cache, "build.log"), "w") as log:
+        for cmd, out in builds:
+            if subprocess.run(cmd + ["-o", out], stdout=log, stderr=log).returncode:
+                sys.exit("run.py: build failed: %s (see build.log)" % " ".join(cmd))
+
+    quota = Quota() if any(c[6] == "quota" for c in todo) else None
+    rows = []  # (round, case, variant, speedup, ns, status)
+    t0 = time.monotonic()
+    rounds_done = 0
+    load_before = open("/proc/loadavg").read().split()[:3]
+    skipped = {}
+    try:
+        for rnd in range(1, args.reps + 1):
+            used = time.monotonic() - t0
+            if rnd > 1 and used + used / rounds_done > args.budget_s:
+                print("stopping after %d rounds (budget)" % rounds_done, file=sys.stderr)
+                break
+            for ci, (name, mode, threads, count, marker, knob, wrap) in enumerate(todo):
+                if wrap == "quota" and (quota is None or quota.procs is None):
+                    skipped[name] = quota.why if quota else "no quota"
+                    continue
+                line = "%s:%d" % (source, marker_line(source, marker))
+                program_args = [mode, str(threads), str(count)]
+                plan = []
+                for s in (0,) + SPEEDUPS:
+                    plan.append(("plain", s))
+                    plan += [(v, s) for v in list(profilers) + (["coz"] if args.coz else [])]
+                if (rnd + ci) % 2 == 0:
+                    plan.reverse()
+                for variant, s in plan:
+                    tag = "%d.%d.%s.%d" % (rnd, ci, variant, s)
+                    out = os.path.join(args.cache, "out", tag + ".txt")
+                    profile = os.path.join(args.cache, "profiles", "%d.%d.%s.coz" % (rnd, ci, variant))
+                    if variant == "plain":
+                        cmd = [os.path.join(bindir, "plain.%s.%d" % (knob, 100 - s))] + program_args
+                    elif variant == "coz":
+                        cmd = ["coz", "run", "-o", profile, "--fixed-line", line, "--fixed-speedup",
+                               str(s), "---", os.path.join(bindir, "coz")] + program_args
+                    else:
+                        cmd = [os.path.join(profilers[variant], "bin/causal"), "run", "--output",
+                               profile, "--fixed-line", line, "--fixed-speedup", str(s), "--",
+                               os.path.join(bindir, variant)] + program_args
+                    if wrap == "taskset":
+                        cmd = ["taskset", "-c", "0"] + cmd
+                    elif wrap == "quota":
+                        cmd = quota.wrap(cmd)
+                    ns, status = timed(cmd, out, nice)
+                    rows.append((rnd, ci, variant, s, ns, status))
+            rounds_done = rnd
+            print("round %d of %d done (%s)" % (rnd, args.reps, time.strftime("%H:%M:%S")),
+                  file=sys.stderr)
+    finally:
+        if quota:
+            quota.remove()
+    load_after = open("/proc/loadavg").read().split()[:3]
+    with open(os.path.join(args.cache, "runs.tsv"), "w") as f:
+        f.write("round\tcase\tvariant\tspeedup\tns\tstatus\n")
+        for r in rows:
+            f.write("\t".join(map(str, r)) + "\n")
+
+    # Truth and predictions per case and speedup.
+    variants = list(profilers) + (["coz"] if args.coz else [])
+    table = []
+    failures = []
+    for ci, (name, mode, threads, count, marker, knob, wrap) in enumerate(todo):
+        if name in skipped:
+            table.append((name, None, None, skipped[name]))
+            continue
+        truth = {s: [] for s in SPEEDUPS}
+        predicted = {v: {s: [] for s in SPEEDUPS} for v in variants}
+        line_no = marker_line(source, marker)
+        for rnd in range(1, rounds_done + 1):
+            t = {s: ns for (r, c, v, s, ns, st) in rows if r == rnd and c == ci and v == "plain" and st == 0}
+            for s in SPEEDUPS:
+                if 0 in t and s in t:
+                    truth[s].append(1 - t[s] / t[0])
+            base_out = os.path.join(args.cache, "out", "%d.%d.plain.0.txt" % (rnd, ci))
+            for (r, c, v, s, ns, st) in rows:
+                if r != rnd or c != ci or v == "plain":
+                    continue
+                out = os.path.join(args.cache, "out", "%d.%d.%s.%d.txt" % (r, c, v, s))
+                same = os.path.exists(base_out) and open(out).read() == open(base_out).read()
+                if st != 0 or not same:
+                    failures.append("%s, round %d, %s at %d %%: %s" %
+                                    (name, r, v, s, "exit %d" % st if st else "output differs"))
+            for v in variants:
+                profile = os.path.join(args.cache, "profiles", "%d.%d.%s.coz" % (rnd, ci, v))
+                if not os.path.exists(profile):
+                    continue
+                report = subprocess.run([os.path.join(args.causal_build, "bin/causal"), "report",
+                                         "--json", "--min-speedups", "2", "--bootstrap", "0",
+                                         profile], capture_output=True, text=True)
+                with open(os.path.join(args.cache, "reports", "%d.%d.%s.json" % (rnd, ci, v)), "w") as f:
+                    f.write(report.stdout)
+                try:
+                    data = json.loads(report.stdout)
+                except ValueError:
+                    continue
+                for entry in data.get("lines", []):
+                    file_part, _, number = entry["line"].rpartition(":")
+                    if number != str(line_no) or not file_part.endswith("oversub.c"):
+                        continue
+                    for point in entry["points"]:
+                        for c in point["curve"]:
+                            pct = int(round(c["speedup"] * 100))
+                            if pct in predicted[v]:
+                                predicted[v][pct].append(c["program_speedup"])
+        table.append((name, truth, predicted, ""))
+
+    machine = subprocess.run(["sh", "-c", "sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1"],
+                             capture_output=True, text=True).stdout.strip()
+    print("machine: %s, %d CPUs available; %d round(s) in %d s; load average before %s, after %s; "
+          "priority: %s" % (machine, cpus, rounds_done, time.monotonic() - t0, " ".join(load_before),
+                            " ".join(load_after), args.nice or "normal"))
+    print()
+    names = {"causal": "causal", "before": "causal before", "coz": "Coz"}
+    header = "| case | s | true effect | " + " | ".join(names[v] for v in variants) + " |"
+    print(header)
+    print("|" + "---|" * (3 + len(variants)))
+    for name, truth, predicted, why in table:
+        if truth is None:
+            print("| %s | | skipped: %s |%s" % (name, why, " |" * len(variants)))
+            continue
+        for s in SPEEDUPS:
+            cells = [summary(predicted[v][s]) for v in variants]
+            print("| %s | %d %% | %s | %s |" % (name, s, summary(truth[s]), " | ".join(cells)))
+    print()
+    print("Program speedup when the line is made s faster: true (knob builds, timed) and predicted "
+          "(fixed-line experiments), median (min to max) over rounds.")
+    if failures:
+        print()
+        print("Runs that failed or printed something else than the plain build:")
+        for f in failures:
+            print("* " + f)
+
+
+if __name__ == "__main__":
+    main()

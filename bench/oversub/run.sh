@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# bench/oversub/run.sh - virtual speedups when threads outnumber CPUs (issue 21).
+#
+# README
+#   Cases of bench/accuracy/oversub.c, each with a line whose cost is a build-time knob:
+#     pool N=1, C, 2C, 8C, 64C   N threads of rounds of ~6 us on line POOL and a tiny critical
+#                                section (C = CPUs available; POOL is nearly all the work)
+#     pool N=8, taskset 1 CPU    the same, pinned to one CPU with taskset
+#     pool N=8, quota 1 CPU      the same, in a cgroup with a CPU quota of one CPU (v1 or v2;
+#                                skipped where the script cannot make one)
+#     stage N=8C                 8C producers (POOL) feed one consumer (SERIAL) through a
+#                                bounded queue; each line in turn
+#     lock N=8C                  work (POOL), then a shared mutex's critical section
+#                                (CRITICAL); each line in turn
+#   True effect: plain clang -O2 builds at knob 100, 75, 50 %, timed in the same round;
+#   predicted: `causal run --fixed-line LINE --fixed-speedup 0/25/50` of this build, of an
+#   earlier build (--before-build) and `coz run` (Coz 0.2.2 from Debian) in the same round,
+#   one profile per round and profiler read by `causal report --json --min-speedups 2`.
+#   Details in run.py. Runs at nice -10 where allowed. Run time: about 4-6 minutes a round
+#   on a 2-vCPU VM with Coz (default 3 rounds); --quick: 1 round of quarter-length runs.
+#
+# usage: bench/oversub/run.sh [--build-dir DIR] [--before-build DIR] [--cache-dir DIR]
+#                             [--budget-s N] [--reps N] [--quick] [--skip-coz] [--only TEXT]
+#   --build-dir     causal build tree or install prefix (default: $CAUSAL_BUILD_DIR, else
+#                   ../../build relative to this script)
+#   --before-build  a second causal build (e.g. of the commit before a change), measured too
+#   --cache-dir     binaries, profiles and results (default: <build-dir>/bench-cache/oversub)
+#   --budget-s      start another round only if it is expected to end within this many
+#                   seconds of the start (default 1500; one round always runs)
+#   --only TEXT     only the cases whose name contains TEXT (e.g. "pool N=")
+# Results: stdout and <cache-dir>/results.md; raw data <cache-dir>/runs.tsv.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+. "$here/../common/lib.sh"
+src="$(cd "$here/../.." && pwd)"
+build="${CAUSAL_BUILD_DIR:-$here/../../build}"
+before="" cache="" reps=3 budget=1500 quick=0 skip_coz=0 only=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build-dir) build="$2"; shift 2 ;;
+    --before-build) before="$2"; shift 2 ;;
+    --cache-dir) cache="$2"; shift 2 ;;
+    --budget-s) budget="$2"; shift 2 ;;
+    --reps) reps="$2"; shift 2 ;;
+    --quick) quick=1; shift ;;
+    --skip-coz) skip_coz=1; shift ;;
+    --only) only="$2"; shift 2 ;;
+    -h|--help) sed -n '2,/^set /p' "$0" | sed '$d'; exit 0 ;;
+    *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+bench_positive --reps "$reps"
+bench_number --budget-s "$budget"
+[ "$quick" = 0 ] || reps=1
+build="$(cd "$build" && pwd)"
+bench_require_build "$build" bin/causal bin/causal-clang
+[ -z "$before" ] || { before="$(cd "$before" && pwd)"; bench_require_build "$before" bin/causal bin/causal-clang; }
+cache="$(bench_cache_dir "${cache:-$build/bench-cache/oversub}")"
+[ "$skip_coz" = 1 ] || bench_coz_usable || skip_coz=1
+bench_nice_cmd
+args=(--src "$src" --cache "$cache" --clang "$(bench_real_clang "$build")" --causal-build "$build"
+      --reps "$reps" --budget-s "$budget" --only "$only" --nice "${nice_cmd[*]:-}")
+[ -z "$before" ] || args+=(--before-build "$before")
+[ "$skip_coz" = 1 ] || args+=(--coz)
+[ "$quick" = 0 ] || args+=(--quick)
+python3 "$here/run.py" "${args[@]}" | tee "$cache/results.md"
+echo "results: $cache/results.md, raw: $cache/runs.tsv" >&2
