@@ -97,8 +97,11 @@ SchedWindow observeScheduler(ThreadState *state) {
   SchedStat now;
   if (!readSchedStat(0, &now))
     return window; // no schedstat: behave as with a CPU of its own
-  if (state->sched_read && now.cpu_ns >= state->sched.cpu_ns &&
-      now.wait_ns >= state->sched.wait_ns) {
+  // The first reading counts from zero: a thread's schedstat starts at its
+  // creation, so a short-lived thread (a pool of 128 threads of 10 ms each
+  // has a dozen samples per thread) is classified at its first delay, not
+  // CAUSAL_SCHEDSTAT_SAMPLES samples later.
+  if (now.cpu_ns >= state->sched.cpu_ns && now.wait_ns >= state->sched.wait_ns) {
     window.cpu_ns = now.cpu_ns - state->sched.cpu_ns;
     window.wait_ns = now.wait_ns - state->sched.wait_ns;
   }

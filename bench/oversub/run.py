@@ -124,34 +124,21 @@ def summary(values):
     return "%+.1f %% (%+.1f to %+.1f)" % (med, min(values) * 100, max(values) * 100)
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--src", required=True)
-    p.add_argument("--cache", required=True)
-    p.add_argument("--clang", required=True)
-    p.add_argument("--causal-build", required=True)
-    p.add_argument("--before-build", default="")
-    p.add_argument("--coz", action="store_true")
-    p.add_argument("--reps", type=int, default=3)
-    p.add_argument("--budget-s", type=int, default=1500)
-    p.add_argument("--quick", action="store_true")
-    p.add_argument("--only", default="", help="substring of case names to keep")
-    p.add_argument("--nice", default="")
-    args = p.parse_args()
+def plain_times(rows, rnd, ci):
+    """{knob speedup: median wall time of the round's plain runs of the case}."""
+    times = {}
+    for (r, c, v, s, ns, st) in rows:
+        if r == rnd and c == ci and v == "plain" and st == 0:
+            times.setdefault(s, []).append(ns)
+    return {s: statistics.median(values) for s, values in times.items()}
 
-    source = os.path.join(args.src, "bench/accuracy/oversub.c")
-    cpus = len(os.sched_getaffinity(0))
-    todo = [c for c in cases(cpus, args.quick) if args.only in c[0]]
+
+def run_cases(args, todo, source, profilers, nice, skipped):
+    """Builds the variants and runs every case; returns (rows, rounds, start, load before,
+    load after) and writes runs.tsv."""
     bindir = os.path.join(args.cache, "bin")
-    for d in ("bin", "profiles", "out", "reports"):
-        os.makedirs(os.path.join(args.cache, d), exist_ok=True)
-    nice = args.nice.split() if args.nice else []
-
     # Builds: one plain binary per knob value and line, one per profiler.
     common = ["-O2", "-I" + os.path.join(args.src, "include"), "-pthread", source]
-    profilers = {"causal": args.causal_build}
-    if args.before_build:
-        profilers["before"] = args.before_build
     builds = []
     for knob in sorted({c[5] for c in todo}):
         for percent in [100] + [100 - s for s in SPEEDUPS]:
@@ -174,7 +161,6 @@ def main():
     t0 = time.monotonic()
     rounds_done = 0
     load_before = open("/proc/loadavg").read().split()[:3]
-    skipped = {}
     try:
         for rnd in range(1, args.reps + 1):
             used = time.monotonic() - t0
@@ -189,7 +175,7 @@ def main():
                 program_args = [mode, str(threads), str(count)]
                 plan = []
                 for s in (0,) + SPEEDUPS:
-                    plan.append(("plain", s))
+                    plan += [("plain", s)] * args.truth_reps
                     plan += [(v, s) for v in list(profilers) + (["coz"] if args.coz else [])]
                 if (rnd + ci) % 2 == 0:
                     plan.reverse()
@@ -223,9 +209,57 @@ def main():
         f.write("round\tcase\tvariant\tspeedup\tns\tstatus\n")
         for r in rows:
             f.write("\t".join(map(str, r)) + "\n")
+    return rows, rounds_done, t0, load_before, load_after
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--src", required=True)
+    p.add_argument("--cache", required=True)
+    p.add_argument("--clang", required=True)
+    p.add_argument("--causal-build", required=True)
+    p.add_argument("--before-build", default="")
+    p.add_argument("--coz", action="store_true")
+    p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--budget-s", type=int, default=1500)
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--only", default="", help="substring of case names to keep")
+    p.add_argument("--nice", default="")
+    p.add_argument("--truth-reps", type=int, default=3,
+                   help="plain runs per knob value, case and round (their median is the round's time)")
+    p.add_argument("--report-only", action="store_true",
+                   help="no runs: rebuild the tables from <cache>/runs.tsv of an earlier run")
+    args = p.parse_args()
+
+    source = os.path.join(args.src, "bench/accuracy/oversub.c")
+    cpus = len(os.sched_getaffinity(0))
+    todo = [c for c in cases(cpus, args.quick) if args.only in c[0]]
+    for d in ("bin", "profiles", "out", "reports"):
+        os.makedirs(os.path.join(args.cache, d), exist_ok=True)
+    nice = args.nice.split() if args.nice else []
+    profilers = {"causal": args.causal_build}
+    if args.before_build:
+        profilers["before"] = args.before_build
+
+    skipped = {}
+    if args.report_only:
+        rows, t0, load_before, load_after = [], time.monotonic(), ["-"] * 3, ["-"] * 3
+        with open(os.path.join(args.cache, "runs.tsv")) as f:
+            next(f)
+            for text in f:
+                r, c, v, s, ns, st = text.rstrip("\n").split("\t")
+                rows.append((int(r), int(c), v, int(s), int(ns), int(st)))
+        rounds_done = max((r[0] for r in rows), default=0)
+        present = {r[1] for r in rows}
+        for ci, case in enumerate(todo):
+            if ci not in present:
+                skipped[case[0]] = "not in runs.tsv"
+    else:
+        rows, rounds_done, t0, load_before, load_after = run_cases(args, todo, source, profilers, nice,
+                                                                   skipped)
 
     # Truth and predictions per case and speedup.
-    variants = list(profilers) + (["coz"] if args.coz else [])
+    variants = [v for v in ("causal", "before", "coz") if any(r[2] == v for r in rows)]
     table = []
     failures = []
     for ci, (name, mode, threads, count, marker, knob, wrap) in enumerate(todo):
@@ -236,7 +270,7 @@ def main():
         predicted = {v: {s: [] for s in SPEEDUPS} for v in variants}
         line_no = marker_line(source, marker)
         for rnd in range(1, rounds_done + 1):
-            t = {s: ns for (r, c, v, s, ns, st) in rows if r == rnd and c == ci and v == "plain" and st == 0}
+            t = plain_times(rows, rnd, ci)
             for s in SPEEDUPS:
                 if 0 in t and s in t:
                     truth[s].append(1 - t[s] / t[0])
@@ -291,8 +325,32 @@ def main():
             cells = [summary(predicted[v][s]) for v in variants]
             print("| %s | %d %% | %s | %s |" % (name, s, summary(truth[s]), " | ".join(cells)))
     print()
-    print("Program speedup when the line is made s faster: true (knob builds, timed) and predicted "
-          "(fixed-line experiments), median (min to max) over rounds.")
+    print("Program speedup when the line is made s faster: true (knob builds, timed; per round the "
+          "median of %d runs of each build) and predicted (fixed-line experiments, one profile per "
+          "round and profiler), median (min to max) over rounds." % args.truth_reps)
+    print()
+    print("| case | " + " | ".join("%s at 0 %% | %s at 50 %%" % (names[v], names[v]) for v in variants) + " |")
+    print("|" + "---|" * (1 + 2 * len(variants)))
+    for ci, (name, mode, threads, count, marker, knob, wrap) in enumerate(todo):
+        if name in skipped:
+            continue
+        cells = []
+        for v in variants:
+            for s in (0, 50):
+                ratios = []
+                for rnd in range(1, rounds_done + 1):
+                    base = plain_times(rows, rnd, ci).get(0)
+                    run = [ns for (r, c, vv, ss, ns, st) in rows
+                           if r == rnd and c == ci and vv == v and ss == s and st == 0]
+                    if base and run:
+                        ratios.append(run[0] / base)
+                cells.append("%.2f (%.2f-%.2f)" % (statistics.median(ratios), min(ratios), max(ratios))
+                             if ratios else "-")
+        print("| %s | %s |" % (name, " | ".join(cells)))
+    print()
+    print("Wall time of the profiled run (whole command, start-up and profile writing included) "
+          "over the plain build's, at fixed speedup 0 % (the cost of profiling) and 50 % (with "
+          "the delays that emulate the speedup), median (min-max) over rounds.")
     if failures:
         print()
         print("Runs that failed or printed something else than the plain build:")

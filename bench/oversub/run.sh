@@ -12,15 +12,18 @@
 #                                bounded queue; each line in turn
 #     lock N=8C                  work (POOL), then a shared mutex's critical section
 #                                (CRITICAL); each line in turn
-#   True effect: plain clang -O2 builds at knob 100, 75, 50 %, timed in the same round;
+#   True effect: plain clang -O2 builds at knob 100, 75, 50 %, timed in the same round
+#   (the median of --truth-reps runs each: the lock and stage cases vary a lot run to run);
 #   predicted: `causal run --fixed-line LINE --fixed-speedup 0/25/50` of this build, of an
 #   earlier build (--before-build) and `coz run` (Coz 0.2.2 from Debian) in the same round,
 #   one profile per round and profiler read by `causal report --json --min-speedups 2`.
-#   Details in run.py. Runs at nice -10 where allowed. Run time: about 4-6 minutes a round
+#   A second table: wall time of the profiled runs over the plain build's (the cost).
+#   Details in run.py. Runs at nice -10 where allowed. Run time: about 5-7 minutes a round
 #   on a 2-vCPU VM with Coz (default 3 rounds); --quick: 1 round of quarter-length runs.
 #
 # usage: bench/oversub/run.sh [--build-dir DIR] [--before-build DIR] [--cache-dir DIR]
 #                             [--budget-s N] [--reps N] [--quick] [--skip-coz] [--only TEXT]
+#                             [--truth-reps N] [--report-only]
 #   --build-dir     causal build tree or install prefix (default: $CAUSAL_BUILD_DIR, else
 #                   ../../build relative to this script)
 #   --before-build  a second causal build (e.g. of the commit before a change), measured too
@@ -28,6 +31,9 @@
 #   --budget-s      start another round only if it is expected to end within this many
 #                   seconds of the start (default 1500; one round always runs)
 #   --only TEXT     only the cases whose name contains TEXT (e.g. "pool N=")
+#   --truth-reps    plain runs per knob value, case and round (default 3; their median counts)
+#   --report-only   no builds or runs: the tables again from <cache-dir>/runs.tsv (give the
+#                   same --only as the run)
 # Results: stdout and <cache-dir>/results.md; raw data <cache-dir>/runs.tsv.
 set -euo pipefail
 
@@ -35,7 +41,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
 src="$(cd "$here/../.." && pwd)"
 build="${CAUSAL_BUILD_DIR:-$here/../../build}"
-before="" cache="" reps=3 budget=1500 quick=0 skip_coz=0 only=""
+before="" cache="" reps=3 budget=1500 quick=0 skip_coz=0 only="" report_only=0 truth_reps=3
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build="$2"; shift 2 ;;
@@ -44,6 +50,8 @@ while [ $# -gt 0 ]; do
     --budget-s) budget="$2"; shift 2 ;;
     --reps) reps="$2"; shift 2 ;;
     --quick) quick=1; shift ;;
+    --report-only) report_only=1; shift ;;
+    --truth-reps) truth_reps="$2"; shift 2 ;;
     --skip-coz) skip_coz=1; shift ;;
     --only) only="$2"; shift 2 ;;
     -h|--help) sed -n '2,/^set /p' "$0" | sed '$d'; exit 0 ;;
@@ -51,6 +59,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 bench_positive --reps "$reps"
+bench_positive --truth-reps "$truth_reps"
 bench_number --budget-s "$budget"
 [ "$quick" = 0 ] || reps=1
 build="$(cd "$build" && pwd)"
@@ -60,9 +69,10 @@ cache="$(bench_cache_dir "${cache:-$build/bench-cache/oversub}")"
 [ "$skip_coz" = 1 ] || bench_coz_usable || skip_coz=1
 bench_nice_cmd
 args=(--src "$src" --cache "$cache" --clang "$(bench_real_clang "$build")" --causal-build "$build"
-      --reps "$reps" --budget-s "$budget" --only "$only" --nice "${nice_cmd[*]:-}")
+      --reps "$reps" --truth-reps "$truth_reps" --budget-s "$budget" --only "$only" --nice "${nice_cmd[*]:-}")
 [ -z "$before" ] || args+=(--before-build "$before")
 [ "$skip_coz" = 1 ] || args+=(--coz)
 [ "$quick" = 0 ] || args+=(--quick)
+[ "$report_only" = 0 ] || args+=(--report-only)
 python3 "$here/run.py" "${args[@]}" | tee "$cache/results.md"
 echo "results: $cache/results.md, raw: $cache/runs.tsv" >&2

@@ -7,10 +7,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iostream>
-#include <iterator>
-#include <sstream>
+#include <fcntl.h>
+#include <initializer_list>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace causal::profile {
 
@@ -622,26 +622,104 @@ bool readProfileText(std::string_view text, const std::string &fileName, Profile
   return true;
 }
 
+namespace {
+
+constexpr size_t kMaxProfileLine = size_t(1) << 20; // longer lines are not records
+constexpr size_t kLinesBeforeVerdict = 1000;        // lenient: a record among these
+
+bool isKnownRecordType(const std::string &type) {
+  for (const char *known : {"startup", "experiment", "throughput-point", "latency-point", "runtime",
+                            "samples", "shutdown"})
+    if (type == known)
+      return true;
+  return false;
+}
+
+/// Reads all of \p fd into \p contents, refusing early what cannot be a
+/// profile, so that /dev/zero, a binary or an endless stream of text that
+/// is not one fails at once instead of filling memory: a NUL byte, a line
+/// over kMaxProfileLine, a first line that is not a record (strict), or no
+/// record among the first kLinesBeforeVerdict lines (lenient).
+bool readProfileBytes(int fd, const std::string &name, bool lenient, std::string &contents,
+                      std::string &error) {
+  const std::string notProfile = ": not a causal or Coz profile";
+  char chunk[1 << 16];
+  size_t lineStart = 0, lineNo = 1, linesSeen = 0;
+  bool verdict = false; // a record was found where it had to be
+  for (;;) {
+    ssize_t got = read(fd, chunk, sizeof(chunk));
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0) {
+      error = name + ": read error: " + std::strerror(errno);
+      return false;
+    }
+    if (got == 0)
+      return true;
+    if (const void *nul = memchr(chunk, 0, size_t(got))) {
+      error = name + ": binary data (a NUL byte at offset " +
+              std::to_string(contents.size() + size_t(static_cast<const char *>(nul) - chunk)) +
+              ")" + notProfile;
+      return false;
+    }
+    size_t scanFrom = contents.size();
+    contents.append(chunk, size_t(got));
+    for (size_t nl; (nl = contents.find('\n', scanFrom)) != std::string::npos; scanFrom = nl + 1) {
+      std::string_view line(contents.data() + lineStart, nl - lineStart);
+      lineStart = nl + 1;
+      if (verdict || line.find_first_not_of(" \t\r") == std::string_view::npos) {
+        ++lineNo;
+        continue;
+      }
+      Record record;
+      std::string problem;
+      bool parsed = parseRecordLine(line, record, problem);
+      if (parsed && isKnownRecordType(record.type))
+        verdict = true;
+      else if (!lenient) {
+        if (parsed)
+          problem = "unknown record type '" + record.type.substr(0, 40) + "'";
+        error = name + ":" + std::to_string(lineNo) + ": " + problem + notProfile + "?";
+        return false;
+      } else if (++linesSeen >= kLinesBeforeVerdict) {
+        error = name + ": no record in the first " + std::to_string(kLinesBeforeVerdict) +
+                " lines" + notProfile;
+        return false;
+      }
+      ++lineNo;
+    }
+    if (contents.size() - lineStart > kMaxProfileLine) {
+      error = name + ":" + std::to_string(lineNo) + ": line longer than " +
+              std::to_string(kMaxProfileLine >> 20) + " MiB" + notProfile;
+      return false;
+    }
+  }
+}
+
+} // namespace
+
 bool readProfileFile(const std::string &path, Profile &into, const ReadOptions &options,
                      std::string &error) {
   std::string contents;
   if (path == "-") {
-    contents.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    if (!readProfileBytes(0, "<stdin>", options.lenient, contents, error))
+      return false;
     return readProfileText(contents, "<stdin>", into, options, error);
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     error = path + ": cannot open: " + std::strerror(errno);
     return false;
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) {
-    error = path + ": read error";
+  struct stat info;
+  if (fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) {
+    close(fd);
+    error = path + ": is a directory, not a profile (profiles are files such as profile.coz)";
     return false;
   }
-  contents = buffer.str();
-  return readProfileText(contents, path, into, options, error);
+  bool ok = readProfileBytes(fd, path, options.lenient, contents, error);
+  close(fd);
+  return ok && readProfileText(contents, path, into, options, error);
 }
 
 } // namespace causal::profile

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+#include <unistd.h>
+
 using namespace causal::profile;
 
 namespace {
@@ -217,4 +220,92 @@ TEST(ProfileReader, JsonStringEscapesAreDecoded) {
              "\"speedup\":0,\"duration\":5}\n");
   ASSERT_EQ(profile.experiments.size(), 1u);
   EXPECT_EQ(profile.experiments[0].selected, "d\xc3\xa9j\xc3\xa0 \"q\".c:1");
+}
+
+// ---- Files that are not profiles fail at once, without filling memory -----
+
+namespace {
+
+struct FileRead {
+  bool ok = false;
+  std::string error;
+  Profile profile;
+};
+
+FileRead readFile(const std::string &path, bool lenient = false) {
+  FileRead result;
+  ReadOptions options;
+  options.lenient = lenient;
+  result.ok = readProfileFile(path, result.profile, options, result.error);
+  return result;
+}
+
+std::string writeTemp(const std::string &contents) {
+  char path[] = "/tmp/causal-reader-XXXXXX";
+  int fd = mkstemp(path);
+  EXPECT_GE(fd, 0);
+  EXPECT_EQ(write(fd, contents.data(), contents.size()), ssize_t(contents.size()));
+  close(fd);
+  return path;
+}
+
+} // namespace
+
+TEST(ProfileReaderFile, ReadsAProfileFile) {
+  std::string path = writeTemp(kTabs);
+  FileRead read = readFile(path);
+  unlink(path.c_str());
+  ASSERT_TRUE(read.ok) << read.error;
+  expectExample(read.profile);
+}
+
+TEST(ProfileReaderFile, EndlessZerosAreRefusedAtTheFirstChunk) {
+  // /dev/zero never ends: the old reader slurped it until std::bad_alloc.
+  FileRead read = readFile("/dev/zero");
+  EXPECT_FALSE(read.ok);
+  EXPECT_NE(read.error.find("/dev/zero: binary data (a NUL byte at offset 0)"), std::string::npos)
+      << read.error;
+  EXPECT_NE(read.error.find("not a causal or Coz profile"), std::string::npos);
+}
+
+TEST(ProfileReaderFile, DirectoryIsNamed) {
+  FileRead read = readFile("/tmp");
+  EXPECT_FALSE(read.ok);
+  EXPECT_NE(read.error.find("/tmp: is a directory"), std::string::npos) << read.error;
+}
+
+TEST(ProfileReaderFile, OverlongLineIsRefused) {
+  std::string path = writeTemp(std::string(kTabs) + std::string(3 << 20, 'x'));
+  FileRead read = readFile(path, /*lenient=*/true);
+  unlink(path.c_str());
+  EXPECT_FALSE(read.ok);
+  EXPECT_NE(read.error.find(":7: line longer than 1 MiB"), std::string::npos) << read.error;
+}
+
+TEST(ProfileReaderFile, TextThatIsNoProfileFailsAtItsFirstLine) {
+  std::string path = writeTemp("hello world\nstartup\ttime=1\n");
+  FileRead strict = readFile(path);
+  EXPECT_FALSE(strict.ok);
+  EXPECT_NE(strict.error.find(":1: "), std::string::npos) << strict.error;
+  // Lenient reading skips a few bad lines but not a thousand in a row.
+  std::string lines;
+  for (int i = 0; i < 600; ++i)
+    lines += "not a record at all\nword\n"; // "word" parses, as a record of no known type
+  std::string manyBad = writeTemp(lines + kTabs);
+  FileRead lenient = readFile(manyBad, /*lenient=*/true);
+  EXPECT_FALSE(lenient.ok);
+  EXPECT_NE(lenient.error.find("no record in the first 1000 lines"), std::string::npos)
+      << lenient.error;
+  // `yes | causal report -` must not read forever either.
+  std::string unknownType = writeTemp("yes\nyes\n");
+  FileRead endless = readFile(unknownType);
+  unlink(unknownType.c_str());
+  EXPECT_FALSE(endless.ok);
+  EXPECT_NE(endless.error.find(":1: unknown record type 'yes': not a causal or Coz profile"),
+            std::string::npos)
+      << endless.error;
+  FileRead fewBad = readFile(path, /*lenient=*/true);
+  EXPECT_TRUE(fewBad.ok) << fewBad.error;
+  unlink(path.c_str());
+  unlink(manyBad.c_str());
 }
