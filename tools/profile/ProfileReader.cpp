@@ -574,36 +574,42 @@ private:
   }
 };
 
-} // namespace
+bool isKnownRecordType(const std::string &type) {
+  for (const char *known : {"startup", "experiment", "throughput-point", "latency-point", "runtime",
+                            "samples", "shutdown"})
+    if (type == known)
+      return true;
+  return false;
+}
 
-bool readProfileText(std::string_view text, const std::string &fileName, Profile &into,
-                     const ReadOptions &options, std::string &error) {
-  into.files.push_back(fileName);
-  ProfileBuilder builder(into, fileName);
-  size_t lineNo = 0;
-  size_t pos = 0;
-  Record record;
-  while (pos < text.size()) {
-    size_t newline = text.find('\n', pos);
-    bool lastWithoutNewline = newline == std::string_view::npos;
-    std::string_view line =
-        text.substr(pos, lastWithoutNewline ? std::string_view::npos : newline - pos);
-    pos = lastWithoutNewline ? text.size() : newline + 1;
+/// Feeds lines, one at a time, to a ProfileBuilder: what reading a text and
+/// reading a file in chunks share.
+class ProfileLines {
+public:
+  ProfileLines(Profile &into, const std::string &fileName, const ReadOptions &options)
+      : into(into), fileName(fileName), options(options), builder(into, fileName) {
+    into.files.push_back(fileName);
+  }
+
+  /// One line without its newline; false (and \p error) ends the reading.
+  bool consume(std::string_view line, bool lastWithoutNewline, std::string &error) {
     ++lineNo;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos)
-      continue;
+      return true;
     std::string problem;
     record.type.clear();
     if (line.find('\0') != std::string_view::npos)
       problem = "line contains a NUL byte";
     else if (parseRecordLine(line, record, problem)) {
-      if (line.find_first_not_of(" \t") != std::string_view::npos &&
-          line[line.find_first_not_of(" \t")] == '{')
+      if (line[line.find_first_not_of(" \t")] == '{')
         ++into.jsonRecords;
       else
         ++into.tabRecords;
-      if (builder.apply(record, lineNo, problem))
-        continue;
+      if (builder.apply(record, lineNo, problem)) {
+        if (isKnownRecordType(record.type))
+          sawKnownRecord = true;
+        return true;
+      }
     }
     if (lastWithoutNewline)
       problem += " (last line has no newline: truncated?)";
@@ -618,6 +624,36 @@ bool readProfileText(std::string_view text, const std::string &fileName, Profile
     const std::string &type = record.type;
     builder.skipped(!(type.empty() || type == "experiment" || type == "startup" ||
                       type == "runtime" || type == "samples" || type == "shutdown"));
+    return true;
+  }
+
+  size_t lines() const { return lineNo; }
+  bool knownRecordSeen() const { return sawKnownRecord; }
+
+private:
+  Profile &into;
+  const std::string &fileName;
+  const ReadOptions &options;
+  ProfileBuilder builder;
+  Record record;
+  size_t lineNo = 0;
+  bool sawKnownRecord = false;
+};
+
+} // namespace
+
+bool readProfileText(std::string_view text, const std::string &fileName, Profile &into,
+                     const ReadOptions &options, std::string &error) {
+  ProfileLines lines(into, fileName, options);
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t newline = text.find('\n', pos);
+    bool lastWithoutNewline = newline == std::string_view::npos;
+    std::string_view line =
+        text.substr(pos, lastWithoutNewline ? std::string_view::npos : newline - pos);
+    pos = lastWithoutNewline ? text.size() : newline + 1;
+    if (!lines.consume(line, lastWithoutNewline, error))
+      return false;
   }
   return true;
 }
@@ -627,25 +663,17 @@ namespace {
 constexpr size_t kMaxProfileLine = size_t(1) << 20; // longer lines are not records
 constexpr size_t kLinesBeforeVerdict = 1000;        // lenient: a record among these
 
-bool isKnownRecordType(const std::string &type) {
-  for (const char *known : {"startup", "experiment", "throughput-point", "latency-point", "runtime",
-                            "samples", "shutdown"})
-    if (type == known)
-      return true;
-  return false;
-}
-
-/// Reads all of \p fd into \p contents, refusing early what cannot be a
-/// profile, so that /dev/zero, a binary or an endless stream of text that
-/// is not one fails at once instead of filling memory: a NUL byte, a line
-/// over kMaxProfileLine, a first line that is not a record (strict), or no
-/// record among the first kLinesBeforeVerdict lines (lenient).
-bool readProfileBytes(int fd, const std::string &name, bool lenient, std::string &contents,
-                      std::string &error) {
+/// Reads \p fd line by line into \p lines, holding one line at a time, and
+/// refuses early what cannot be a profile, so that /dev/zero, a binary or an
+/// endless stream of text that is not one fails at once instead of filling
+/// memory: a NUL byte, a line over kMaxProfileLine, or no record of a known
+/// type among the first kLinesBeforeVerdict lines (strict mode fails at the
+/// first line that is not one anyway).
+bool readProfileLines(int fd, const std::string &name, ProfileLines &lines, std::string &error) {
   const std::string notProfile = ": not a causal or Coz profile";
   char chunk[1 << 16];
-  size_t lineStart = 0, lineNo = 1, linesSeen = 0;
-  bool verdict = false; // a record was found where it had to be
+  std::string partial; // the line being read
+  uint64_t offset = 0;
   for (;;) {
     ssize_t got = read(fd, chunk, sizeof(chunk));
     if (got < 0 && errno == EINTR)
@@ -655,41 +683,39 @@ bool readProfileBytes(int fd, const std::string &name, bool lenient, std::string
       return false;
     }
     if (got == 0)
-      return true;
+      return partial.empty() || lines.consume(partial, /*lastWithoutNewline=*/true, error);
     if (const void *nul = memchr(chunk, 0, size_t(got))) {
       error = name + ": binary data (a NUL byte at offset " +
-              std::to_string(contents.size() + size_t(static_cast<const char *>(nul) - chunk)) +
-              ")" + notProfile;
+              std::to_string(offset + uint64_t(static_cast<const char *>(nul) - chunk)) + ")" +
+              notProfile;
       return false;
     }
-    size_t scanFrom = contents.size();
-    contents.append(chunk, size_t(got));
-    for (size_t nl; (nl = contents.find('\n', scanFrom)) != std::string::npos; scanFrom = nl + 1) {
-      std::string_view line(contents.data() + lineStart, nl - lineStart);
-      lineStart = nl + 1;
-      if (verdict || line.find_first_not_of(" \t\r") == std::string_view::npos) {
-        ++lineNo;
-        continue;
+    offset += uint64_t(got);
+    std::string_view rest(chunk, size_t(got));
+    for (size_t newline; (newline = rest.find('\n')) != std::string_view::npos;
+         rest.remove_prefix(newline + 1)) {
+      bool ok;
+      if (partial.empty()) {
+        ok = lines.consume(rest.substr(0, newline), false, error);
+      } else {
+        partial.append(rest.substr(0, newline));
+        ok = lines.consume(partial, false, error);
+        partial.clear();
       }
-      Record record;
-      std::string problem;
-      bool parsed = parseRecordLine(line, record, problem);
-      if (parsed && isKnownRecordType(record.type))
-        verdict = true;
-      else if (!lenient) {
-        if (parsed)
-          problem = "unknown record type '" + record.type.substr(0, 40) + "'";
-        error = name + ":" + std::to_string(lineNo) + ": " + problem + notProfile + "?";
+      if (!ok) {
+        if (!lines.knownRecordSeen())
+          error += notProfile + "?";
         return false;
-      } else if (++linesSeen >= kLinesBeforeVerdict) {
+      }
+      if (!lines.knownRecordSeen() && lines.lines() >= kLinesBeforeVerdict) {
         error = name + ": no record in the first " + std::to_string(kLinesBeforeVerdict) +
                 " lines" + notProfile;
         return false;
       }
-      ++lineNo;
     }
-    if (contents.size() - lineStart > kMaxProfileLine) {
-      error = name + ":" + std::to_string(lineNo) + ": line longer than " +
+    partial.append(rest);
+    if (partial.size() > kMaxProfileLine) {
+      error = name + ":" + std::to_string(lines.lines() + 1) + ": line longer than " +
               std::to_string(kMaxProfileLine >> 20) + " MiB" + notProfile;
       return false;
     }
@@ -700,11 +726,9 @@ bool readProfileBytes(int fd, const std::string &name, bool lenient, std::string
 
 bool readProfileFile(const std::string &path, Profile &into, const ReadOptions &options,
                      std::string &error) {
-  std::string contents;
   if (path == "-") {
-    if (!readProfileBytes(0, "<stdin>", options.lenient, contents, error))
-      return false;
-    return readProfileText(contents, "<stdin>", into, options, error);
+    ProfileLines lines(into, "<stdin>", options);
+    return readProfileLines(0, "<stdin>", lines, error);
   }
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -717,9 +741,10 @@ bool readProfileFile(const std::string &path, Profile &into, const ReadOptions &
     error = path + ": is a directory, not a profile (profiles are files such as profile.coz)";
     return false;
   }
-  bool ok = readProfileBytes(fd, path, options.lenient, contents, error);
+  ProfileLines lines(into, path, options);
+  bool ok = readProfileLines(fd, path, lines, error);
   close(fd);
-  return ok && readProfileText(contents, path, into, options, error);
+  return ok;
 }
 
 } // namespace causal::profile
