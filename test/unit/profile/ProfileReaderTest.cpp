@@ -218,3 +218,15 @@ TEST(ProfileReader, JsonStringEscapesAreDecoded) {
   ASSERT_EQ(profile.experiments.size(), 1u);
   EXPECT_EQ(profile.experiments[0].selected, "d\xc3\xa9j\xc3\xa0 \"q\".c:1");
 }
+
+TEST(ProfileReader, ReadsTheSamplePeriodOfARun) {
+  Profile profile = readOk("startup\ttime=1\tprofiler=causal\tsample-period=250000\n"
+                           "startup\ttime=2\n"
+                           "{\"type\":\"startup\",\"time\":3,\"sample_period\":500000}\n");
+  ASSERT_EQ(profile.runs.size(), 3u);
+  EXPECT_EQ(profile.runs[0].samplePeriodNs, 250000);
+  EXPECT_EQ(profile.runs[1].samplePeriodNs, -1); // Coz does not write it
+  EXPECT_EQ(profile.runs[2].samplePeriodNs, 500000);
+  EXPECT_NE(readError("startup\ttime=1\tsample-period=0\n").find("sample-period"),
+            std::string::npos);
+}
