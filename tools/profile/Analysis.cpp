@@ -288,9 +288,16 @@ private:
 /// time. docs/report.md, "Physical bound".
 constexpr double kBoundTolerance = 1e-9;
 
+/// Experiments a curve point needs before it is judged against the bound:
+/// a percentile bootstrap interval of fewer values is far narrower than the
+/// real uncertainty (of two experiments it spans just the two values), so
+/// it would flag noise as often as it excuses it. The slope, whose interval
+/// rests on all the curve's experiments, is always judged.
+constexpr size_t kMinExperimentsToJudgePoint = 5;
+
 /// Computes the bound of one curve and flags the slope and the points that
-/// exceed it beyond their intervals. A point measured by one experiment
-/// has no interval, and its spread is unknown: it is not judged.
+/// exceed it beyond their intervals. Points measured by fewer than
+/// kMinExperimentsToJudgePoint experiments are not judged.
 void checkBound(PointResult &result, const RunRate &rate, const Sums &ownBaseline) {
   Bound &bound = result.bound;
   if (result.kind != PointKind::Throughput) {
@@ -314,11 +321,10 @@ void checkBound(PointResult &result, const RunRate &rate, const Sums &ownBaselin
   }
   bound.known = true;
   for (CurvePoint &point : result.curve) {
-    if (point.speedup <= 0)
+    if (point.speedup <= 0 || point.experiments < kMinExperimentsToJudgePoint)
       continue;
-    double lowest = point.interval.valid     ? point.interval.low
-                    : point.experiments >= 2 ? point.programSpeedup
-                                             : -INFINITY;
+    // Without bootstrap (--bootstrap 0) the estimate is all there is.
+    double lowest = point.interval.valid ? point.interval.low : point.programSpeedup;
     point.exceedsBound = lowest > point.speedup * bound.limit + kBoundTolerance;
     bound.pointsExceeding += point.exceedsBound;
   }

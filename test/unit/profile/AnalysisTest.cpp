@@ -428,10 +428,11 @@ namespace {
 
 /// A line whose program speedup is exactly slope x s, and whose samples say
 /// it ran b of the run: the whole run and its baseline experiments see the
-/// same share, so the phase factor is exactly 1.
-void boundedLine(Generator &g, const std::string &line, double slope, double b) {
+/// same share, so the phase factor is exactly 1. Five experiments per
+/// speedup: enough for each point to be judged against the bound.
+void boundedLine(Generator &g, const std::string &line, double slope, double b, int copies = 5) {
   for (int k = 0; k <= 20; ++k)
-    for (int c = 0; c < 2; ++c)
+    for (int c = 0; c < copies; ++c)
       g.throughput(line, k / 20.0, slope * k / 20.0, 1000, /*selectedSamples=*/b * 1000);
 }
 
@@ -469,6 +470,8 @@ TEST(Analysis, ACurveAboveItsPhysicalBoundIsFlaggedAndRankedLast) {
   EXPECT_NEAR(noise.bound.limit, 0.05, 1e-12);
   EXPECT_TRUE(noise.bound.slopeExceeds);
   EXPECT_EQ(noise.bound.pointsExceeding, 20u); // every speedup above 0
+  for (const CurvePoint &c : noise.curve)
+    EXPECT_EQ(c.exceedsBound, c.speedup > 0) << "at " << c.speedup;
   EXPECT_TRUE(lineNamed(analysis, "noise.c:1").exceedsBound);
   EXPECT_NEAR(noise.slope, 0.6, 1e-9); // flagged, not changed
 
@@ -502,7 +505,7 @@ TEST(Analysis, ACurveAtItsBoundOrWithinItsIntervalIsNotFlagged) {
     return (double((state >> 11) & 0xFFFF) / 65535.0 - 0.5) * 0.04;
   };
   for (int k = 0; k <= 20; ++k)
-    for (int c = 0; c < 4; ++c)
+    for (int c = 0; c < 6; ++c)
       noisy.throughput("n.c:1", k / 20.0, 0.1 * k / 20.0 + noise(), 1000, 100);
   noisy.end(100e9, "n.c:1", 10000);
   const PointResult n = only(analyze(noisy.profile(), AnalysisOptions()), "n.c:1");
@@ -513,6 +516,18 @@ TEST(Analysis, ACurveAtItsBoundOrWithinItsIntervalIsNotFlagged) {
     estimatesAbove += c.speedup > 0 && c.programSpeedup > c.speedup * 0.1;
   EXPECT_GT(estimatesAbove, 0u); // there was something to excuse
   EXPECT_EQ(n.bound.pointsExceeding, 0u);
+}
+
+TEST(Analysis, PointsOfFewExperimentsAreNotJudgedAgainstTheBound) {
+  // Two experiments per speedup, each point far above s x b: their
+  // bootstrap intervals ([a, b] of two values) say too little to flag them;
+  // the slope, resting on all 40, is flagged.
+  Generator g;
+  boundedLine(g, "two.c:1", 0.6, 0.05, /*copies=*/2);
+  g.end(100e9, "two.c:1", 5000);
+  const PointResult two = only(analyze(g.profile(), AnalysisOptions()), "two.c:1");
+  EXPECT_EQ(two.bound.pointsExceeding, 0u);
+  EXPECT_TRUE(two.bound.slopeExceeds);
 }
 
 TEST(Analysis, BoundUsesTheRecordedSamplePeriod) {
