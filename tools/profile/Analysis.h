@@ -9,7 +9,7 @@
 //     single low-visit experiments instead would bias the curve upwards);
 //   * pooled baselines: a 0 % experiment inserts no delay whatever line it
 //     names, so each curve's baseline is the line's own 0 % experiments
-//     together with the `baselineWindow` nearest 0 % experiments (same run,
+//     together with the `baselineWindow` (default 1) nearest 0 % experiments (same run,
 //     same point) of each of the line's experiments;
 //   * throughput: period p = sum(duration) / sum(delta); latency: Little's
 //     law, W = L / lambda with L the duration-weighted mean in-flight count
@@ -59,7 +59,7 @@ struct AnalysisOptions {
   /// Pooled baselines: for each experiment of a line, this many nearest
   /// 0 % experiments of the same run and progress point (any selected line)
   /// join the line's baseline. 0: only the line's own 0 % experiments.
-  size_t baselineWindow = 10;
+  size_t baselineWindow = 1;
   /// Evidence a (line, point) needs before it is ranked: experiments at
   /// speedups above 0 in its curve, and the visits (throughput) or
   /// arrivals (latency) they saw together.

@@ -192,7 +192,7 @@ const char *commonOptionsHelp() {
          "                         visits those experiments need together (default 100)\n"
          "  --baseline-window K    pool into each line's baseline the K nearest 0% experiments\n"
          "                         (same run and point) of each of its experiments (default\n"
-         "                         10; 0: only the line's own 0% experiments)\n"
+         "                         1; 0: only the line's own 0% experiments)\n"
          "  --no-phase-correction  do not apply the phase correction (Coz paper, Eq. 8)\n"
          "  --bootstrap N          bootstrap rounds for the intervals (default 1000; 0: none)\n"
          "  --confidence C         interval level (default 0.95)\n"

@@ -258,7 +258,9 @@ TEST(Analysis, PooledBaselinesGiveLinesWithoutUsableOwnBaselineACurve) {
   // stalled.c have a baseline; they still lack evidence (5 and 4
   // experiments above 0 %) and are listed, now for that reason.
   Generator g = tooLittleData();
-  Analysis pooled = analyze(g.profile(), AnalysisOptions());
+  AnalysisOptions wide; // each experiment's 10 nearest 0 % experiments: all 3 of the run
+  wide.baselineWindow = 10;
+  Analysis pooled = analyze(g.profile(), wide);
   ASSERT_EQ(pooled.lines.size(), 1u);
   std::map<std::string, NotEnoughData> byLine = shortfallsByLine(pooled);
   EXPECT_EQ(byLine["few.c:2"].reason, Shortfall::TooFewSpeedups);
@@ -268,7 +270,7 @@ TEST(Analysis, PooledBaselinesGiveLinesWithoutUsableOwnBaselineACurve) {
   EXPECT_EQ(byLine["stalled.c:4"].reason, Shortfall::TooLittleEvidence);
   EXPECT_EQ(pooled.droppedLowVisits, 0u);
 
-  AnalysisOptions noMinimum;
+  AnalysisOptions noMinimum = wide;
   noMinimum.minExperiments = 0;
   noMinimum.minEvidenceVisits = 0;
   Analysis all = analyze(g.profile(), noMinimum);
@@ -600,10 +602,13 @@ TEST(Analysis, ALineWithOneNoisyOwnBaselineGetsThePooledOne) {
 
   const PointResult pooled = only(analyze(g.profile(), AnalysisOptions()), "a.c:1");
   EXPECT_EQ(pooled.ownBaselineExperiments, 1u);
-  EXPECT_EQ(pooled.baselineExperiments, 41u); // its own and the 40 others near it
+  // With the default window (1), each of its experiments brings its nearest
+  // 0 % experiment: its own (nearest to its first speedup experiment) and 39
+  // of the 40 others (ties go to the earlier one).
+  EXPECT_EQ(pooled.baselineExperiments, 40u);
   ASSERT_EQ(pooled.curve.front().speedup, 0);
-  EXPECT_EQ(pooled.curve.front().experiments, 41u);
-  // Baseline period (1.2 + 40) / 41 ms: within half a percent of the truth.
+  EXPECT_EQ(pooled.curve.front().experiments, 40u);
+  // Baseline period (1.2 + 39) / 40 ms: within half a percent of the truth.
   EXPECT_NEAR(pooled.slope, 0.3, 0.01);
   ASSERT_TRUE(pooled.slopeInterval.valid);
 }
