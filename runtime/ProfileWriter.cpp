@@ -86,8 +86,11 @@ void forEachSampledLine(const ModuleRegistry &registry, RetiredFn on_retired, Li
 
 void renderProfile(const ModuleRegistry &registry, uint64_t startup_realtime_ns,
                    uint64_t runtime_ns, TextBuffer *out, const char *experiments,
-                   size_t experiments_size) {
-  out->appendf("startup\ttime=%llu\tprofiler=causal\n", (unsigned long long)startup_realtime_ns);
+                   size_t experiments_size, uint64_t sample_period_ns) {
+  out->appendf("startup\ttime=%llu\tprofiler=causal", (unsigned long long)startup_realtime_ns);
+  if (sample_period_ns)
+    out->appendf("\tsample-period=%llu", (unsigned long long)sample_period_ns);
+  out->append("\n", 1);
   if (experiments && experiments_size)
     out->append(experiments, experiments_size);
   out->appendf("runtime\ttime=%llu\n", (unsigned long long)runtime_ns);
@@ -162,7 +165,8 @@ char SignalSafeWriter::buffer_[1 << 16];
 
 int appendProfileSignalSafe(const char *path, const ModuleRegistry &registry,
                             uint64_t startup_realtime_ns, uint64_t runtime_ns,
-                            const char *experiments, size_t experiments_size) {
+                            const char *experiments, size_t experiments_size,
+                            uint64_t sample_period_ns) {
   int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0)
     return errno;
@@ -170,6 +174,10 @@ int appendProfileSignalSafe(const char *path, const ModuleRegistry &registry,
   out.put("startup\ttime=");
   out.putUnsigned(startup_realtime_ns);
   out.put("\tprofiler=causal");
+  if (sample_period_ns) {
+    out.put("\tsample-period=");
+    out.putUnsigned(sample_period_ns);
+  }
   out.endLine();
   // Experiment blocks are written whole: flush before one that would not fit.
   while (experiments && experiments_size) {

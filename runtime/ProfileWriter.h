@@ -1,7 +1,7 @@
 //===- runtime/ProfileWriter.h - Coz-format records appended at exit ------===//
 //
 // Renders the end-of-run block in Coz's legacy tab-separated format:
-//   startup\ttime=<CLOCK_REALTIME ns at start>
+//   startup\ttime=<CLOCK_REALTIME ns at start>\tprofiler=causal\tsample-period=<ns>
 //   runtime\ttime=<ns since start>
 //   samples\tlocation=<file>:<line>\tcount=<n>     (one per line with n > 0)
 // and appends it to a file opened with O_APPEND, in as few write() calls as
@@ -41,18 +41,20 @@ private:
 };
 
 /// Appends the block of one run to |out|: the startup record (marked
-/// profiler=causal), |experiments| (pre-formatted experiment and progress
-/// point records, may be null), the runtime record and the samples records.
+/// profiler=causal, with the sampling period in ns when |sample_period_ns| is
+/// not 0: the report needs it for each line's physical bound), |experiments| (pre-formatted
+/// experiment and progress point records, may be null), the runtime record and the samples records.
 void renderProfile(const ModuleRegistry &registry, uint64_t startup_realtime_ns,
                    uint64_t runtime_ns, TextBuffer *out, const char *experiments = nullptr,
-                   size_t experiments_size = 0);
+                   size_t experiments_size = 0, uint64_t sample_period_ns = 0);
 
 /// Async-signal-safe version for fatal signals: formats the same block
 /// into a static buffer (no malloc, no stdio) and appends it to |path| with
 /// O_APPEND, whole lines per write(). Returns 0 or an errno value.
 int appendProfileSignalSafe(const char *path, const ModuleRegistry &registry,
                             uint64_t startup_realtime_ns, uint64_t runtime_ns,
-                            const char *experiments, size_t experiments_size);
+                            const char *experiments, size_t experiments_size,
+                            uint64_t sample_period_ns = 0);
 
 /// Appends |size| bytes to |path| (created 0644 if missing) with O_APPEND.
 /// Writes in chunks of at most |max_chunk| bytes that end at a '\n'.

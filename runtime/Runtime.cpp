@@ -263,7 +263,7 @@ void writeProfileOnce() {
   takePendingRecords(&experiments);
   TextBuffer block;
   renderProfile(g_modules, g_startup_realtime_ns, runtime_ns, &block, experiments.data(),
-                experiments.size());
+                experiments.size(), g_config.period_ns);
   if (block.failed())
     message("out of memory while rendering the profile; nothing written");
   else if (int error = appendToFile(g_config.output_path, block.data(), block.size()))
@@ -319,7 +319,8 @@ void onFatalSignal(int signal, siginfo_t *info, void *) {
     size_t size = 0;
     const char *experiments = peekPendingRecords(&size);
     appendProfileSignalSafe(g_config.output_path, g_modules, g_startup_realtime_ns,
-                            monotonicNs() - g_startup_monotonic_ns, experiments, size);
+                            monotonicNs() - g_startup_monotonic_ns, experiments, size,
+                            g_config.period_ns);
   }
   errno = saved_errno;
   // A fault re-executes the instruction and dies by the default action; a

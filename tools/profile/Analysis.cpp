@@ -20,6 +20,8 @@ const char *shortfallText(Shortfall reason) {
     return "baseline without progress";
   case Shortfall::TooFewSpeedups:
     return "too few distinct speedups";
+  case Shortfall::TooLittleEvidence:
+    return "too little evidence";
   }
   return "?";
 }
@@ -53,22 +55,58 @@ struct Observation {
   double departures = 0;     // latency
   double differenceTime = 0; // in-flight count x duration
   double selectedSamples = -1;
+  double samplePeriodNs = kDefaultSamplePeriodNs; // of its run
+  size_t index = 0;                               // in Profile::experiments: order in time
+  size_t run = 0;
 };
 
 struct Sums {
-  double duration = 0, delta = 0, arrivals = 0, differenceTime = 0;
+  double duration = 0, delta = 0, arrivals = 0, departures = 0, differenceTime = 0;
   double phaseSamples = 0, phaseDuration = 0; // experiments that carry selected-samples
+  double phaseSampleTime = 0;                 // their selected samples x sample period
   void add(const Observation &o) {
     duration += o.duration;
     delta += o.delta;
     arrivals += o.arrivals;
+    departures += o.departures;
     differenceTime += o.differenceTime;
     if (o.selectedSamples >= 0) {
       phaseSamples += o.selectedSamples;
       phaseDuration += o.duration;
+      phaseSampleTime += o.selectedSamples * o.samplePeriodNs;
     }
   }
+  void add(const Sums &o) {
+    duration += o.duration;
+    delta += o.delta;
+    arrivals += o.arrivals;
+    departures += o.departures;
+    differenceTime += o.differenceTime;
+    phaseSamples += o.phaseSamples;
+    phaseDuration += o.phaseDuration;
+    phaseSampleTime += o.phaseSampleTime;
+  }
 };
+
+Sums sumOf(const std::vector<Observation> &observations) {
+  Sums sums;
+  for (const Observation &o : observations)
+    sums.add(o);
+  return sums;
+}
+
+/// Visits that count for the visit minimum and the evidence: throughput
+/// deltas, latency arrivals.
+double visitsOf(PointKind kind, const Sums &sums) {
+  return kind == PointKind::Throughput ? sums.delta : sums.arrivals;
+}
+
+/// Whether a set of experiments saw enough visits to say anything (latency:
+/// arrivals and departures).
+bool enoughVisits(PointKind kind, const Sums &sums, double minVisits) {
+  return visitsOf(kind, sums) >= minVisits &&
+         (kind == PointKind::Throughput || sums.departures >= minVisits);
+}
 
 /// Period between visits (throughput) or mean latency (Little's law); both
 /// shrink when the program gets faster. NaN when undefined.
@@ -84,10 +122,11 @@ struct Group {
   std::vector<Observation> observations;
 };
 
-/// Phase-correction numerator: samples of the line per nanosecond over
-/// whole runs (s / T of Eq. 6 and 8).
+/// Whole-run figures of one line: its samples per nanosecond (phase
+/// correction, s / T of Eq. 6 and 8) and its sampled CPU time per
+/// nanosecond (the physical bound b).
 struct RunRate {
-  double samples = 0, time = 0;
+  double samples = 0, sampleTime = 0, time = 0;
   bool valid() const { return time > 0; }
 };
 
@@ -116,8 +155,18 @@ uint64_t hashName(const std::string &a, const std::string &b) {
   return h;
 }
 
-/// The curve computed from one set of group sums (the data, or one
-/// bootstrap replicate). values[i] is NaN where undefined.
+/// The sums a curve is computed from (the data, or one bootstrap
+/// replicate): the pooled baseline, the line's own 0 % experiments (the
+/// phase correction needs samples of this line, which only they count) and
+/// one entry per speedup group; groups[0] is the line's own baseline group.
+struct CurveSums {
+  Sums baseline;
+  Sums ownBaseline;
+  std::vector<Sums> groups;
+};
+
+/// The curve computed from one CurveSums. values[i] is NaN where undefined;
+/// values[0] is the baseline (0).
 struct CurveValues {
   bool baselineValid = false;
   double factor = 1;
@@ -125,22 +174,23 @@ struct CurveValues {
   std::vector<double> values;
 };
 
-CurveValues computeCurve(PointKind kind, const std::vector<Sums> &sums, const RunRate &rate,
+CurveValues computeCurve(PointKind kind, const CurveSums &sums, const RunRate &rate,
                          bool phaseCorrection) {
   CurveValues out;
-  out.values.assign(sums.size(), NAN);
-  double baseline = progressMeasure(kind, sums[0]);
+  out.values.assign(sums.groups.size(), NAN);
+  double baseline = progressMeasure(kind, sums.baseline);
   if (!(baseline > 0))
     return out;
   out.baselineValid = true;
-  if (phaseCorrection && rate.valid() && sums[0].phaseDuration > 0 && sums[0].phaseSamples > 0) {
-    double observedRate = sums[0].phaseSamples / sums[0].phaseDuration;
+  const Sums &own = sums.ownBaseline;
+  if (phaseCorrection && rate.valid() && own.phaseDuration > 0 && own.phaseSamples > 0) {
+    double observedRate = own.phaseSamples / own.phaseDuration;
     double overallRate = rate.samples / rate.time;
     out.factor = std::clamp(overallRate / observedRate, 0.0, 1.0);
     out.corrected = true;
   }
-  for (size_t i = 0; i < sums.size(); ++i) {
-    double measure = progressMeasure(kind, sums[i]);
+  for (size_t i = 1; i < sums.groups.size(); ++i) {
+    double measure = progressMeasure(kind, sums.groups[i]);
     if (measure > 0)
       out.values[i] = out.factor * (baseline - measure) / baseline;
   }
@@ -176,6 +226,130 @@ bool lineNameLess(const std::string &a, const std::string &b) {
   return a < b;
 }
 
+using PointKey = std::pair<int, std::string>; // (kind, name)
+
+/// The 0 % experiments of each (run, point), in the order they ran: the
+/// candidates for pooled baselines.
+class BaselineIndex {
+public:
+  void add(const PointKey &point, const Observation &observation, const std::string &selected) {
+    byRunPoint[{observation.run, point}].push_back({observation, selected});
+  }
+
+  /// The pooled baseline of a line: its own 0 % experiments and, for each
+  /// of its experiments, the \p window nearest 0 % experiments of the same
+  /// run and point (by position in the run, ties to the earlier one), each
+  /// experiment once. Returns the other lines' experiments only; the
+  /// line's own are in its baseline group already.
+  std::vector<Observation> neighbours(const PointKey &point, const std::string &line,
+                                      const std::vector<Group> &groups, size_t window) const {
+    std::set<size_t> chosen;
+    std::vector<Observation> out;
+    if (window == 0)
+      return out;
+    for (const Group &group : groups)
+      for (const Observation &o : group.observations) {
+        auto found = byRunPoint.find({o.run, point});
+        if (found == byRunPoint.end())
+          continue;
+        const std::vector<Entry> &zeros = found->second;
+        // zeros is sorted by index; walk outwards from o.index.
+        size_t after = size_t(std::lower_bound(zeros.begin(), zeros.end(), o.index,
+                                               [](const Entry &e, size_t index) {
+                                                 return e.observation.index < index;
+                                               }) -
+                              zeros.begin());
+        size_t before = after; // zeros[before - 1] is the next one back
+        for (size_t taken = 0; taken < window; ++taken) {
+          bool haveBefore = before > 0, haveAfter = after < zeros.size();
+          if (!haveBefore && !haveAfter)
+            break;
+          bool takeAfter =
+              haveAfter && (!haveBefore || zeros[after].observation.index - o.index <
+                                               o.index - zeros[before - 1].observation.index);
+          const Entry &entry = takeAfter ? zeros[after++] : zeros[--before];
+          if (entry.selected != line && chosen.insert(entry.observation.index).second)
+            out.push_back(entry.observation);
+        }
+      }
+    return out;
+  }
+
+private:
+  struct Entry {
+    Observation observation;
+    std::string selected;
+  };
+  std::map<std::pair<size_t, PointKey>, std::vector<Entry>> byRunPoint;
+};
+
+/// Program speedups a virtual speedup cannot produce: more than s x b
+/// (plus rounding) where b is the line's share of the run in sampled CPU
+/// time. docs/report.md, "Physical bound".
+constexpr double kBoundTolerance = 1e-9;
+
+/// Experiments a curve point needs before it is judged against the bound:
+/// a percentile bootstrap interval of fewer values is far narrower than the
+/// real uncertainty (of two experiments it spans just the two values), so
+/// it would flag noise as often as it excuses it. The slope, whose interval
+/// rests on all the curve's experiments, is always judged.
+constexpr size_t kMinExperimentsToJudgePoint = 5;
+
+/// Computes the bound of one curve and flags the slope and the points that
+/// exceed it beyond their intervals. Points measured by fewer than
+/// kMinExperimentsToJudgePoint experiments are not judged.
+void checkBound(PointResult &result, const RunRate &rate, const Sums &ownBaseline) {
+  Bound &bound = result.bound;
+  if (result.kind != PointKind::Throughput) {
+    bound.note = "latency point: queueing makes latency no linear function of service time";
+    return;
+  }
+  if (rate.valid() && rate.sampleTime > 0)
+    bound.b = rate.sampleTime / rate.time;
+  if (ownBaseline.phaseDuration > 0 && ownBaseline.phaseSampleTime > 0)
+    bound.inPhase = ownBaseline.phaseSampleTime / ownBaseline.phaseDuration;
+  // A phase-corrected curve is a whole-run prediction: b applies. An
+  // uncorrected one predicts the phase in which the line's experiments ran,
+  // where the line may run more: the larger of b and b_A applies.
+  if (result.phaseCorrected)
+    bound.limit = bound.b;
+  else if (!std::isnan(bound.b) || !std::isnan(bound.inPhase))
+    bound.limit = std::fmax(bound.b, bound.inPhase); // fmax ignores a NaN
+  if (std::isnan(bound.limit)) {
+    bound.note = "no runtime/samples records";
+    return;
+  }
+  bound.known = true;
+  for (CurvePoint &point : result.curve) {
+    if (point.speedup <= 0 || point.experiments < kMinExperimentsToJudgePoint)
+      continue;
+    // Without bootstrap (--bootstrap 0) the estimate is all there is.
+    double lowest = point.interval.valid ? point.interval.low : point.programSpeedup;
+    point.exceedsBound = lowest > point.speedup * bound.limit + kBoundTolerance;
+    bound.pointsExceeding += point.exceedsBound;
+  }
+  double slopeLowest = result.slopeInterval.valid ? result.slopeInterval.low : result.slope;
+  bound.slopeExceeds = slopeLowest > bound.limit + kBoundTolerance;
+}
+
+/// Maximum impact over the curve points that may carry it: speedups above 0
+/// measured by two experiments or more (one experiment is one window of a
+/// few visits: the largest of many such values is mostly noise).
+double maxImpactOf(const std::vector<CurvePoint> &points, const std::vector<bool> &eligible,
+                   double &at) {
+  double best = NAN;
+  for (size_t i = 0; i < points.size(); ++i)
+    if (eligible[i] && points[i].speedup > 0 &&
+        (std::isnan(best) || points[i].programSpeedup > best)) {
+      best = points[i].programSpeedup;
+      at = points[i].speedup;
+    }
+  return best;
+}
+
+/// Ranking value of a line: NaN (no maximum impact) ranks last.
+double rankValue(double value) { return std::isnan(value) ? -INFINITY : value; }
+
 } // namespace
 
 Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
@@ -187,19 +361,27 @@ Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
     if (run.runtimeNs > 0) {
       ++analysis.runsWithRuntime;
       analysis.runtimeNs += run.runtimeNs;
+      if (!(run.samplePeriodNs > 0))
+        ++analysis.runsWithAssumedPeriod;
     }
     allCausal = allCausal && run.writtenByCausal;
   }
   analysis.latencyTimeAveraged = allCausal;
+  auto periodOfRun = [&](size_t run) {
+    return run < profile.runs.size() && profile.runs[run].samplePeriodNs > 0
+               ? profile.runs[run].samplePeriodNs
+               : kDefaultSamplePeriodNs;
+  };
 
   std::set<std::string> wanted(options.onlyPoints.begin(), options.onlyPoints.end());
   std::set<std::string> seenWanted;
 
   // line -> (kind, point) -> percent -> observations
-  using PointKey = std::pair<int, std::string>;
   std::map<std::string, std::map<PointKey, std::map<int, std::vector<Observation>>>> data;
   std::map<PointKey, ProgressPointSummary> pointSummaries;
-  for (const Experiment &experiment : profile.experiments) {
+  BaselineIndex baselines;
+  for (size_t index = 0; index < profile.experiments.size(); ++index) {
+    const Experiment &experiment = profile.experiments[index];
     if (!(experiment.durationNs > 0)) {
       ++analysis.droppedBadDuration;
       continue;
@@ -229,6 +411,9 @@ Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
       Observation observation;
       observation.duration = experiment.durationNs;
       observation.selectedSamples = experiment.selectedSamples;
+      observation.samplePeriodNs = periodOfRun(experiment.run);
+      observation.index = index;
+      observation.run = experiment.run;
       if (point.kind == PointKind::Throughput) {
         observation.delta = point.delta;
       } else {
@@ -237,6 +422,8 @@ Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
         observation.differenceTime = point.difference * experiment.durationNs;
       }
       data[experiment.selected][key][percent].push_back(observation);
+      if (percent == 0)
+        baselines.add(key, observation, experiment.selected);
       used = true;
     }
     if (used)
@@ -251,7 +438,8 @@ Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
     analysis.warnings.push_back(std::to_string(analysis.droppedBadDuration) +
                                 " experiment(s) with a duration <= 0 were ignored");
 
-  // Samples per line per nanosecond over whole runs, for Eq. 8.
+  // Run time summed over runs with a runtime record: the T of Eq. 8 and the
+  // wall time of the physical bound.
   double totalRuntime = 0;
   for (const Run &run : profile.runs)
     if (run.runtimeNs > 0)
@@ -291,50 +479,63 @@ Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
       lineResult.saturation = found->second;
     RunRate rate;
     rate.time = totalRuntime;
-    for (const Run &run : profile.runs) {
+    for (size_t r = 0; r < profile.runs.size(); ++r) {
+      const Run &run = profile.runs[r];
       if (!(run.runtimeNs > 0))
         continue;
       auto found = run.samples.find(lineName);
-      if (found != run.samples.end())
+      if (found != run.samples.end()) {
         rate.samples += found->second;
+        rate.sampleTime += found->second * periodOfRun(r);
+      }
     }
     for (auto &pointEntry : lineEntry.second) {
       PointResult result;
       result.kind = PointKind(pointEntry.first.first);
       result.point = pointEntry.first.second;
-      std::vector<Group> groups;
+      // groups[0]: the line's own 0 % experiments (possibly none); then one
+      // group per speedup above 0 with enough visits.
+      std::vector<Group> groups(1);
       for (auto &speedupEntry : pointEntry.second) {
         result.experiments += speedupEntry.second.size();
+        if (speedupEntry.first == 0) {
+          groups[0].observations = std::move(speedupEntry.second);
+          continue;
+        }
         // A speedup whose experiments together saw fewer than minVisits
         // visits (latency: arrivals or departures) says too little.
-        double visits = 0, departures = 0;
-        for (const Observation &o : speedupEntry.second) {
-          visits += result.kind == PointKind::Throughput ? o.delta : o.arrivals;
-          departures += o.departures;
-        }
-        if (visits < options.minVisits ||
-            (result.kind != PointKind::Throughput && departures < options.minVisits)) {
+        if (!enoughVisits(result.kind, sumOf(speedupEntry.second), options.minVisits)) {
           ++analysis.droppedLowVisits;
           continue;
         }
         groups.push_back({speedupEntry.first, std::move(speedupEntry.second)});
       }
       lineResult.experiments += result.experiments;
+      std::vector<Observation> neighbours =
+          baselines.neighbours(pointEntry.first, lineName, groups, options.baselineWindow);
+      result.ownBaselineExperiments = groups[0].observations.size();
+      result.baselineExperiments = result.ownBaselineExperiments + neighbours.size();
+
+      CurveSums sums;
+      sums.ownBaseline = sumOf(groups[0].observations);
+      sums.baseline = sums.ownBaseline;
+      sums.baseline.add(sumOf(neighbours));
+      for (const Group &group : groups)
+        sums.groups.push_back(sumOf(group.observations));
       NotEnoughData shortfall{lineName, result.point, Shortfall::None, result.experiments, 0};
-      if (groups.empty() || groups.front().percent != 0) {
+      shortfall.distinctSpeedups = groups.size() - 1 + (result.baselineExperiments ? 1 : 0);
+      if (result.baselineExperiments == 0 ||
+          !enoughVisits(result.kind, sums.baseline, options.minVisits)) {
+        if (result.baselineExperiments)
+          ++analysis.droppedLowVisits;
         shortfall.reason = Shortfall::NoBaseline;
-        shortfall.distinctSpeedups = groups.size();
+        shortfall.distinctSpeedups = groups.size() - 1;
         analysis.notEnoughData.push_back(shortfall);
         continue;
       }
-      std::vector<Sums> sums(groups.size());
-      for (size_t i = 0; i < groups.size(); ++i)
-        for (const Observation &o : groups[i].observations)
-          sums[i].add(o);
       CurveValues curve = computeCurve(result.kind, sums, rate, options.phaseCorrection);
       if (!curve.baselineValid) {
         shortfall.reason = Shortfall::InvalidBaseline;
-        shortfall.distinctSpeedups = groups.size();
         analysis.notEnoughData.push_back(shortfall);
         continue;
       }
@@ -349,39 +550,52 @@ Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
         analysis.notEnoughData.push_back(shortfall);
         continue;
       }
+      // Evidence: what the curve's speedups above 0 rest on.
+      size_t evidenceExperiments = 0;
+      for (size_t i : valid)
+        if (i > 0) {
+          evidenceExperiments += groups[i].observations.size();
+          result.evidenceVisits += visitsOf(result.kind, sums.groups[i]);
+        }
+      if (evidenceExperiments < options.minExperiments ||
+          result.evidenceVisits < options.minEvidenceVisits) {
+        shortfall.reason = Shortfall::TooLittleEvidence;
+        shortfall.distinctSpeedups = valid.size();
+        shortfall.evidenceExperiments = evidenceExperiments;
+        shortfall.evidenceVisits = result.evidenceVisits;
+        analysis.notEnoughData.push_back(shortfall);
+        continue;
+      }
       result.phaseCorrected = curve.corrected;
       result.phaseFactor = curve.factor;
       if (options.phaseCorrection && !curve.corrected) {
         if (!rate.valid())
           result.phaseNote = "no runtime/samples records";
-        else if (sums[0].phaseDuration <= 0)
+        else if (groups[0].observations.empty())
+          result.phaseNote = "no 0% experiment of its own (its baseline is pooled from other "
+                             "lines, whose samples are not its own)";
+        else if (sums.ownBaseline.phaseDuration <= 0)
           result.phaseNote = "baseline experiments carry no selected-samples";
         else
           result.phaseNote = "no samples in the line during its baseline experiments";
       }
+      std::vector<bool> eligible; // may carry the maximum impact
       for (size_t i : valid) {
         CurvePoint point;
         point.speedup = groups[i].percent / 100.0;
         point.programSpeedup = curve.values[i];
-        point.experiments = groups[i].observations.size();
-        point.durationNs = sums[i].duration;
+        point.experiments = i == 0 ? result.baselineExperiments : groups[i].observations.size();
+        point.durationNs = i == 0 ? sums.baseline.duration : sums.groups[i].duration;
         result.curve.push_back(point);
+        eligible.push_back(i > 0 && groups[i].observations.size() >= 2);
       }
       result.slope = slopeThroughOrigin(result.curve);
-      auto maxOf = [](const std::vector<CurvePoint> &points, double &at) {
-        double best = -INFINITY;
-        for (const CurvePoint &point : points)
-          if (point.speedup > 0 && point.programSpeedup > best) {
-            best = point.programSpeedup;
-            at = point.speedup;
-          }
-        return best;
-      };
-      result.maxImpact = maxOf(result.curve, result.maxImpactSpeedup);
+      result.maxImpact = maxImpactOf(result.curve, eligible, result.maxImpactSpeedup);
 
-      // Bootstrap: resample the (line, point) pair's experiments with
-      // replacement, all speedups together (a pairs bootstrap, so the scatter
-      // between speedups counts too); replicates without a usable baseline
+      // Bootstrap: resample the line's own experiments with replacement,
+      // all speedups together (a pairs bootstrap, so the scatter between
+      // speedups counts too), and the pooled neighbours separately (they
+      // are a sample of their own); replicates without a usable baseline
       // are skipped. A curve point measured by one experiment gets no
       // interval of its own: one value says nothing about its spread.
       if (options.bootstrapRounds > 0) {
@@ -392,52 +606,71 @@ Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
             pool.push_back({i, &o});
         std::vector<std::vector<double>> pointSamples(valid.size());
         std::vector<double> slopeSamples, maxSamples;
-        std::vector<Sums> replicate(groups.size());
+        CurveSums replicate;
         std::vector<CurvePoint> replicateCurve;
+        std::vector<bool> replicateEligible;
         for (size_t round = 0; round < options.bootstrapRounds; ++round) {
-          std::fill(replicate.begin(), replicate.end(), Sums());
+          replicate.groups.assign(groups.size(), Sums());
           for (size_t k = 0; k < pool.size(); ++k) {
             const auto &pick = pool[random.below(pool.size())];
-            replicate[pick.first].add(*pick.second);
+            replicate.groups[pick.first].add(*pick.second);
           }
+          replicate.ownBaseline = replicate.groups[0];
+          replicate.baseline = replicate.ownBaseline;
+          for (size_t k = 0; k < neighbours.size(); ++k)
+            replicate.baseline.add(neighbours[random.below(neighbours.size())]);
           CurveValues values = computeCurve(result.kind, replicate, rate, options.phaseCorrection);
           if (!values.baselineValid)
             continue;
           replicateCurve.clear();
+          replicateEligible.clear();
           for (size_t v = 0; v < valid.size(); ++v) {
             double y = values.values[valid[v]];
             if (std::isnan(y))
               continue;
             pointSamples[v].push_back(y);
             replicateCurve.push_back({groups[valid[v]].percent / 100.0, y, {}, 0, 0});
+            replicateEligible.push_back(eligible[v]);
           }
           if (replicateCurve.size() < 2)
             continue;
           slopeSamples.push_back(slopeThroughOrigin(replicateCurve));
           double at;
-          maxSamples.push_back(maxOf(replicateCurve, at));
+          double best = maxImpactOf(replicateCurve, replicateEligible, at);
+          if (!std::isnan(best))
+            maxSamples.push_back(best);
         }
         for (size_t v = 0; v < valid.size(); ++v)
-          if (groups[valid[v]].observations.size() >= 2)
+          if (result.curve[v].experiments >= 2)
             result.curve[v].interval = percentileInterval(pointSamples[v], confidence);
         result.slopeInterval = percentileInterval(slopeSamples, confidence);
         result.maxImpactInterval = percentileInterval(maxSamples, confidence);
       }
+      checkBound(result, rate, sums.ownBaseline);
       lineResult.points.push_back(std::move(result));
     }
     if (lineResult.points.empty())
       continue;
     double key = -INFINITY;
-    for (const PointResult &point : lineResult.points)
-      key = std::max(key, options.rankBy == RankBy::MaxImpact ? point.maxImpact : point.slope);
+    for (const PointResult &point : lineResult.points) {
+      key = std::max(
+          key, rankValue(options.rankBy == RankBy::MaxImpact ? point.maxImpact : point.slope));
+      lineResult.exceedsBound = lineResult.exceedsBound || point.bound.exceeded();
+    }
     lineResult.rankKey = key;
     analysis.lines.push_back(std::move(lineResult));
   }
 
+  // A line whose curve exceeds its physical bound is noise: it ranks below
+  // every line that respects its bound, whatever its slope.
   std::stable_sort(analysis.lines.begin(), analysis.lines.end(),
                    [&](const LineResult &a, const LineResult &b) {
-                     if (options.rankBy != RankBy::Name && a.rankKey != b.rankKey)
-                       return a.rankKey > b.rankKey;
+                     if (options.rankBy != RankBy::Name) {
+                       if (a.exceedsBound != b.exceedsBound)
+                         return b.exceedsBound;
+                       if (a.rankKey != b.rankKey)
+                         return a.rankKey > b.rankKey;
+                     }
                      return lineNameLess(a.line, b.line);
                    });
   std::stable_sort(analysis.notEnoughData.begin(), analysis.notEnoughData.end(),

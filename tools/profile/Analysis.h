@@ -7,6 +7,10 @@
 //     to 1 %); every experiment counts, and a group whose experiments
 //     together saw fewer than `minVisits` visits is dropped (dropping
 //     single low-visit experiments instead would bias the curve upwards);
+//   * pooled baselines: a 0 % experiment inserts no delay whatever line it
+//     names, so each curve's baseline is the line's own 0 % experiments
+//     together with the `baselineWindow` (default 1) nearest 0 % experiments (same run,
+//     same point) of each of the line's experiments;
 //   * throughput: period p = sum(duration) / sum(delta); latency: Little's
 //     law, W = L / lambda with L the duration-weighted mean in-flight count
 //     and lambda = sum(arrivals) / sum(duration);
@@ -15,9 +19,16 @@
 //   * phase correction (Coz paper, Eq. 8), on by default: every value is
 //     multiplied by f = (s_line / T) / (s_obs / t_obs), the fraction of the
 //     run during which the line runs, clamped to [0, 1];
-//   * least-squares slope through the origin, maximum impact, and percentile
-//     bootstrap 95 % intervals (experiments resampled within each speedup
-//     group, fixed seed) for every curve point, the slope and the maximum.
+//   * least-squares slope through the origin, maximum impact (only over
+//     speedups measured by two experiments or more), and percentile
+//     bootstrap 95 % intervals for every curve point, the slope and the
+//     maximum;
+//   * the physical bound: a speedup s of a line that ran b = samples x
+//     period / wall time removes at most s x b of a throughput run; a slope
+//     or curve point above it beyond its interval is flagged, and such a
+//     line ranks below every line that respects its bound;
+//   * a (line, point) with less evidence than `minExperiments` experiments
+//     and `minEvidenceVisits` visits at speedups above 0 is not ranked.
 //
 // docs/report.md gives the formulas.
 //
@@ -27,6 +38,7 @@
 
 #include "ProfileReader.h"
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -44,7 +56,21 @@ struct AnalysisOptions {
   double confidence = 0.95;
   RankBy rankBy = RankBy::Slope;
   std::vector<std::string> onlyPoints; // empty: all progress points
+  /// Pooled baselines: for each experiment of a line, this many nearest
+  /// 0 % experiments of the same run and progress point (any selected line)
+  /// join the line's baseline. 0: only the line's own 0 % experiments.
+  size_t baselineWindow = 1;
+  /// Evidence a (line, point) needs before it is ranked: experiments at
+  /// speedups above 0 in its curve, and the visits (throughput) or
+  /// arrivals (latency) they saw together.
+  size_t minExperiments = 10;
+  double minEvidenceVisits = 100;
 };
+
+/// Sample period assumed for a run that did not record one (`startup
+/// sample-period=`): 1 ms, the default of causal's runtime and Coz's fixed
+/// period.
+constexpr double kDefaultSamplePeriodNs = 1e6;
 
 struct Interval {
   double low = 0, high = 0;
@@ -57,10 +83,26 @@ struct CurvePoint {
   Interval interval;
   size_t experiments = 0;
   double durationNs = 0;
+  bool exceedsBound = false; // above speedup x bound, beyond its interval
+};
+
+/// The physical bound of a (line, point) curve (docs/report.md, "Physical
+/// bound"). A virtual speedup s of a line removes at most s x (CPU time
+/// sampled in the line) from a run, so no throughput point can improve by
+/// more than s x b.
+struct Bound {
+  bool known = false;   // false: latency point, or no samples to compute b from
+  double b = NAN;       // whole runs: sum(samples x period) / sum(runtime)
+  double inPhase = NAN; // during the line's own 0 % experiments (b_A)
+  double limit = NAN;   // the b the curve is checked against
+  bool slopeExceeds = false;
+  size_t pointsExceeding = 0;
+  std::string note; // why there is no bound, if so
+  bool exceeded() const { return slopeExceeds || pointsExceeding > 0; }
 };
 
 /// Why a (line, point) pair has no curve.
-enum class Shortfall { None, NoBaseline, InvalidBaseline, TooFewSpeedups };
+enum class Shortfall { None, NoBaseline, InvalidBaseline, TooFewSpeedups, TooLittleEvidence };
 
 struct PointResult {
   std::string point;
@@ -68,11 +110,15 @@ struct PointResult {
   std::vector<CurvePoint> curve; // sorted by speedup, baseline (0 %) first
   double slope = 0;
   Interval slopeInterval;
-  double maxImpact = 0;
-  double maxImpactSpeedup = 0;
+  double maxImpact = NAN; // NaN: no speedup above 0 was measured twice
+  double maxImpactSpeedup = NAN;
   Interval maxImpactInterval;
-  size_t experiments = 0;
+  size_t experiments = 0;         // the line's own, all speedups
+  size_t baselineExperiments = 0; // pooled baseline, own ones included
+  size_t ownBaselineExperiments = 0;
   size_t distinctSpeedups = 0;
+  double evidenceVisits = 0; // visits (latency: arrivals) at speedups above 0
+  Bound bound;
   Shortfall shortfall = Shortfall::None;
   // Phase correction (Eq. 8).
   bool phaseCorrected = false;
@@ -100,7 +146,8 @@ struct LineResult {
   std::string line;                // FILE:LINE
   std::vector<PointResult> points; // only those with a curve
   size_t experiments = 0;
-  double rankKey = 0; // slope or max impact of its best point
+  double rankKey = 0;        // slope or max impact of its best point
+  bool exceedsBound = false; // some point exceeds its physical bound
   Saturation saturation;
 };
 
@@ -110,6 +157,8 @@ struct NotEnoughData {
   Shortfall reason = Shortfall::None;
   size_t experiments = 0;
   size_t distinctSpeedups = 0;
+  size_t evidenceExperiments = 0; // at speedups above 0 with a value
+  double evidenceVisits = 0;
 };
 
 struct ProgressPointSummary {
@@ -133,6 +182,8 @@ struct Analysis {
   double runtimeNs = 0;             // sum of the runs' runtimes
   double insertedDelayNs = 0;       // sum of `delay=` (causal extension) where written
   bool latencyTimeAveraged = false; // every run was written by causal
+  size_t runsWithAssumedPeriod =
+      0; // runs with runtime but no sample-period: kDefaultSamplePeriodNs
   std::vector<std::string> warnings;
 };
 

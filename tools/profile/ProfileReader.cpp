@@ -78,6 +78,8 @@ std::string canonicalType(std::string_view type) {
 std::string canonicalKey(std::string_view type, std::string_view key) {
   if (key == "selected_samples")
     return "selected-samples";
+  if (key == "sample_period")
+    return "sample-period";
   // The old progress-point record has its own "type" field (source,
   // breakpoint, sampled); keep it apart from the record type.
   if (key == "type" && type == "progress-point")
@@ -386,6 +388,16 @@ public:
       run.hasStartup = true;
       if (const std::string *profiler = record.find("profiler"))
         run.writtenByCausal = *profiler == "causal";
+      if (record.find("sample-period")) {
+        double period;
+        if (!optionalNumber(record, "sample-period", period, error))
+          return false;
+        if (!(period > 0)) {
+          error = "startup sample-period is not positive";
+          return false;
+        }
+        run.samplePeriodNs = period;
+      }
       profile.runs.push_back(std::move(run));
       currentRun = profile.runs.size() - 1;
       haveRun = true;

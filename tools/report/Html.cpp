@@ -38,6 +38,8 @@ svg.plot .grid { stroke: #eee; } svg.plot .zero { stroke: #999; }
 svg.plot .band { fill: #4a7bd0; fill-opacity: .18; stroke: none; }
 svg.plot .fit { stroke: #c2410c; stroke-width: 1.5; fill: none; }
 svg.plot .fitband { fill: #c2410c; fill-opacity: .10; stroke: none; }
+svg.plot .bound { stroke: #6b7280; stroke-width: 1; stroke-dasharray: 4 3; fill: none; }
+.card .meta .exceeded { color: #c62828; font-weight: bold; }
 svg.plot .curve { stroke: #4a7bd0; stroke-width: 1; fill: none; }
 svg.plot circle { fill: #1f4e9c; }
 #status { font-size: .75em; color: #888; margin-top: 1em; }
@@ -164,10 +166,14 @@ const char *const kScript = R"HTML(
       var significant = p.slope_ci && (p.slope_ci[0] > 0 || p.slope_ci[1] < 0);
       html('span', p.name + ' (' + p.kind + ') \u2014 slope ', meta);
       html('b', num(p.slope), meta, significant ? (p.slope > 0 ? 'pos' : 'neg') : '');
-      html('span', ' ' + interval(p.slope_ci, false) + ', max ' + pct(p.max_impact) + ' at ' +
-        Math.round(p.max_impact_speedup * 100) + '% ' + interval(p.max_impact_ci, true) +
+      var maxText = p.max_impact === null ? 'n/a' : pct(p.max_impact) + ' at ' +
+        Math.round(p.max_impact_speedup * 100) + '% ' + interval(p.max_impact_ci, true);
+      html('span', ' ' + interval(p.slope_ci, false) + ', max ' + maxText +
         ', ' + p.experiments + ' experiments' +
-        (p.phase_corrected ? ', phase \u00d7' + p.phase_factor.toFixed(2) : ''), meta);
+        (p.phase_corrected ? ', phase \u00d7' + p.phase_factor.toFixed(2) : '') +
+        (p.bound ? ', bound b ' + p.bound.limit.toFixed(3) : ''), meta);
+      if (p.bound && p.bound.exceeded)
+        html('span', ' exceeded: noise, ranked below the lines within their bound', meta, 'exceeded');
       var root = svg('svg', { 'class': 'plot', width: W, height: H, viewBox: '0 0 ' + W + ' ' + H }, card);
       var clipId = 'clip' + index;
       var clip = svg('clipPath', { id: clipId }, svg('defs', {}, root));
@@ -198,6 +204,9 @@ const char *const kScript = R"HTML(
           'L' + X(1) + ',' + Y(p.slope_ci[1]).toFixed(1) + 'Z' }, area);
       }
       svg('line', { 'class': 'fit', x1: X(0), y1: Y(0), x2: X(1), y2: Y(p.slope) }, area);
+      // The physical bound: no speedup s of the line can give more than s x b.
+      if (p.bound)
+        svg('line', { 'class': 'bound', x1: X(0), y1: Y(0), x2: X(1), y2: Y(p.bound.limit) }, area);
       p.curve.forEach(function (c) {
         var dot = svg('circle', { cx: X(c.speedup), cy: Y(c.program_speedup), r: 3 }, area);
         svg('title', {}, dot).textContent = 'line speedup ' + Math.round(c.speedup * 100) + '%: program ' +

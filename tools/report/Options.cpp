@@ -60,9 +60,18 @@ OptionResult parseCommonOption(const std::vector<std::string> &args, size_t &i,
       return OptionResult::Consumed;
     }
   }
-  static const char *const withValue[] = {"--top",          "--point",      "--min-visits",
-                                          "--min-speedups", "--bootstrap",  "--seed",
-                                          "--color",        "--confidence", "--sort"};
+  static const char *const withValue[] = {"--top",
+                                          "--point",
+                                          "--min-visits",
+                                          "--min-speedups",
+                                          "--bootstrap",
+                                          "--seed",
+                                          "--color",
+                                          "--confidence",
+                                          "--sort",
+                                          "--baseline-window",
+                                          "--min-experiments",
+                                          "--min-evidence-visits"};
   bool known = false;
   for (const char *option : withValue)
     known = known || name == option;
@@ -110,6 +119,18 @@ OptionResult parseCommonOption(const std::vector<std::string> &args, size_t &i,
       return OptionResult::Error;
     }
     options.analysis.minSpeedups = size_t(number);
+  } else if (name == "--baseline-window") {
+    if (!needNumber())
+      return OptionResult::Error;
+    options.analysis.baselineWindow = size_t(number);
+  } else if (name == "--min-experiments") {
+    if (!needNumber())
+      return OptionResult::Error;
+    options.analysis.minExperiments = size_t(number);
+  } else if (name == "--min-evidence-visits") {
+    if (!needNumber())
+      return OptionResult::Error;
+    options.analysis.minEvidenceVisits = double(number);
   } else if (name == "--bootstrap") {
     if (!needNumber())
       return OptionResult::Error;
@@ -165,6 +186,13 @@ const char *commonOptionsHelp() {
          "  --min-visits N         drop a speedup whose experiments together saw fewer\n"
          "                         visits of the point (default 5)\n"
          "  --min-speedups N       distinct speedups (0% included) a curve needs (default 5)\n"
+         "  --min-experiments N    experiments at speedups above 0 a line needs to be ranked\n"
+         "                         (default 10)\n"
+         "  --min-evidence-visits N\n"
+         "                         visits those experiments need together (default 100)\n"
+         "  --baseline-window K    pool into each line's baseline the K nearest 0% experiments\n"
+         "                         (same run and point) of each of its experiments (default\n"
+         "                         1; 0: only the line's own 0% experiments)\n"
          "  --no-phase-correction  do not apply the phase correction (Coz paper, Eq. 8)\n"
          "  --bootstrap N          bootstrap rounds for the intervals (default 1000; 0: none)\n"
          "  --confidence C         interval level (default 0.95)\n"

@@ -162,6 +162,50 @@ void writeInterval(std::ostream &out, const profile::Interval &interval) {
     out << "[" << jsonNumber(interval.low) << "," << jsonNumber(interval.high) << "]";
 }
 
+/// "+12.3% @50% [..]", or "n/a" when no speedup above 0 was measured twice.
+std::string maxImpactText(const PointResult &point) {
+  if (std::isnan(point.maxImpact))
+    return "n/a";
+  return percent(point.maxImpact) + " @" +
+         std::to_string(int(std::lround(point.maxImpactSpeedup * 100))) + "% " +
+         intervalText(point.maxImpactInterval, true);
+}
+
+/// The physical bound b of a curve, and whether the curve exceeds it.
+std::string boundText(const profile::Bound &bound) {
+  if (!bound.known)
+    return "-";
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, "%.3f%s", bound.limit, bound.exceeded() ? " exceeded" : "");
+  return buffer;
+}
+
+/// Why a curve was flagged: its slope or points against the bound.
+std::string boundViolation(const PointResult &point) {
+  const profile::Bound &bound = point.bound;
+  char buffer[160];
+  std::string text;
+  if (bound.slopeExceeds) {
+    std::snprintf(buffer, sizeof buffer, "slope %+.3f %s above b = %.3f", point.slope,
+                  intervalText(point.slopeInterval, false).c_str(), bound.limit);
+    text = buffer;
+  }
+  if (bound.pointsExceeding) {
+    for (const CurvePoint &c : point.curve)
+      if (c.exceedsBound) {
+        std::snprintf(buffer, sizeof buffer, "%s%s at %d%% above %s (= %d%% x b)",
+                      text.empty() ? "" : "; ", percent(c.programSpeedup).c_str(),
+                      int(std::lround(c.speedup * 100)), percent(c.speedup * bound.limit).c_str(),
+                      int(std::lround(c.speedup * 100)));
+        text += buffer;
+        break;
+      }
+    if (bound.pointsExceeding > 1)
+      text += " (" + std::to_string(bound.pointsExceeding) + " points in all)";
+  }
+  return text;
+}
+
 const char *rankName(profile::RankBy by) {
   switch (by) {
   case profile::RankBy::Slope:
@@ -248,7 +292,7 @@ void renderText(std::ostream &out, const Analysis &analysis, const ReportContext
   } else {
     std::vector<std::vector<std::string>> rows;
     rows.push_back({"rank", "line", "progress point", "slope [95% CI]", "max impact [95% CI]",
-                    "curve 0..100%"});
+                    "bound b", "curve 0..100%"});
     std::vector<int> rowSign; // for colouring the slope cell
     rowSign.push_back(0);
     for (size_t i = 0; i < shown; ++i) {
@@ -257,9 +301,7 @@ void renderText(std::ostream &out, const Analysis &analysis, const ReportContext
         const PointResult &point = line.points[p];
         std::string slope =
             signedNumber(point.slope) + " " + intervalText(point.slopeInterval, false);
-        std::string impact = percent(point.maxImpact) + " @" +
-                             std::to_string(int(std::lround(point.maxImpactSpeedup * 100))) + "% " +
-                             intervalText(point.maxImpactInterval, true);
+        std::string impact = maxImpactText(point);
         std::string curve = sparkline(point.curve, low, high, options.ascii);
         if (point.phaseCorrected && point.phaseFactor < 0.995) {
           char note[48];
@@ -267,7 +309,7 @@ void renderText(std::ostream &out, const Analysis &analysis, const ReportContext
           curve += note;
         }
         rows.push_back({p == 0 ? std::to_string(i + 1) : "", p == 0 ? shortName(line.line) : "",
-                        shortName(point.point, 32), slope, impact, curve});
+                        shortName(point.point, 32), slope, impact, boundText(point.bound), curve});
         bool significant = point.slopeInterval.valid &&
                            (point.slopeInterval.low > 0 || point.slopeInterval.high < 0);
         rowSign.push_back(!significant ? 0 : point.slope > 0 ? 1 : -1);
@@ -283,6 +325,8 @@ void renderText(std::ostream &out, const Analysis &analysis, const ReportContext
         std::string cell = c + 1 < rows[r].size() ? pad(rows[r][c], widths[c], c == 0) : rows[r][c];
         if (r == 0)
           cell = paint(cell, kBold, color);
+        else if (c == 5 && rows[r][c].find("exceeded") != std::string::npos)
+          cell = paint(cell, kRed, color);
         else if (c == 3 && rowSign[r] > 0)
           cell = paint(cell, kGreen, color);
         else if (c == 3 && rowSign[r] < 0)
@@ -301,14 +345,20 @@ void renderText(std::ostream &out, const Analysis &analysis, const ReportContext
   if (!analysis.notEnoughData.empty()) {
     out << "\n"
         << paint("not enough data", kBold, color) << " for " << analysis.notEnoughData.size()
-        << " line/point pair(s) (need " << o.minSpeedups
-        << " distinct speedups including 0%, --min-speedups):\n";
+        << " line/point pair(s) (need a baseline, " << o.minSpeedups
+        << " distinct speedups including 0% (--min-speedups), and " << o.minExperiments
+        << " experiments with " << jsonNumber(o.minEvidenceVisits)
+        << " visits at speedups above 0 (--min-experiments, --min-evidence-visits)):\n";
     size_t listed = std::min(options.notEnoughShown, analysis.notEnoughData.size());
     for (size_t i = 0; i < listed; ++i) {
       const auto &entry = analysis.notEnoughData[i];
       out << "  " << entry.line << "  " << entry.point << ": "
           << profile::shortfallText(entry.reason) << " (" << entry.distinctSpeedups << " speedups, "
-          << entry.experiments << " experiments)\n";
+          << entry.experiments << " experiments";
+      if (entry.reason == profile::Shortfall::TooLittleEvidence)
+        out << "; " << entry.evidenceExperiments << " experiments and "
+            << jsonNumber(entry.evidenceVisits) << " visits at speedups above 0";
+      out << ")\n";
     }
     if (listed < analysis.notEnoughData.size())
       out << "  ... and " << analysis.notEnoughData.size() - listed << " more (see --json)\n";
@@ -353,6 +403,29 @@ void renderText(std::ostream &out, const Analysis &analysis, const ReportContext
              "time turns into progress (docs/runtime.md)";
     out << "\n";
   }
+  // Lines whose curve promises more than the line's CPU time can give
+  // (docs/report.md, "Physical bound").
+  std::vector<std::string> violations;
+  for (const LineResult &line : analysis.lines)
+    for (const PointResult &point : line.points)
+      if (point.bound.exceeded())
+        violations.push_back(line.line + " (" + point.point + "): " + boundViolation(point));
+  if (!violations.empty()) {
+    out << "\n"
+        << paint("note:", kYellow, color) << " " << violations.size()
+        << " curve(s) exceed their physical bound b (marked 'exceeded'): a speedup s of a line "
+           "removes at most s x b of the run, b = the line's samples x sample period / run "
+           "time. They are noise and rank below every line that respects its bound.\n";
+    size_t listed = std::min<size_t>(violations.size(), 5);
+    for (size_t i = 0; i < listed; ++i)
+      out << "  " << violations[i] << "\n";
+    if (listed < violations.size())
+      out << "  ... and " << violations.size() - listed << " more (see --json)\n";
+  }
+  if (analysis.runsWithAssumedPeriod && !analysis.lines.empty())
+    out << paint("note:", kYellow, color) << " " << analysis.runsWithAssumedPeriod
+        << " run(s) did not record their sample period; the bounds assume 1 ms (Coz's and "
+           "causal's default)\n";
   if (analysis.droppedLowVisits)
     out << paint("note:", kYellow, color) << " " << analysis.droppedLowVisits
         << " speedup(s) of a line with fewer than " << jsonNumber(o.minVisits)
@@ -373,6 +446,18 @@ void renderText(std::ostream &out, const Analysis &analysis, const ReportContext
 
 namespace {
 
+void writeBoundJson(std::ostream &out, const profile::Bound &bound) {
+  if (!bound.known) {
+    out << "null";
+    return;
+  }
+  out << "{\"b\":" << jsonNumber(bound.b) << ",\"b_in_phase\":" << jsonNumber(bound.inPhase)
+      << ",\"limit\":" << jsonNumber(bound.limit)
+      << ",\"slope_exceeds\":" << (bound.slopeExceeds ? "true" : "false")
+      << ",\"points_exceeding\":" << bound.pointsExceeding
+      << ",\"exceeded\":" << (bound.exceeded() ? "true" : "false") << "}";
+}
+
 void writePointJson(std::ostream &out, const PointResult &point) {
   out << "{\"name\":\"" << jsonEscape(point.point) << "\",\"kind\":\""
       << profile::pointKindName(point.kind) << "\",\"slope\":" << jsonNumber(point.slope)
@@ -382,11 +467,18 @@ void writePointJson(std::ostream &out, const PointResult &point) {
       << ",\"max_impact_speedup\":" << jsonNumber(point.maxImpactSpeedup) << ",\"max_impact_ci\":";
   writeInterval(out, point.maxImpactInterval);
   out << ",\"experiments\":" << point.experiments
+      << ",\"baseline_experiments\":" << point.baselineExperiments
+      << ",\"own_baseline_experiments\":" << point.ownBaselineExperiments
+      << ",\"evidence_visits\":" << jsonNumber(point.evidenceVisits)
       << ",\"distinct_speedups\":" << point.distinctSpeedups
       << ",\"phase_corrected\":" << (point.phaseCorrected ? "true" : "false")
       << ",\"phase_factor\":" << jsonNumber(point.phaseFactor);
   if (!point.phaseNote.empty())
     out << ",\"phase_note\":\"" << jsonEscape(point.phaseNote) << "\"";
+  out << ",\"bound\":";
+  writeBoundJson(out, point.bound);
+  if (!point.bound.note.empty())
+    out << ",\"bound_note\":\"" << jsonEscape(point.bound.note) << "\"";
   out << ",\"curve\":[";
   for (size_t i = 0; i < point.curve.size(); ++i) {
     const CurvePoint &c = point.curve[i];
@@ -394,7 +486,7 @@ void writePointJson(std::ostream &out, const PointResult &point) {
         << ",\"program_speedup\":" << jsonNumber(c.programSpeedup) << ",\"ci\":";
     writeInterval(out, c.interval);
     out << ",\"experiments\":" << c.experiments << ",\"duration_ns\":" << jsonNumber(c.durationNs)
-        << "}";
+        << ",\"exceeds_bound\":" << (c.exceedsBound ? "true" : "false") << "}";
   }
   out << "]}";
 }
@@ -410,7 +502,10 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
       << ",\"min_visits\":" << jsonNumber(o.minVisits) << ",\"min_speedups\":" << o.minSpeedups
       << ",\"bootstrap_rounds\":" << o.bootstrapRounds << ",\"seed\":" << o.seed
       << ",\"confidence\":" << jsonNumber(o.confidence) << ",\"rank_by\":\"" << rankName(o.rankBy)
-      << "\"},\"runs\":" << analysis.runs << ",\"runs_with_runtime\":" << analysis.runsWithRuntime
+      << "\",\"baseline_window\":" << o.baselineWindow
+      << ",\"min_experiments\":" << o.minExperiments
+      << ",\"min_evidence_visits\":" << jsonNumber(o.minEvidenceVisits)
+      << "},\"runs\":" << analysis.runs << ",\"runs_with_runtime\":" << analysis.runsWithRuntime
       << ",\"experiments\":" << analysis.experiments
       << ",\"experiments_used\":" << analysis.experimentsUsed
       << ",\"experiment_time_ns\":" << jsonNumber(analysis.experimentTimeNs)
@@ -419,6 +514,7 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
       << ",\"dropped_low_visits\":" << analysis.droppedLowVisits
       << ",\"dropped_bad_duration\":" << analysis.droppedBadDuration
       << ",\"latency_time_averaged\":" << (analysis.latencyTimeAveraged ? "true" : "false")
+      << ",\"runs_with_assumed_sample_period\":" << analysis.runsWithAssumedPeriod
       << ",\"progress_points\":[";
   for (size_t i = 0; i < analysis.progressPoints.size(); ++i) {
     const auto &point = analysis.progressPoints[i];
@@ -431,6 +527,14 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
     const LineResult &line = analysis.lines[i];
     out << (i ? ",\n" : "\n") << "{\"rank\":" << i + 1 << ",\"line\":\"" << jsonEscape(line.line)
         << "\",\"experiments\":" << line.experiments;
+    // The line's b (the same for all its points: whole-run samples) and
+    // whether any of its curves exceeds its bound.
+    double b = NAN;
+    for (const PointResult &point : line.points)
+      if (point.bound.known && std::isnan(b))
+        b = point.bound.b;
+    out << ",\"bound\":{\"b\":" << jsonNumber(b)
+        << ",\"exceeded\":" << (line.exceedsBound ? "true" : "false") << "}";
     const profile::Saturation &sat = line.saturation;
     if (sat.experiments)
       out << ",\"saturation\":{\"experiments\":" << sat.experiments
@@ -452,7 +556,9 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
     out << (i ? ",\n" : "\n") << "{\"line\":\"" << jsonEscape(entry.line) << "\",\"point\":\""
         << jsonEscape(entry.point) << "\",\"reason\":\"" << profile::shortfallText(entry.reason)
         << "\",\"distinct_speedups\":" << entry.distinctSpeedups
-        << ",\"experiments\":" << entry.experiments << "}";
+        << ",\"experiments\":" << entry.experiments
+        << ",\"evidence_experiments\":" << entry.evidenceExperiments
+        << ",\"evidence_visits\":" << jsonNumber(entry.evidenceVisits) << "}";
   }
   out << "],\"warnings\":[";
   for (size_t i = 0; i < analysis.warnings.size(); ++i)

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <sstream>
 
 using namespace causal::profile;
@@ -132,6 +133,7 @@ TEST(Analysis, LatencyAveragesInFlightCountOverDuration) {
       << error;
   AnalysisOptions options;
   options.minSpeedups = 2;
+  options.minExperiments = 1; // one experiment is evidence enough for this arithmetic
   Analysis analysis = analyze(p, options);
   const PointResult &point = only(analysis, "q.c:1");
   double w0 = (2 * 1e9 + 8 * 3e9) / 400, w = 3 * 4e9 / 400;
@@ -190,11 +192,9 @@ TEST(Analysis, PhaseCorrectionSumsRunsOfTheFile) {
 
 TEST(Analysis, RanksBySlopeOrByMaximumImpact) {
   Generator g;
-  g.curve("a.c:1", minHalf, 1); // slope 0.674, max 0.5
-  g.curve(
-      "b.c:2", [](double s) { return 0.6 * s; }, 1); // slope 0.6, max 0.6
-  g.curve(
-      "c.c:3", [](double s) { return -0.2 * s; }, 1); // slows the program down
+  g.curve("a.c:1", minHalf);                           // slope 0.674, max 0.5
+  g.curve("b.c:2", [](double s) { return 0.6 * s; });  // slope 0.6, max 0.6
+  g.curve("c.c:3", [](double s) { return -0.2 * s; }); // slows the program down
   Profile profile = g.profile();
   Analysis bySlope = analyze(profile, AnalysisOptions());
   ASSERT_EQ(bySlope.lines.size(), 3u);
@@ -209,7 +209,9 @@ TEST(Analysis, RanksBySlopeOrByMaximumImpact) {
   EXPECT_EQ(ranked.lines[1].line, "a.c:1");
 }
 
-TEST(Analysis, ReportsLinesWithoutEnoughDataInsteadOfHidingThem) {
+/// Lines with too little data, next to a good one: few.c has 3 speedups,
+/// nobase.c no 0 % experiment, stalled.c a 0 % experiment without visits.
+Generator tooLittleData() {
   Generator g;
   g.curve("good.c:1", minHalf, 1);
   for (double s : {0.0, 0.5, 1.0})
@@ -219,12 +221,27 @@ TEST(Analysis, ReportsLinesWithoutEnoughDataInsteadOfHidingThem) {
   g.throughput("stalled.c:4", 0, 0, /*delta=*/0);
   for (double s : {0.25, 0.5, 0.75, 1.0})
     g.throughput("stalled.c:4", s, 0);
-  Analysis analysis = analyze(g.profile(), AnalysisOptions());
-  ASSERT_EQ(analysis.lines.size(), 1u);
-  ASSERT_EQ(analysis.notEnoughData.size(), 3u);
+  return g;
+}
+
+std::map<std::string, NotEnoughData> shortfallsByLine(const Analysis &analysis) {
   std::map<std::string, NotEnoughData> byLine;
   for (const NotEnoughData &entry : analysis.notEnoughData)
     byLine[entry.line] = entry;
+  return byLine;
+}
+
+TEST(Analysis, ReportsLinesWithoutEnoughDataInsteadOfHidingThem) {
+  // Own baselines only and no evidence minimum: what each line lacks by
+  // itself.
+  AnalysisOptions options;
+  options.baselineWindow = 0;
+  options.minExperiments = 0;
+  options.minEvidenceVisits = 0;
+  Analysis analysis = analyze(tooLittleData().profile(), options);
+  ASSERT_EQ(analysis.lines.size(), 1u);
+  ASSERT_EQ(analysis.notEnoughData.size(), 3u);
+  std::map<std::string, NotEnoughData> byLine = shortfallsByLine(analysis);
   EXPECT_EQ(byLine["few.c:2"].reason, Shortfall::TooFewSpeedups);
   EXPECT_EQ(byLine["few.c:2"].distinctSpeedups, 3u);
   EXPECT_EQ(byLine["nobase.c:3"].reason, Shortfall::NoBaseline);
@@ -232,9 +249,42 @@ TEST(Analysis, ReportsLinesWithoutEnoughDataInsteadOfHidingThem) {
   EXPECT_EQ(byLine["stalled.c:4"].reason, Shortfall::NoBaseline);
   EXPECT_EQ(analysis.droppedLowVisits, 1u);
 
-  AnalysisOptions lax;
-  lax.minSpeedups = 3;
-  EXPECT_EQ(analyze(g.profile(), lax).lines.size(), 2u);
+  options.minSpeedups = 3;
+  EXPECT_EQ(analyze(tooLittleData().profile(), options).lines.size(), 2u);
+}
+
+TEST(Analysis, PooledBaselinesGiveLinesWithoutUsableOwnBaselineACurve) {
+  // With the 0 % experiments of good.c and few.c pooled, nobase.c and
+  // stalled.c have a baseline; they still lack evidence (5 and 4
+  // experiments above 0 %) and are listed, now for that reason.
+  Generator g = tooLittleData();
+  AnalysisOptions wide; // each experiment's 10 nearest 0 % experiments: all 3 of the run
+  wide.baselineWindow = 10;
+  Analysis pooled = analyze(g.profile(), wide);
+  ASSERT_EQ(pooled.lines.size(), 1u);
+  std::map<std::string, NotEnoughData> byLine = shortfallsByLine(pooled);
+  EXPECT_EQ(byLine["few.c:2"].reason, Shortfall::TooFewSpeedups);
+  EXPECT_EQ(byLine["nobase.c:3"].reason, Shortfall::TooLittleEvidence);
+  EXPECT_EQ(byLine["nobase.c:3"].evidenceExperiments, 5u);
+  EXPECT_EQ(byLine["nobase.c:3"].distinctSpeedups, 6u); // 5 speedups and the pooled baseline
+  EXPECT_EQ(byLine["stalled.c:4"].reason, Shortfall::TooLittleEvidence);
+  EXPECT_EQ(pooled.droppedLowVisits, 0u);
+
+  AnalysisOptions noMinimum = wide;
+  noMinimum.minExperiments = 0;
+  noMinimum.minEvidenceVisits = 0;
+  Analysis all = analyze(g.profile(), noMinimum);
+  // Both now have a curve, on a baseline that pools the run's three 0 %
+  // experiments (stalled.c's own, without visits, among them).
+  const PointResult stalled = only(all, "stalled.c:4");
+  EXPECT_EQ(stalled.ownBaselineExperiments, 1u);
+  EXPECT_EQ(stalled.baselineExperiments, 3u);
+  const PointResult nobase = only(all, "nobase.c:3");
+  EXPECT_EQ(nobase.ownBaselineExperiments, 0u);
+  EXPECT_EQ(nobase.baselineExperiments, 3u);
+  // Without 0 % experiments of its own, the line's share of the run during
+  // its experiments is unknown: no phase correction, and a note says why.
+  EXPECT_FALSE(nobase.phaseCorrected);
 }
 
 TEST(Analysis, DropsSpeedupsWithTooFewVisitsInAll) {
@@ -270,6 +320,7 @@ TEST(Analysis, KeepsLowVisitExperimentsWhoseGroupHasEnough) {
   }
   AnalysisOptions options;
   options.minSpeedups = 2;
+  options.minEvidenceVisits = 0; // 15 visits above 0 %: this test is about the visit minimum
   Analysis analysis = analyze(g.profile(), options);
   EXPECT_EQ(analysis.droppedLowVisits, 0u);
   PointResult result = only(analysis, "b.c:1");
@@ -371,4 +422,274 @@ TEST(Analysis, SumsInsertedDelayWhereWritten) {
                               "d.coz", p, ReadOptions(), error))
       << error;
   EXPECT_EQ(analyze(p, AnalysisOptions()).insertedDelayNs, 30);
+}
+
+// ---- Physical bound ----------------------------------------------------------
+
+namespace {
+
+/// A line whose program speedup is exactly slope x s, and whose samples say
+/// it ran b of the run: the whole run and its baseline experiments see the
+/// same share, so the phase factor is exactly 1. Five experiments per
+/// speedup: enough for each point to be judged against the bound.
+void boundedLine(Generator &g, const std::string &line, double slope, double b, int copies = 5) {
+  for (int k = 0; k <= 20; ++k)
+    for (int c = 0; c < copies; ++c)
+      g.throughput(line, k / 20.0, slope * k / 20.0, 1000, /*selectedSamples=*/b * 1000);
+}
+
+const LineResult &lineNamed(const Analysis &analysis, const std::string &line) {
+  for (const LineResult &result : analysis.lines)
+    if (result.line == line)
+      return result;
+  ADD_FAILURE() << "no curve for " << line;
+  static LineResult none;
+  return none;
+}
+
+} // namespace
+
+TEST(Analysis, ACurveAboveItsPhysicalBoundIsFlaggedAndRankedLast) {
+  // noise.c ran 5 % of the run (b = 0.05) but its curve claims slope 0.6:
+  // no speedup of it can remove more than s x 5 % of the run. real.c ran
+  // half of the run and claims 0.2 s.
+  Generator g;
+  boundedLine(g, "noise.c:1", 0.6, 0.05);
+  boundedLine(g, "real.c:2", 0.2, 0.5);
+  g.text << "runtime\ttime=100000000000\n"
+         << "samples\tlocation=noise.c:1\tcount=5000\n"  // 5000 x 1 ms / 100 s = 0.05
+         << "samples\tlocation=real.c:2\tcount=50000\n"; // 0.5
+  Analysis analysis = analyze(g.profile(), AnalysisOptions());
+  ASSERT_EQ(analysis.lines.size(), 2u);
+  EXPECT_EQ(analysis.lines[0].line, "real.c:2");
+  EXPECT_EQ(analysis.lines[1].line, "noise.c:1");
+  EXPECT_EQ(analysis.runsWithAssumedPeriod, 1u); // Coz-style profile: 1 ms assumed
+
+  const PointResult noise = only(analysis, "noise.c:1");
+  EXPECT_DOUBLE_EQ(noise.phaseFactor, 1.0);
+  ASSERT_TRUE(noise.bound.known);
+  EXPECT_NEAR(noise.bound.b, 0.05, 1e-12);
+  EXPECT_NEAR(noise.bound.limit, 0.05, 1e-12);
+  EXPECT_TRUE(noise.bound.slopeExceeds);
+  EXPECT_EQ(noise.bound.pointsExceeding, 20u); // every speedup above 0
+  for (const CurvePoint &c : noise.curve)
+    EXPECT_EQ(c.exceedsBound, c.speedup > 0) << "at " << c.speedup;
+  EXPECT_TRUE(lineNamed(analysis, "noise.c:1").exceedsBound);
+  EXPECT_NEAR(noise.slope, 0.6, 1e-9); // flagged, not changed
+
+  const PointResult real = only(analysis, "real.c:2");
+  EXPECT_NEAR(real.bound.b, 0.5, 1e-12);
+  EXPECT_FALSE(real.bound.exceeded());
+  EXPECT_FALSE(lineNamed(analysis, "real.c:2").exceedsBound);
+
+  // Without the bound noise.c would lead: it has the larger slope.
+  AnalysisOptions byMax;
+  byMax.rankBy = RankBy::MaxImpact;
+  EXPECT_EQ(analyze(g.profile(), byMax).lines[0].line, "real.c:2");
+}
+
+TEST(Analysis, ACurveAtItsBoundOrWithinItsIntervalIsNotFlagged) {
+  // Exactly at the bound: b = 0.3, program speedup 0.3 s.
+  Generator g;
+  boundedLine(g, "edge.c:1", 0.3, 0.3);
+  g.end(100e9, "edge.c:1", 30000);
+  const PointResult edge = only(analyze(g.profile(), AnalysisOptions()), "edge.c:1");
+  ASSERT_TRUE(edge.bound.known);
+  EXPECT_NEAR(edge.bound.b, 0.3, 1e-12);
+  EXPECT_FALSE(edge.bound.exceeded());
+
+  // Noisy around 0.1 s with b = 0.1: the estimates scatter above and below
+  // the bound, but no interval lies wholly above it.
+  Generator noisy;
+  uint64_t state = 99;
+  auto noise = [&]() {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return (double((state >> 11) & 0xFFFF) / 65535.0 - 0.5) * 0.04;
+  };
+  for (int k = 0; k <= 20; ++k)
+    for (int c = 0; c < 6; ++c)
+      noisy.throughput("n.c:1", k / 20.0, 0.1 * k / 20.0 + noise(), 1000, 100);
+  noisy.end(100e9, "n.c:1", 10000);
+  const PointResult n = only(analyze(noisy.profile(), AnalysisOptions()), "n.c:1");
+  EXPECT_NEAR(n.bound.b, 0.1, 1e-12);
+  EXPECT_FALSE(n.bound.slopeExceeds);
+  size_t estimatesAbove = 0;
+  for (const CurvePoint &c : n.curve)
+    estimatesAbove += c.speedup > 0 && c.programSpeedup > c.speedup * 0.1;
+  EXPECT_GT(estimatesAbove, 0u); // there was something to excuse
+  EXPECT_EQ(n.bound.pointsExceeding, 0u);
+}
+
+TEST(Analysis, PointsOfFewExperimentsAreNotJudgedAgainstTheBound) {
+  // Two experiments per speedup, each point far above s x b: their
+  // bootstrap intervals ([a, b] of two values) say too little to flag them;
+  // the slope, resting on all 40, is flagged.
+  Generator g;
+  boundedLine(g, "two.c:1", 0.6, 0.05, /*copies=*/2);
+  g.end(100e9, "two.c:1", 5000);
+  const PointResult two = only(analyze(g.profile(), AnalysisOptions()), "two.c:1");
+  EXPECT_EQ(two.bound.pointsExceeding, 0u);
+  EXPECT_TRUE(two.bound.slopeExceeds);
+}
+
+TEST(Analysis, BoundUsesTheRecordedSamplePeriod) {
+  // The same samples at a 0.1 ms period are a tenth of the CPU time.
+  Generator g;
+  g.text.str("");
+  g.text << "startup\ttime=1\tprofiler=causal\tsample-period=100000\n";
+  boundedLine(g, "p.c:1", 0.2, 0.5);
+  g.end(100e9, "p.c:1", 50000);
+  Analysis analysis = analyze(g.profile(), AnalysisOptions());
+  EXPECT_EQ(analysis.runsWithAssumedPeriod, 0u);
+  const PointResult p = only(analysis, "p.c:1");
+  EXPECT_NEAR(p.bound.b, 0.05, 1e-12);
+  EXPECT_TRUE(p.bound.slopeExceeds);
+}
+
+TEST(Analysis, UncorrectedCurvesAreBoundedByTheirPhaseAndLatencyIsNotBounded) {
+  // No runtime records: no whole-run b, but the baseline experiments saw
+  // the line 5 % of the time (b_A = 0.05).
+  Generator g;
+  boundedLine(g, "p.c:1", 0.6, 0.05);
+  const PointResult p = only(analyze(g.profile(), AnalysisOptions()), "p.c:1");
+  EXPECT_FALSE(p.phaseCorrected);
+  ASSERT_TRUE(p.bound.known);
+  EXPECT_TRUE(std::isnan(p.bound.b));
+  EXPECT_NEAR(p.bound.inPhase, 0.05, 1e-12);
+  EXPECT_TRUE(p.bound.slopeExceeds);
+
+  // Latency can shrink by more than the line's time (queueing): no bound.
+  Generator l;
+  for (int k = 0; k <= 20; ++k)
+    for (int c = 0; c < 2; ++c)
+      l.latency("queue.c:7", k / 20.0, minHalf(k / 20.0));
+  l.end(100e9, "queue.c:7", 10);
+  const PointResult q = only(analyze(l.profile(), AnalysisOptions()), "queue.c:7");
+  EXPECT_FALSE(q.bound.known);
+  EXPECT_FALSE(q.bound.exceeded());
+}
+
+// ---- Pooled baselines --------------------------------------------------------
+
+namespace {
+
+/// One experiment with a given period between visits (1000 visits).
+void withPeriod(Generator &g, const std::string &line, double s, double periodNs,
+                double selectedSamples = 1000) {
+  g.text << "experiment\tselected=" << line << "\tspeedup=" << s
+         << "\tduration=" << std::llround(periodNs * 1000)
+         << "\tselected-samples=" << selectedSamples << "\nthroughput-point\tname=tp\tdelta=1000\n";
+}
+
+} // namespace
+
+TEST(Analysis, ALineWithOneNoisyOwnBaselineGetsThePooledOne) {
+  // True period 1 ms; a.c:1 speeds the program up by 0.3 s. Its only own
+  // baseline window happened to measure a period 20 % too long; other
+  // lines' 0 % experiments, interleaved with its own, measured 1 ms.
+  Generator g;
+  withPeriod(g, "a.c:1", 0, 1.2e6);
+  for (int k = 1; k <= 20; ++k)
+    for (int c = 0; c < 2; ++c) {
+      withPeriod(g, "a.c:1", k / 20.0, 1e6 * (1 - 0.3 * k / 20.0));
+      withPeriod(g, "other.c:" + std::to_string(k), 0, 1e6);
+    }
+  AnalysisOptions ownOnly;
+  ownOnly.baselineWindow = 0;
+  const PointResult own = only(analyze(g.profile(), ownOnly), "a.c:1");
+  EXPECT_EQ(own.baselineExperiments, 1u);
+  EXPECT_GT(std::fabs(own.slope - 0.3), 0.1); // the noisy baseline shifts every point
+
+  const PointResult pooled = only(analyze(g.profile(), AnalysisOptions()), "a.c:1");
+  EXPECT_EQ(pooled.ownBaselineExperiments, 1u);
+  // With the default window (1), each of its experiments brings its nearest
+  // 0 % experiment: its own (nearest to its first speedup experiment) and 39
+  // of the 40 others (ties go to the earlier one).
+  EXPECT_EQ(pooled.baselineExperiments, 40u);
+  ASSERT_EQ(pooled.curve.front().speedup, 0);
+  EXPECT_EQ(pooled.curve.front().experiments, 40u);
+  // Baseline period (1.2 + 39) / 40 ms: within half a percent of the truth.
+  EXPECT_NEAR(pooled.slope, 0.3, 0.01);
+  ASSERT_TRUE(pooled.slopeInterval.valid);
+}
+
+TEST(Analysis, PooledBaselinesComeFromNearbyExperimentsOnly) {
+  // Phase 1: period 1 ms, x.c:1 runs and speeds it up by 0.3 s; its
+  // experiments alternate with 0 % experiments of other lines. Phase 2:
+  // the program is twice as slow, x.c:1 does not run, other lines' 0 %
+  // experiments go on. Pooling phase 2 would make x.c:1 look 0.33 + 0.2 s.
+  Generator g;
+  for (int k = 0; k <= 20; ++k)
+    for (int c = 0; c < 2; ++c) {
+      withPeriod(g, "x.c:1", k / 20.0, 1e6 * (1 - 0.3 * k / 20.0));
+      withPeriod(g, "early.c:" + std::to_string(k), 0, 1e6);
+    }
+  for (int i = 0; i < 42; ++i)
+    withPeriod(g, "late.c:" + std::to_string(i), 0, 2e6);
+  // A second run, just as slow, is never pooled with the first.
+  g.text << "startup\ttime=2\n";
+  for (int i = 0; i < 42; ++i)
+    withPeriod(g, "late.c:" + std::to_string(i), 0, 2e6);
+
+  AnalysisOptions near;
+  near.baselineWindow = 3;
+  const PointResult local = only(analyze(g.profile(), near), "x.c:1");
+  // Its own 2, the 42 early ones, and at most the first 2 of phase 2 (the
+  // window of its last experiment reaches over the edge).
+  EXPECT_GE(local.baselineExperiments, 44u);
+  EXPECT_LE(local.baselineExperiments, 46u);
+  EXPECT_NEAR(local.slope, 0.3, 0.03);
+
+  AnalysisOptions everything;
+  everything.baselineWindow = 1000;
+  const PointResult global = only(analyze(g.profile(), everything), "x.c:1");
+  EXPECT_EQ(global.baselineExperiments, 2u + 42u + 42u); // run 1 only
+  EXPECT_GT(std::fabs(global.slope - 0.3), 0.1);
+}
+
+// ---- Evidence --------------------------------------------------------------
+
+TEST(Analysis, ALineNeedsEnoughExperimentsAndVisitsToBeRanked) {
+  auto lineWith = [](int experimentsAbove0, double delta) {
+    Generator g;
+    g.throughput("e.c:1", 0, 0, 1000);
+    g.throughput("e.c:1", 0, 0, 1000);
+    for (int i = 0; i < experimentsAbove0; ++i) {
+      double s = (1 + i % 5) / 5.0;
+      g.throughput("e.c:1", s, 0.2 * s, delta);
+    }
+    return analyze(g.profile(), AnalysisOptions());
+  };
+  Analysis nine = lineWith(9, 1000);
+  EXPECT_TRUE(nine.lines.empty());
+  ASSERT_EQ(nine.notEnoughData.size(), 1u);
+  EXPECT_EQ(nine.notEnoughData[0].reason, Shortfall::TooLittleEvidence);
+  EXPECT_EQ(nine.notEnoughData[0].evidenceExperiments, 9u);
+  EXPECT_EQ(lineWith(10, 1000).lines.size(), 1u);
+  // 20 experiments of 4 visits: 80 visits, each one moves a point by 5 %.
+  Analysis sparse = lineWith(20, 4);
+  EXPECT_TRUE(sparse.lines.empty());
+  ASSERT_EQ(sparse.notEnoughData.size(), 1u);
+  EXPECT_EQ(sparse.notEnoughData[0].reason, Shortfall::TooLittleEvidence);
+  EXPECT_NEAR(sparse.notEnoughData[0].evidenceVisits, 80, 1e-9);
+  EXPECT_EQ(lineWith(25, 4).lines.size(), 1u); // 100 visits
+}
+
+TEST(Analysis, MaximumImpactNeverRestsOnOneExperiment) {
+  // Two experiments per speedup, and one lone experiment at 97 % claiming
+  // +90 %: the maximum is the largest point measured twice.
+  Generator g;
+  g.curve("m.c:1", minHalf);
+  g.throughput("m.c:1", 0.97, 0.9);
+  const PointResult point = only(analyze(g.profile(), AnalysisOptions()), "m.c:1");
+  ASSERT_EQ(point.curve.size(), 22u);
+  EXPECT_NEAR(point.maxImpact, 0.5, 1e-9);
+  EXPECT_NEAR(point.maxImpactSpeedup, 0.5, 1e-9);
+
+  // Every speedup measured once: no maximum impact at all.
+  Generator once;
+  once.curve("m.c:1", minHalf, 1);
+  const PointResult single = only(analyze(once.profile(), AnalysisOptions()), "m.c:1");
+  EXPECT_TRUE(std::isnan(single.maxImpact));
+  EXPECT_FALSE(single.maxImpactInterval.valid);
 }

@@ -309,3 +309,15 @@ TEST(ProfileReaderFile, TextThatIsNoProfileFailsAtItsFirstLine) {
   unlink(path.c_str());
   unlink(manyBad.c_str());
 }
+
+TEST(ProfileReader, ReadsTheSamplePeriodOfARun) {
+  Profile profile = readOk("startup\ttime=1\tprofiler=causal\tsample-period=250000\n"
+                           "startup\ttime=2\n"
+                           "{\"type\":\"startup\",\"time\":3,\"sample_period\":500000}\n");
+  ASSERT_EQ(profile.runs.size(), 3u);
+  EXPECT_EQ(profile.runs[0].samplePeriodNs, 250000);
+  EXPECT_EQ(profile.runs[1].samplePeriodNs, -1); // Coz does not write it
+  EXPECT_EQ(profile.runs[2].samplePeriodNs, 500000);
+  EXPECT_NE(readError("startup\ttime=1\tsample-period=0\n").find("sample-period"),
+            std::string::npos);
+}

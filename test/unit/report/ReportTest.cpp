@@ -15,6 +15,8 @@ using namespace causal::report;
 namespace {
 
 /// A profile with one line per curve function, 21 speedups, 2 experiments each.
+/// 1000 samples of the line per second of experiment (1 ms period): the line
+/// runs all the time, so its physical bound (b = 1) allows every curve here.
 profile::Profile
 makeProfile(const std::vector<std::pair<std::string, std::function<double(double)>>> &lines) {
   std::ostringstream text;
@@ -25,7 +27,7 @@ makeProfile(const std::vector<std::pair<std::string, std::function<double(double
         double s = k / 20.0;
         text << "experiment\tselected=" << line.first << "\tspeedup=" << s
              << "\tduration=" << std::llround(1e9 * (1 - line.second(s)))
-             << "\tselected-samples=10\nthroughput-point\tname=tp\tdelta=1000\n";
+             << "\tselected-samples=1000\nthroughput-point\tname=tp\tdelta=1000\n";
       }
   profile::Profile profile;
   std::string error;

@@ -46,9 +46,11 @@ inline std::vector<ProfileRecord> parseProfile(const std::string &text,
       }
       record.fields[parts[i].substr(0, eq)] = parts[i].substr(eq + 1);
     }
+    // The runtime adds sample-period= (renderProfile leaves it out when
+    // given no period).
     if (ok && record.type == "startup")
-      ok =
-          parts.size() == 3 && record.fields.count("time") && record.fields["profiler"] == "causal";
+      ok = (parts.size() == 3 || (parts.size() == 4 && record.fields.count("sample-period"))) &&
+           record.fields.count("time") && record.fields["profiler"] == "causal";
     if (ok && record.type == "runtime")
       ok = parts.size() == 2 && record.fields.count("time");
     if (ok && record.type == "experiment")

@@ -52,13 +52,16 @@ TEST(ProfileWriterTest, RendersStartupRuntimeAndNonZeroSamples) {
   registry->addSamples(r, 2);
 
   TextBuffer out;
-  causal::rt::renderProfile(*registry, 1234567890123ull, 4500000000ull, &out);
+  causal::rt::renderProfile(*registry, 1234567890123ull, 4500000000ull, &out, nullptr, 0,
+                            /*sample_period_ns=*/250000);
   std::vector<std::string> malformed;
   std::vector<ProfileRecord> records = parseProfile(out.data(), &malformed);
   EXPECT_TRUE(malformed.empty()) << malformed.front();
   ASSERT_EQ(records.size(), 4u) << out.data(); // line 22 has no samples: no record
   EXPECT_EQ(records[0].type, "startup");
   EXPECT_EQ(records[0].fields["time"], "1234567890123");
+  // The report needs the period for each line's physical bound.
+  EXPECT_EQ(records[0].fields["sample-period"], "250000");
   EXPECT_EQ(records[1].type, "runtime");
   EXPECT_EQ(records[1].fields["time"], "4500000000");
   EXPECT_EQ(causal::test::samplesAt(records, "/src/main.cpp:11"), 7u);
