@@ -346,6 +346,10 @@ struct SchedTotals {
 };
 
 std::atomic<uint64_t> g_experiment_epoch{0};
+// Whether the last experiment found the process's threads outnumbering its
+// CPUs; only then do threads tell competing for a CPU apart (the first
+// experiment of a run uses Coz's model).
+std::atomic<bool> g_process_oversubscribed{false};
 // What threads that ended during the experiment contributed (threadEnds).
 std::atomic<uint64_t> g_ended_wait_ns{0};
 std::atomic<uint64_t> g_ended_competing_samples{0};
@@ -393,6 +397,21 @@ SchedTotals watchScheduler(uint64_t epoch, bool start) {
   return totals;
 }
 
+// The union of the sampled threads' affinity masks (the profiler thread's
+// own is not the program's).
+const cpu_set_t *threadsAffinity() {
+  static cpu_set_t all;
+  CPU_ZERO(&all);
+  for (uint32_t i = 0, used = g_threads.slotsUsed(); i < used; ++i) {
+    ThreadState *state = g_threads.slot(i);
+    cpu_set_t mask;
+    if (state && state->in_use.load(std::memory_order_acquire) && state->tid &&
+        sched_getaffinity(state->tid, sizeof mask, &mask) == 0)
+      CPU_OR(&all, &all, &mask);
+  }
+  return &all;
+}
+
 // Runs one experiment on |line|; returns the fewest visits any point saw.
 uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   const ExperimentConfig &c = g_experiment_config;
@@ -415,7 +434,7 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
                                          std::memory_order_relaxed);
   g_experiment.start_global_ns.store(global_before, std::memory_order_relaxed);
   g_experiment.selected.store(line, std::memory_order_relaxed);
-  double cpus = availableCpus();
+  double cpus = availableCpus(threadsAffinity());
   uint64_t epoch = g_experiment_epoch.fetch_add(1, std::memory_order_relaxed) + 1;
   watchScheduler(epoch, true);
   uint64_t process_cpu_before = processCpuNs();
@@ -474,6 +493,8 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
       elapsed ? double(sched.competing_samples) * double(g_config.period_ns) / double(elapsed) : 0);
   uint64_t delay =
       g_experiment.global_delay_ns.load(std::memory_order_relaxed) - global_before + shared_delay;
+  g_process_oversubscribed.store(processOversubscribed(cpus, running, waiting),
+                                 std::memory_order_relaxed);
 
   TextBuffer text;
   // duration = elapsed - inserted delay; Coz writes the unsigned difference
@@ -661,7 +682,7 @@ void settleDelays(ThreadState *state) {
   SchedWindow window;
   if (active && (selected || global > local)) {
     // Only when there is a delay to add or to pay.
-    if (g_experiment_config.shared_cpus)
+    if (g_experiment_config.shared_cpus && g_process_oversubscribed.load(std::memory_order_relaxed))
       window = observeScheduler(state);
     if (selected && window.competing) {
       // CPU time taken from the CPUs the competing threads share; no

@@ -62,6 +62,10 @@ uint64_t sharedCpuDelay(uint64_t shared_cpu_delay_ns, double busy_cpus) {
   return uint64_t(double(shared_cpu_delay_ns) / busy_cpus);
 }
 
+bool processOversubscribed(double cpus, double running, double waiting) {
+  return cpus > 0 && running + waiting > cpus * CAUSAL_OVERSUBSCRIBED_PERCENT / 100.0;
+}
+
 bool updateCompetition(uint64_t *recent_cpu_ns, uint64_t *recent_wait_ns, uint64_t cpu_ns,
                        uint64_t wait_ns) {
   *recent_cpu_ns = *recent_cpu_ns - *recent_cpu_ns / 4 + cpu_ns;

@@ -60,6 +60,11 @@ DelaySettlement settleDelayCounts(uint64_t local, uint64_t global, uint64_t floo
 /// (|busy_cpus|). docs/runtime.md derives it. 0 when nothing was busy.
 uint64_t sharedCpuDelay(uint64_t shared_cpu_delay_ns, double busy_cpus);
 
+/// Whether the process's threads outnumbered its CPUs over an experiment:
+/// |running| threads on a CPU and |waiting| for one, on average, more than
+/// CAUSAL_OVERSUBSCRIBED_PERCENT % of |cpus|.
+bool processOversubscribed(double cpus, double running, double waiting);
+
 /// Decays the sums of CPU and run-queue time by a quarter and adds a new
 /// window's; true if the thread competes for a CPU (waits more than
 /// 1 / CAUSAL_COMPETING_WAIT_DIVISOR of the time it runs).

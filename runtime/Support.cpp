@@ -159,12 +159,14 @@ bool hasController(const char *list, const char *controller) {
 
 } // namespace
 
-double availableCpus() {
+double availableCpus(const cpu_set_t *threads_mask) {
   cpu_set_t set;
   double cpus = 0;
-  // The main thread's mask (each thread has its own; taskset sets them all,
-  // a program that pins itself usually does so from main).
-  if (sched_getaffinity(getpid(), sizeof set, &set) == 0)
+  // Each thread has its own mask: taskset sets them all, a program that pins
+  // one thread per CPU (main included) uses the union.
+  if (threads_mask && CPU_COUNT(threads_mask) > 0)
+    cpus = CPU_COUNT(threads_mask);
+  else if (sched_getaffinity(0, sizeof set, &set) == 0)
     cpus = CPU_COUNT(&set);
   if (cpus <= 0)
     cpus = double(sysconf(_SC_NPROCESSORS_ONLN));

@@ -8,6 +8,7 @@
 #ifndef CAUSAL_RUNTIME_SUPPORT_H
 #define CAUSAL_RUNTIME_SUPPORT_H
 
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -42,10 +43,11 @@ bool readSchedStat(pid_t tid, SchedStat *out);
 bool parseSchedStat(const char *text, SchedStat *out);
 
 /// CPUs this process may use, in CPUs (fractional under a CPU quota): the
-/// main thread's affinity mask's count, lowered by a cgroup CPU quota (v2 cpu.max or v1
-/// cpu.cfs_quota_us / cpu.cfs_period_us) of this process's cgroup or any
-/// ancestor. Not signal-safe.
-double availableCpus();
+/// CPUs in |threads_mask| (the union of its threads' affinity masks; null or
+/// empty: the calling thread's mask), lowered by a cgroup CPU quota (v2
+/// cpu.max or v1 cpu.cfs_quota_us / cpu.cfs_period_us) of this process's
+/// cgroup or any ancestor. Not signal-safe.
+double availableCpus(const cpu_set_t *threads_mask = nullptr);
 /// Parses a cgroup v2 cpu.max ("max 100000" or "QUOTA PERIOD"): the quota
 /// in CPUs, or 0 when there is none.
 double parseCgroupCpuMax(const char *text);

@@ -113,6 +113,11 @@
  * schedstat). Its selected samples count as CPU time removed from the shared
  * CPUs, and it pauses by staying runnable (spinning) instead of sleeping. */
 #define CAUSAL_COMPETING_WAIT_DIVISOR 20u
+/* ... and only while the process's own threads outnumber its CPUs: in the
+ * last experiment, threads on a CPU plus threads waiting for one exceeded
+ * CAUSAL_OVERSUBSCRIBED_PERCENT % of the CPUs available. Threads that wait
+ * because other processes hold the CPUs keep Coz's model. */
+#define CAUSAL_OVERSUBSCRIBED_PERCENT 110u
 /* "0": Coz's model, as if every thread had a CPU of its own: no shared-CPU
  * accounting, pauses always sleep (for comparisons, and for programs whose
  * threads compete with other processes rather than with each other). */

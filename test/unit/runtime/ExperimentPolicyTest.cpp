@@ -165,6 +165,15 @@ TEST(ExperimentPolicyTest, ThreadsCompeteWhenTheyWaitForACpuMoreThanATwentiethOf
   EXPECT_LE(readings, 20);
 }
 
+TEST(ExperimentPolicyTest, OversubscribedOnlyWhenTheProcessThreadsOutnumberItsCpus) {
+  EXPECT_TRUE(processOversubscribed(2, 2.0, 14.0)); // a pool of 16 on 2 CPUs
+  EXPECT_TRUE(processOversubscribed(1, 1.0, 0.5));  // taskset / quota of one CPU
+  // Waiting while CPUs go to other processes is not the process's own doing.
+  EXPECT_FALSE(processOversubscribed(2, 1.06, 0.9));
+  EXPECT_FALSE(processOversubscribed(2, 2.0, 0.0)); // one thread per CPU
+  EXPECT_FALSE(processOversubscribed(0, 3.0, 3.0)); // no CPU count: never
+}
+
 TEST(ExperimentPolicyTest, SchedstatAndCgroupQuotasAreParsed) {
   SchedStat stat;
   ASSERT_TRUE(parseSchedStat("123456 7890 42\n", &stat));
@@ -188,4 +197,13 @@ TEST(ExperimentPolicyTest, SchedstatAndCgroupQuotasAreParsed) {
   double cpus = availableCpus();
   EXPECT_GT(cpus, 0.0);
   EXPECT_LE(cpus, double(sysconf(_SC_NPROCESSORS_ONLN)));
+  // The union of the threads' masks counts, not one thread's: a program that
+  // pins each thread (main too) to a CPU of its own still has them all.
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(0, &one);
+  EXPECT_LE(availableCpus(&one), 1.0);
+  cpu_set_t allowed;
+  ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  EXPECT_EQ(availableCpus(&allowed), cpus);
 }
