@@ -17,7 +17,7 @@
 #   --fixed-line ... --fixed-speedup S` (clang -O2 -g -gdwarf-4, causal.h mapped to coz.h
 #   by bench/overhead/coz_shim.h), S = 0, 25, 50, 100, one run each per round (order
 #   reversed every other round), default experiment lengths. Each round's four runs form
-#   one profile per profiler; `causal report --json --min-speedups 2` (the same analysis
+#   one profile per profiler; `causal report --json --min-speedups 2` (no evidence minimum: the same analysis
 #   for both profilers' files, phase correction on) gives the predicted program speedup at
 #   s. Tables: median and min-max over the rounds.
 #   Every run's output is compared with the baseline's; runs that differ or fail are listed.
@@ -182,7 +182,7 @@ for c in $cases; do
     for round in $(seq 1 "$rounds_done"); do
       profile="$cache/profiles/$c.$p.$round.coz"
       [ -f "$profile" ] || continue
-      "$causal" report --json --min-speedups 2 --bootstrap 0 "$profile" \
+      "$causal" report --json --min-speedups 2 --min-experiments 1 --min-evidence-visits 0 --bootstrap 0 "$profile" \
         >"$reports/$c.$p.$round.json" 2>>"$cache/report.log" || true
     done
   done

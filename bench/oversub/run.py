@@ -289,6 +289,9 @@ def main():
                     continue
                 report = subprocess.run([os.path.join(args.causal_build, "bin/causal"), "report",
                                          "--json", "--min-speedups", "2", "--bootstrap", "0",
+                                         # one round's prediction, not a ranking: no
+                                         # evidence minimum
+                                         "--min-experiments", "1", "--min-evidence-visits", "0",
                                          profile], capture_output=True, text=True)
                 with open(os.path.join(args.cache, "reports", "%d.%d.%s.json" % (rnd, ci, v)), "w") as f:
                     f.write(report.stdout)
