@@ -323,7 +323,7 @@ void startDrainWatch() {
 // True while a sampled thread that is not in a blocking call, and is
 // running, waiting for a CPU or pausing in its sample handler, has paid
 // less than the global count. A thread blocked outside the hooks (read,
-// epoll_wait, ...) stops the wait for itself: it pays when it next runs.
+// accept, ...) stops the wait for itself: it pays when it next runs.
 bool runningThreadOwesDelays(uint64_t now) {
   bool owing = false;
   for (uint32_t i = 0, used = g_threads.slotsUsed(); i < used; ++i) {
