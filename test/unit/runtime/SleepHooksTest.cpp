@@ -134,7 +134,11 @@ TEST_F(SleepHooksTest, AWaitEndedByAnotherThreadIsCredited) {
     ASSERT_TRUE(totals.count(name)) << name << "\n" << r.out;
     const WaitTotals &t = totals.at(name);
     EXPECT_GT(t.inserted, 0u) << name << "\n" << r.out;
+    // Credited: it neither pauses for the delays inserted while it waited
+    // (as a timer wake-up would) nor returns owing them (as without the
+    // hook).
     EXPECT_LE(double(t.paused), 0.25 * double(t.inserted)) << name << "\n" << r.out;
+    EXPECT_LE(double(t.owed_after), 0.25 * double(t.inserted)) << name << "\n" << r.out;
   }
 }
 
