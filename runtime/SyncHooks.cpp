@@ -1,11 +1,12 @@
-//===- runtime/SyncHooks.cpp - Blocking and waking calls, exec -----------===//
+//===- runtime/SyncHooks.cpp - Blocking, waking and sleeping calls, exec --===//
 //
 // Each function X of CAUSAL_SYNC_FUNCTIONS is implemented once (the *Impl
 // functions below) and exposed twice: as __causal_hook_X, which the pass
 // calls from instrumented code, and as X itself, which interposes the C
 // library's X for code we did not compile (libcausal_rt.so comes before libc
 // in the search order). Both call the real X through a pointer resolved with
-// dlsym(RTLD_NEXT) at start-up, never each other, so one call is seen once.
+// dlsym(RTLD_NEXT) at start-up, never each other, so one call is seen once
+// (syscall() makes the system call itself: glibc's is nothing more).
 //
 // Rules (Coz paper, Tables 1 and 2):
 //   * before a call that can wake another thread (unlock, signal,
