@@ -14,6 +14,12 @@
 //     llvm.global.annotations "causal.progress" / "causal.transaction=NAME".
 //     A counter is a linkonce_odr hidden global in a COMDAT of its own name
 //     and in section CAUSAL_COUNTER_SECTION: one per (kind, name) and image.
+//     Before each increment, the settling check of abi.h: a load of the
+//     runtime's CAUSAL_DELAYS_ACTIVE_VAR and, while an experiment runs, a call
+//     of CAUSAL_SETTLE_DELAYS_FN, so the thread pays what it owes before it
+//     is counted. The same check goes before the inline increments of Coz's
+//     coz.h macros (recognized by the _call_coz_get_counter call that fills
+//     the counter pointer, before inlining).
 //   * Sync hooks (abi.h "Synchronization hooks"). Each direct call of a
 //     declared CAUSAL_SYNC_FUNCTIONS function X calls instead
 //     `&HOOK != null ? HOOK : X` with HOOK the extern_weak
@@ -67,11 +73,13 @@
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Path.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Local.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
@@ -93,6 +101,12 @@ static cl::opt<bool> ClSyncHooks(
     "causal-sync-hooks",
     cl::desc("Rewrite direct calls of pthread/semaphore/signal wait and wake functions into "
              "calls of the causal runtime's " CAUSAL_HOOK_PREFIX "* hooks, when defined"),
+    cl::Hidden, cl::init(true));
+
+static cl::opt<bool> ClSettleAtProgress(
+    "causal-settle-at-progress",
+    cl::desc("Before each progress point increment, call the runtime's " CAUSAL_SETTLE_DELAYS_FN
+             " while an experiment runs (" CAUSAL_DELAYS_ACTIVE_VAR " != 0)"),
     cl::Hidden, cl::init(true));
 
 static cl::list<std::string>
@@ -219,6 +233,7 @@ public:
     bool Changed = false;
     Changed |= lowerProgressMarkers();
     Changed |= placeBuildTimeProgressPoints();
+    Changed |= settleAtCozProgressPoints();
     if (Phase == CausalInstrumentPhase::Early)
       return Changed;
     if (Options.SyncHooks)
@@ -236,6 +251,8 @@ private:
   bool placeAtLines(ArrayRef<const ProgressPointSpec *> Specs);
   GlobalVariable *getOrCreateCounter(uint32_t Kind, StringRef Name);
   void emitIncrement(Instruction *Before, uint32_t Kind, StringRef Name, DebugLoc Loc);
+  void emitSettleCheck(Instruction *Increment);
+  bool settleAtCozProgressPoints();
   void
   collectAttributePoints(SmallVectorImpl<std::tuple<Function *, uint32_t, std::string>> &Points);
 
@@ -301,8 +318,50 @@ void ModuleInstrumenter::emitIncrement(Instruction *Before, uint32_t Kind, Strin
   IRBuilder<> IRB(Before);
   if (Loc)
     IRB.SetCurrentDebugLocation(Loc);
-  IRB.CreateAtomicRMW(AtomicRMWInst::Add, getOrCreateCounter(Kind, Name),
-                      ConstantInt::get(Int64Ty, 1), MaybeAlign(8), AtomicOrdering::Monotonic);
+  Instruction *Increment =
+      IRB.CreateAtomicRMW(AtomicRMWInst::Add, getOrCreateCounter(Kind, Name),
+                          ConstantInt::get(Int64Ty, 1), MaybeAlign(8), AtomicOrdering::Monotonic);
+  emitSettleCheck(Increment);
+}
+
+// Before |Increment| (abi.h, "Settling at progress points"):
+//   %flag = select (icmp ne @active, null), @active, @causal.no_delays
+//   if (load atomic monotonic %flag != 0) call @settle()   ; unlikely
+// The load is atomic so that no pass hoists it out of a loop: the flag
+// changes under the loop's feet when an experiment starts. The select (not
+// a branch) keeps the path without experiments to one predictable branch.
+void ModuleInstrumenter::emitSettleCheck(Instruction *Increment) {
+  if (!ClSettleAtProgress)
+    return;
+  GlobalVariable *Active = M.getGlobalVariable(CAUSAL_DELAYS_ACTIVE_VAR);
+  if (!Active) {
+    Active = new GlobalVariable(M, Int32Ty, /*isConstant=*/false, GlobalValue::ExternalWeakLinkage,
+                                /*Initializer=*/nullptr, CAUSAL_DELAYS_ACTIVE_VAR);
+    Active->setAlignment(Align(4));
+  }
+  const char *NoDelaysName = "causal.no_delays";
+  GlobalVariable *NoDelays = M.getGlobalVariable(NoDelaysName, /*AllowInternal=*/true);
+  if (!NoDelays) {
+    NoDelays = new GlobalVariable(M, Int32Ty, /*isConstant=*/true, GlobalValue::PrivateLinkage,
+                                  ConstantInt::get(Int32Ty, 0), NoDelaysName);
+    NoDelays->setAlignment(Align(4));
+  }
+  FunctionCallee Settle = getOrInsertWeakRuntimeFunction(CAUSAL_SETTLE_DELAYS_FN, {});
+
+  IRBuilder<> IRB(Increment);
+  Value *Present = IRB.CreateICmpNE(Active, ConstantPointerNull::get(PtrTy), "causal.rt.present");
+  Value *Flag = IRB.CreateSelect(Present, Active, NoDelays, "causal.delays.flag");
+  LoadInst *Loaded = IRB.CreateAlignedLoad(Int32Ty, Flag, Align(4), "causal.delays.active");
+  Loaded->setAtomic(AtomicOrdering::Monotonic);
+  Instruction *Then = SplitBlockAndInsertIfThen(
+      IRB.CreateICmpNE(Loaded, ConstantInt::get(Int32Ty, 0), "causal.delays.owed"),
+      Increment->getIterator(), /*Unreachable=*/false,
+      MDBuilder(Ctx).createBranchWeights(1, 1 << 20));
+  Then->getParent()->setName("causal.settle");
+  Increment->getParent()->setName("causal.count");
+  IRBuilder<> Call(Then);
+  Call.SetCurrentDebugLocation(Increment->getDebugLoc());
+  Call.CreateCall(Settle);
 }
 
 // Replaces `if (&marker) marker(kind, "name");` by the increment: calls
@@ -369,6 +428,64 @@ bool ModuleInstrumenter::lowerProgressMarkers() {
   if (Marker->use_empty())
     Marker->eraseFromParent();
   return !Touched.empty();
+}
+
+// Coz's coz.h increments a counter it got from the profiler, inline in the
+// program's code:
+//   static coz_counter_t *_counter;  ... _counter = _call_coz_get_counter(type, name);
+//   if (_counter) __atomic_add_fetch(&_counter->count, 1, __ATOMIC_RELAXED);
+// where _call_coz_get_counter is a static function of coz.h. Before
+// inlining, the counter pointers are the globals that calls of it are stored
+// to, and the visits are the atomic adds to the first field of a pointer
+// loaded from one of them: each gets the settling check (once: the add is
+// marked). After inlining (or in code built without the pass) the pattern is
+// gone and the visit is counted without settling (docs/progress-points.md).
+bool ModuleInstrumenter::settleAtCozProgressPoints() {
+  if (!ClSettleAtProgress)
+    return false;
+  Function *GetCounter = M.getFunction("_call_coz_get_counter");
+  if (!GetCounter)
+    return false;
+  const char *SettledMetadata = "causal.settled";
+  SmallPtrSet<GlobalVariable *, 8> CounterSlots;
+  for (User *U : GetCounter->users()) {
+    auto *Call = dyn_cast<CallInst>(U);
+    if (!Call || Call->getCalledOperand() != GetCounter)
+      continue;
+    for (User *CallUser : Call->users())
+      if (auto *Store = dyn_cast<StoreInst>(CallUser))
+        if (Store->getValueOperand() == Call)
+          if (auto *Slot = dyn_cast<GlobalVariable>(Store->getPointerOperand()))
+            CounterSlots.insert(Slot);
+  }
+  SmallVector<AtomicRMWInst *, 8> Visits;
+  for (GlobalVariable *Slot : CounterSlots)
+    for (User *U : Slot->users()) {
+      auto *Load = dyn_cast<LoadInst>(U);
+      if (!Load || Load->getPointerOperand() != Slot)
+        continue;
+      // The count is the first field: the add's address is the loaded
+      // pointer, through zero-offset GEPs.
+      SmallVector<Value *, 4> Addresses = {Load};
+      while (!Addresses.empty()) {
+        Value *Address = Addresses.pop_back_val();
+        for (User *AddressUser : Address->users()) {
+          if (auto *GEP = dyn_cast<GetElementPtrInst>(AddressUser)) {
+            if (GEP->getPointerOperand() == Address && GEP->hasAllZeroIndices())
+              Addresses.push_back(GEP);
+          } else if (auto *RMW = dyn_cast<AtomicRMWInst>(AddressUser)) {
+            if (RMW->getOperation() == AtomicRMWInst::Add && RMW->getPointerOperand() == Address &&
+                !RMW->getMetadata(SettledMetadata))
+              Visits.push_back(RMW);
+          }
+        }
+      }
+    }
+  for (AtomicRMWInst *Visit : Visits) {
+    emitSettleCheck(Visit);
+    Visit->setMetadata(SettledMetadata, MDNode::get(Ctx, {}));
+  }
+  return !Visits.empty();
 }
 
 // Functions with the front-end plugin's attributes, from

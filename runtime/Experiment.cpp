@@ -22,6 +22,12 @@
 #include <time.h>
 #include <unistd.h>
 
+// The flag the pass's inline check at progress points reads (abi.h): nonzero
+// exactly while g_experiment.active is.
+extern "C" {
+CAUSAL_RT_EXPORT uint32_t __causal_delays_active = 0;
+}
+
 namespace causal::rt {
 
 ExperimentGlobals g_experiment;
@@ -33,6 +39,11 @@ std::atomic<uint64_t> g_spun_ns{0};
 std::atomic<uint64_t> g_spun_cpu_ns{0};
 
 namespace {
+
+void setExperimentActive(uint32_t active) {
+  g_experiment.active.store(active, std::memory_order_release);
+  __atomic_store_n(&__causal_delays_active, active, __ATOMIC_RELEASE);
+}
 
 std::atomic<uint32_t> g_thread_started{0};
 std::atomic<uint32_t> g_thread_launching{0}; // once per process (reset in a fork child)
@@ -134,9 +145,11 @@ void pause(ThreadState *state, uint64_t ns, bool competing) {
     if (competing) {
       __builtin_ia32_pause();
     } else {
-      uint64_t left = plan.sleep_ns - elapsed;
-      struct timespec ts = {time_t(left / 1000000000ull), long(left % 1000000000ull)};
-      nanosleep(&ts, nullptr); // EINTR: loop on the clock
+      // Not the interposed nanosleep. A signal handler that ran meanwhile
+      // is remembered (SyncHooks.cpp: the call the thread paid before
+      // would have been interrupted); then loop on the clock.
+      if (!rawSleepNs(plan.sleep_ns - elapsed))
+        ++state->pause_interruptions;
     }
     elapsed = monotonicNs() - begin;
   }
@@ -146,6 +159,7 @@ void pause(ThreadState *state, uint64_t ns, bool competing) {
     g_spun_ns.fetch_add(elapsed, std::memory_order_relaxed);
   }
   state->excess_delay_ns = elapsed - plan.sleep_ns;
+  state->paused_ns += elapsed;
   g_paused_ns.fetch_add(elapsed, std::memory_order_relaxed);
 }
 
@@ -159,10 +173,11 @@ void raiseGlobal(uint64_t value) {
 
 // ---- Profiler thread ----------------------------------------------------
 
+// The runtime's own sleeps never go through the interposed nanosleep.
 void sleepNs(uint64_t ns) {
-  struct timespec ts = {time_t(ns / 1000000000ull), long(ns % 1000000000ull)};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-    ;
+  uint64_t end = monotonicNs() + ns;
+  for (uint64_t now = monotonicNs(); now < end; now = monotonicNs())
+    rawSleepNs(end - now);
 }
 
 bool stopping() { return g_stop_requested.load(std::memory_order_acquire) != 0; }
@@ -311,7 +326,7 @@ void startDrainWatch() {
 // True while a sampled thread that is not in a blocking call, and is
 // running, waiting for a CPU or pausing in its sample handler, has paid
 // less than the global count. A thread blocked outside the hooks (read,
-// epoll_wait, ...) stops the wait for itself: it pays when it next runs.
+// accept, ...) stops the wait for itself: it pays when it next runs.
 bool runningThreadOwesDelays(uint64_t now) {
   bool owing = false;
   for (uint32_t i = 0, used = g_threads.slotsUsed(); i < used; ++i) {
@@ -441,7 +456,7 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   uint64_t spun_cpu_before = g_spun_cpu_ns.load(std::memory_order_relaxed);
   g_experiment.shared_cpu_delay_ns.store(0, std::memory_order_relaxed);
   uint64_t start = monotonicNs();
-  g_experiment.active.store(1, std::memory_order_release);
+  setExperimentActive(1);
 
   uint64_t last = start;
   for (;;) {
@@ -474,7 +489,7 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
     last = now;
     g_drain_ns.fetch_add(last - drain_start, std::memory_order_relaxed);
   }
-  g_experiment.active.store(0, std::memory_order_release);
+  setExperimentActive(0);
   uint64_t elapsed = last - start;
   uint64_t selected_samples = g_experiment.selected_samples.load(std::memory_order_relaxed);
   // Threads on a CPU (program work, not runnable pauses) and waiting for
@@ -704,10 +719,12 @@ void settleDelays(ThreadState *state) {
 
 void payOwedDelays(ThreadState *state) {
   if (state->in_handler)
-    return;              // inside the sample handler (e.g. libunwind's locks): it settles itself
-  state->in_handler = 1; // a sample signal meanwhile leaves its samples queued
+    return;                // inside the sample handler (e.g. libunwind's locks): it settles itself
+  int saved_errno = errno; // called around the program's calls, whose errno it must keep
+  state->in_handler = 1;   // a sample signal meanwhile leaves its samples queued
   settleDelays(state);
   state->in_handler = 0;
+  errno = saved_errno;
 }
 
 void threadEnds(ThreadState *state) {
@@ -741,13 +758,13 @@ void stopExperiments() {
   g_stop_requested.store(1, std::memory_order_release);
   for (int i = 0; i < 2000 && !g_thread_stopped.load(std::memory_order_acquire); ++i)
     sleepNs(1000000);
-  g_experiment.active.store(0, std::memory_order_release);
+  setExperimentActive(0);
   g_thread_started.store(0, std::memory_order_release);
   // Not restarted in this process (g_thread_launching stays set).
 }
 
 void experimentsForkChild() {
-  g_experiment.active.store(0);
+  setExperimentActive(0);
   g_experiment.selected.store(kNoLine);
   g_experiment.candidate.store(kNoLine);
   g_experiment.selected_samples.store(0);

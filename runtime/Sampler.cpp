@@ -42,7 +42,7 @@ std::atomic<bool> g_sampler_decided{false};
 std::atomic<bool> g_said_thread_fallback{false};
 std::atomic<bool> g_said_thread_failure{false};
 
-pid_t currentTid() { return pid_t(syscall(SYS_gettid)); }
+pid_t currentTid() { return pid_t(rawSyscall(SYS_gettid)); }
 
 // ---- Recording one sample -------------------------------------------------
 
@@ -180,6 +180,8 @@ void processTimerTick(ThreadState *state, siginfo_t *info, void *ucontext) {
 void onSampleSignal(int, siginfo_t *info, void *ucontext) {
   int saved_errno = errno;
   ThreadState *state = tls_thread;
+  if (state) // tells the sync hooks which signal cut a pause short
+    state->sample_signals = state->sample_signals + 1;
   if (state && !state->in_handler && state->kind != SamplerKind::None) {
     state->in_handler = 1;
     // libunwind may reach a cancellation point (read/write when it
@@ -220,8 +222,13 @@ void onSampleSignal(int, siginfo_t *info, void *ucontext) {
 // ---- Starting and stopping ------------------------------------------------
 
 int perfEventOpen(perf_event_attr *attr) {
-  return int(syscall(SYS_perf_event_open, attr, 0 /* this thread */, -1 /* any cpu */,
-                     -1 /* no group */, PERF_FLAG_FD_CLOEXEC));
+  long fd = rawSyscall(SYS_perf_event_open, reinterpret_cast<long>(attr), 0 /* this thread */,
+                       -1 /* any cpu */, -1 /* no group */, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0) {
+    errno = int(-fd); // the callers report errno
+    return -1;
+  }
+  return int(fd);
 }
 
 // Moves |fd| out of the low numbers the program expects to get from open():

@@ -29,6 +29,12 @@ static uint64_t clockNs(clockid_t clock) {
   return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
 }
 
+bool rawSleepNs(uint64_t ns) {
+  struct timespec ts = {time_t(ns / 1000000000ull), long(ns % 1000000000ull)};
+  return rawSyscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, reinterpret_cast<long>(&ts), 0) !=
+         -EINTR;
+}
+
 uint64_t monotonicNs() { return clockNs(CLOCK_MONOTONIC); }
 uint64_t realtimeNs() { return clockNs(CLOCK_REALTIME); }
 uint64_t threadCpuNs() { return clockNs(CLOCK_THREAD_CPUTIME_ID); }
@@ -297,10 +303,11 @@ static bool pageCached(const ReadablePageCache *cache, uintptr_t page) {
 static int kernelCopy(void *to, uintptr_t from, size_t size) {
   struct iovec local = {to, size};
   struct iovec remote = {reinterpret_cast<void *>(from), size};
-  ssize_t n = syscall(SYS_process_vm_readv, getpid(), &local, 1ul, &remote, 1ul, 0ul);
-  if (n == ssize_t(size))
+  long n = rawSyscall(SYS_process_vm_readv, getpid(), reinterpret_cast<long>(&local), 1,
+                      reinterpret_cast<long>(&remote), 1, 0);
+  if (n == long(size))
     return 0;
-  return n < 0 ? errno : EFAULT;
+  return n < 0 ? int(-n) : EFAULT;
 }
 
 bool safeRead64(uintptr_t address, uint64_t *value, ReadablePageCache *cache) {

@@ -19,6 +19,28 @@
 
 namespace causal::rt {
 
+/// A system call made directly, without a libc wrapper: the runtime
+/// interposes some of those wrappers (nanosleep, syscall: SyncHooks.cpp) and
+/// must never run its own hooks. Returns the kernel's result (-errno on
+/// failure) and leaves errno alone. Signal-safe.
+inline long rawSyscall(long number, long a1 = 0, long a2 = 0, long a3 = 0, long a4 = 0, long a5 = 0,
+                       long a6 = 0) {
+  long result;
+  register long r10 __asm__("r10") = a4;
+  register long r8 __asm__("r8") = a5;
+  register long r9 __asm__("r9") = a6;
+  __asm__ volatile("syscall"
+                   : "=a"(result)
+                   : "a"(number), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8), "r"(r9)
+                   : "rcx", "r11", "memory");
+  return result;
+}
+
+/// Sleeps about |ns| on CLOCK_MONOTONIC with a direct system call; returns
+/// early if a signal handler runs (then false). Signal-safe, leaves errno
+/// alone.
+bool rawSleepNs(uint64_t ns);
+
 /// Current CLOCK_MONOTONIC / CLOCK_REALTIME time in ns. Signal-safe.
 uint64_t monotonicNs();
 uint64_t realtimeNs();

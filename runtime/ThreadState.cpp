@@ -26,6 +26,9 @@ static void resetState(ThreadState *state) {
   state->blocking_calls.store(0, std::memory_order_relaxed);
   state->excess_delay_ns = 0;
   state->sync_calls = 0;
+  state->paused_ns = 0;
+  state->pause_interruptions = 0;
+  state->sample_signals = 0;
   state->coz_pre_block_global_ns = 0;
   state->selected_delay_ns = 0;
   state->sched = SchedStat();

@@ -72,6 +72,9 @@ struct ThreadState {
   SchedStat watch_stat;                   // schedstat then (profiler thread)
   uint64_t watch_samples;                 // samples then
   uint64_t sync_calls;                    // synchronization calls seen (tests: no double counting)
+  uint64_t paused_ns;                     // time this thread paused to pay delays (tests)
+  uint32_t pause_interruptions;           // pauses cut short by a signal handler
+  volatile sig_atomic_t sample_signals;   // sample signals received (handler entries)
   uint64_t coz_pre_block_global_ns;       // global count at _coz_pre_block
 
   // ---- Scratch for perf records that wrap around the ring end ---------------

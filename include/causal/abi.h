@@ -155,14 +155,38 @@ void __causal_register_counters(struct causal_counter *start, struct causal_coun
  *   void CAUSAL_PROGRESS_MARKER_FN(uint32_t kind, const char *name); */
 #define CAUSAL_PROGRESS_MARKER_FN "__causal_progress_marker"
 
+/* Settling at progress points. A thread pays the delays it owes before it is
+ * counted at a progress point, so that a latency window (begin .. end) holds
+ * only the delays inserted while it was open, not debts run up before it
+ * opened. Before every increment it emits, the pass emits
+ *
+ *   flag = &CAUSAL_DELAYS_ACTIVE_VAR != null ? &CAUSAL_DELAYS_ACTIVE_VAR
+ *                                            : &(a zero of the module);
+ *   if (relaxed atomic load of *flag != 0)     (branch weighted unlikely)
+ *     CAUSAL_SETTLE_DELAYS_FN();
+ *
+ * Both symbols are extern_weak: without the runtime the flag reads as 0 and
+ * nothing is called. The runtime keeps the flag nonzero exactly while an
+ * experiment runs (outside one nobody owes anything). The function pays what
+ * the calling thread owes, if anything (a thread-local load and a compare
+ * when nothing is owed); it returns at once in a thread the runtime does not
+ * know or before the runtime is initialized, and may be called from a signal
+ * handler. */
+#define CAUSAL_DELAYS_ACTIVE_VAR "__causal_delays_active"
+#define CAUSAL_SETTLE_DELAYS_FN "__causal_settle_delays"
+extern uint32_t __causal_delays_active;
+void __causal_settle_delays(void);
+
 /* ---- Synchronization hooks ----------------------------------------------- */
 
 /* The calls the runtime must see to keep virtual speedups exact across
  * blocking and waking (Coz paper, Tables 1 and 2, plus timed, try and clock
- * variants). For each X below, the pass rewrites direct calls to X in
- * instrumented code into calls to CAUSAL_HOOK_PREFIX X (same signature); the
- * runtime defines those hooks and also interposes X itself for code it did
- * not compile. One implementation of each, two entry points. */
+ * variants, sleeps, I/O waits with timeouts, and syscall(), whose futex
+ * operations wait and wake; every other system call passes through). For
+ * each X below, the pass rewrites direct calls to X in instrumented code into
+ * calls to CAUSAL_HOOK_PREFIX X (same signature); the runtime defines those
+ * hooks and also interposes X itself for code it did not compile. One
+ * implementation of each, two entry points. */
 #define CAUSAL_HOOK_PREFIX "__causal_hook_"
 #define CAUSAL_SYNC_FUNCTIONS(X)                                                                   \
   X(pthread_mutex_lock)                                                                            \
@@ -201,7 +225,19 @@ void __causal_register_counters(struct causal_counter *start, struct causal_coun
   X(sigwait)                                                                                       \
   X(sigwaitinfo)                                                                                   \
   X(sigtimedwait)                                                                                  \
-  X(sigsuspend)
+  X(sigsuspend)                                                                                    \
+  X(nanosleep)                                                                                     \
+  X(clock_nanosleep)                                                                               \
+  X(usleep)                                                                                        \
+  X(sleep)                                                                                         \
+  X(select)                                                                                        \
+  X(pselect)                                                                                       \
+  X(poll)                                                                                          \
+  X(ppoll)                                                                                         \
+  X(epoll_wait)                                                                                    \
+  X(epoll_pwait)                                                                                   \
+  X(epoll_pwait2)                                                                                  \
+  X(syscall)
 
 /* ---- Front-end plugin / pass options ------------------------------------ */
 

@@ -3,8 +3,9 @@
 ; name together with its name string, in section causal_counters, 8-byte
 ; aligned, initialized to {0, name, kind, 0}. The null checks of the marker
 ; fold to true, their branches are folded, and the marker is gone: no call and
-; no reference to its address remain. Calls and invokes.
-; RUN: %opt -load-pass-plugin %plugin -passes=causal-instrument -S %s -o - | FileCheck %s
+; no reference to its address remain. Calls and invokes. (The settling check
+; before each increment is progress-settle.ll's subject: off here.)
+; RUN: %opt -load-pass-plugin %plugin -passes=causal-instrument -causal-settle-at-progress=false -S %s -o - | FileCheck %s
 ; RUN: %opt -load-pass-plugin %plugin -passes=causal-instrument -S %s -o - | FileCheck %s --check-prefix=GONE
 
 target triple = "x86_64-unknown-linux-gnu"

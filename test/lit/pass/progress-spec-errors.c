@@ -30,7 +30,7 @@ int twice(int x) {
 // NO-CODE: error: causal: progress point '-fcausal-progress=progress-spec-errors.c:2': line 2 of {{.*}}progress-spec-errors.c has no code
 // NO-CODE-LATENCY: error: causal: progress point '-fcausal-latency=l:fn:twice:progress-spec-errors.c:3': line 3 of {{.*}}progress-spec-errors.c has no code
 // FINE: define {{.*}} @twice(
-// FINE-NEXT: atomicrmw add ptr @"causal.counter.1.progress-spec-errors.c:23", i64 1 monotonic
+// FINE: atomicrmw add ptr @"causal.counter.1.progress-spec-errors.c:23", i64 1 monotonic
 // OPT-MALFORMED: error: causal: invalid latency point 'x'
 // OPT-NO-CODE: error: causal: progress point '-fcausal-progress=progress-spec-errors.c:3': line 3 of {{.*}}progress-spec-errors.c has no code
 // OPT-FINE: atomicrmw add ptr @causal.counter.1.twice-line, i64 1 monotonic

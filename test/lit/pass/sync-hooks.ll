@@ -30,6 +30,9 @@ declare i32 @pthread_kill(i64, i32)
 declare i32 @sigwait(ptr, ptr)
 declare extern_weak i32 @sem_wait(ptr)
 declare void @use(ptr)
+declare i32 @nanosleep(ptr, ptr)
+declare i32 @poll(ptr, i64, i32)
+declare i64 @syscall(i64, ...)
 declare i32 @__gxx_personality_v0(...)
 
 define i32 @sem_trywait(ptr %s) {
@@ -95,6 +98,22 @@ lpad:
 ; CHECK-NEXT: invoke i32 [[TI]](ptr %m)
 ; CHECK-NEXT:   to label %ok unwind label %lpad
 
+; Sleeps and waits with a timeout, and the variadic syscall(): every argument
+; is passed on as it was (the call keeps its function type).
+define void @sleeps(ptr %ts, ptr %word) {
+  %1 = call i32 @nanosleep(ptr %ts, ptr null)
+  %2 = call i32 @poll(ptr null, i64 0, i32 5)
+  %3 = call i64 (i64, ...) @syscall(i64 202, ptr %word, i32 0, i32 1, ptr %ts, ptr null, i32 0)
+  ret void
+}
+; CHECK-LABEL: define void @sleeps(
+; CHECK:      select i1 {{.*}}, ptr @__causal_hook_nanosleep, ptr @nanosleep
+; CHECK-NEXT: call i32 %{{.*}}(ptr %ts, ptr null)
+; CHECK:      select i1 {{.*}}, ptr @__causal_hook_poll, ptr @poll
+; CHECK-NEXT: call i32 %{{.*}}(ptr null, i64 0, i32 5)
+; CHECK:      select i1 {{.*}}, ptr @__causal_hook_syscall, ptr @syscall
+; CHECK-NEXT: call i64 (i64, ...) %{{.*}}(i64 202, ptr %word, i32 0, i32 1, ptr %ts, ptr null, i32 0)
+
 define void @indirect(ptr %fn, ptr %m) {
   %r = call i32 %fn(ptr %m)
   call void @use(ptr @pthread_mutex_lock)
@@ -117,6 +136,7 @@ define i32 @__causal_hook_pthread_mutex_trylock(ptr %m) {
 ; CHECK-DAG: declare extern_weak i32 @__causal_hook_pthread_join(i64, ptr)
 ; CHECK-DAG: declare extern_weak void @__causal_hook_pthread_exit(ptr) #[[NORETURN:[0-9]+]]
 ; CHECK-DAG: declare extern_weak i32 @__causal_hook_sem_wait(ptr)
+; CHECK-DAG: declare extern_weak i64 @__causal_hook_syscall(i64, ...)
 ; CHECK-DAG: attributes #[[NORETURN]] = { noreturn }
 ; CHECK-NOT: declare {{.*}}@__causal_hook_sem_trywait
 

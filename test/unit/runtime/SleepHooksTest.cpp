@@ -1,0 +1,173 @@
+//===- test/unit/runtime/SleepHooksTest.cpp - Sleeps, timed waits, progress -===//
+//
+// Runs sleep_target. The sleeps and timed waits must return exactly what the
+// C library returns (values, errno, remaining time, EINTR) through both entry
+// points, with delays being paid and credited meanwhile; a wait ended by its
+// own timer pays the delays inserted while it slept, a wait ended by another
+// thread is credited with them; and a thread pays what it owes before it is
+// counted at a progress point (docs/runtime.md, "Sleeps and timeouts" and
+// "Settling at progress points").
+//
+//===----------------------------------------------------------------------===//
+
+#include "RunTarget.h"
+
+#include "causal/tunables.h"
+
+#include <gtest/gtest.h>
+
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using causal::test::outputValue;
+using causal::test::TargetResult;
+
+class SleepHooksTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    std::string base = ::testing::TempDir();
+    if (base.empty() || base.back() != '/')
+      base += '/';
+    std::string pattern = base + "causal-sleep-test-XXXXXX";
+    std::vector<char> buffer(pattern.begin(), pattern.end());
+    buffer.push_back(0);
+    ASSERT_NE(mkdtemp(buffer.data()), nullptr);
+    dir_ = buffer.data();
+  }
+  void TearDown() override { (void)!system(("rm -rf '" + dir_ + "'").c_str()); }
+
+  // Experiments on the busy thread's line at 100 %: delays are inserted all
+  // the time. Each thread is meant to have a CPU of its own (on a loaded
+  // machine the busy thread would otherwise be accounted from shared CPUs
+  // and insert no delay that others pay).
+  std::map<std::string, std::string> delaysEnv(const char *speedup = "100") const {
+    return {{CAUSAL_ENV_OUTPUT, dir_ + "/profile.coz"}, {CAUSAL_ENV_FIXED_LINE, "sleep_busy.cpp:5"},
+            {CAUSAL_ENV_FIXED_SPEEDUP, speedup},        {CAUSAL_ENV_EXPERIMENT_NS, "200000000"},
+            {CAUSAL_ENV_COOLOFF_NS, "2000000"},         {CAUSAL_ENV_SHARED_CPUS, "0"}};
+  }
+
+  TargetResult run(const std::vector<std::string> &args,
+                   const std::map<std::string, std::string> &env) {
+    return causal::test::runTarget(CAUSAL_SLEEP_TARGET, args, env, dir_);
+  }
+
+  std::string dir_;
+};
+
+// "NAME inserted=N paused=N owed_after=N calls=N" lines of the timer and
+// woken modes.
+struct WaitTotals {
+  unsigned long long inserted = 0, paused = 0, owed_after = 0, calls = 0;
+};
+std::map<std::string, WaitTotals> waitTotals(const std::string &out) {
+  std::map<std::string, WaitTotals> result;
+  std::istringstream lines(out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    size_t space = line.find(' ');
+    if (space == std::string::npos || line.find("inserted=") == std::string::npos)
+      continue;
+    result[line.substr(0, space)] = {outputValue(line, "inserted"), outputValue(line, "paused"),
+                                     outputValue(line, "owed_after"), outputValue(line, "calls")};
+  }
+  return result;
+}
+
+void expectAllChecksPass(const TargetResult &r, const char *how) {
+  ASSERT_TRUE(r.exited) << how << ": killed by signal " << -r.status;
+  ASSERT_EQ(r.status, 0) << how << ": " << r.out << r.err;
+  EXPECT_EQ(r.out.find("FAIL"), std::string::npos) << how << ":\n" << r.out;
+  EXPECT_GE(outputValue(r.out, "checks"), 45u) << how << ":\n" << r.out;
+  EXPECT_NE(r.out.find("failures=0"), std::string::npos) << how << ":\n" << r.out;
+}
+
+} // namespace
+
+TEST_F(SleepHooksTest, InterposedSleepsBehaveAsTheCLibrarySays) {
+  expectAllChecksPass(run({"semantics", "0"}, delaysEnv()), "interposed, delays on");
+}
+
+TEST_F(SleepHooksTest, HookedSleepsBehaveAsTheCLibrarySays) {
+  expectAllChecksPass(run({"semantics", "1"}, delaysEnv()), "hooks, delays on");
+}
+
+TEST_F(SleepHooksTest, SleepsPassThroughWhenTheRuntimeIsDisabled) {
+  std::map<std::string, std::string> env = delaysEnv();
+  env[CAUSAL_ENV_DISABLE] = "1";
+  TargetResult r = run({"semantics", "0"}, env);
+  ASSERT_TRUE(r.exited && r.status == 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("FAIL"), std::string::npos) << r.out;
+}
+
+TEST_F(SleepHooksTest, AWaitEndedByItsTimerPaysTheDelaysInsertedWhileItSlept) {
+  // In the sped-up program everything else runs faster, so relative to it
+  // the timer fires later: the thread pays what was inserted before it
+  // returns. At 25 % the delays inserted while it pays are a quarter of the
+  // payment, so it returns owing about a fifth of all that the call saw
+  // inserted; without the rule it would owe all of it (a sleeping thread
+  // has no samples after which to pay).
+  TargetResult r = run({"timer"}, delaysEnv("25"));
+  ASSERT_TRUE(r.exited && r.status == 0) << r.out << r.err;
+  std::map<std::string, WaitTotals> totals = waitTotals(r.out);
+  for (const char *name :
+       {"nanosleep", "clock_nanosleep", "usleep", "select", "pselect", "poll", "ppoll",
+        "epoll_wait", "epoll_pwait", "futex", "sem_timedwait", "pthread_cond_timedwait"}) {
+    ASSERT_TRUE(totals.count(name)) << name << "\n" << r.out;
+    const WaitTotals &t = totals.at(name);
+    EXPECT_GT(t.inserted, 0u) << name << ": the busy thread inserted delays\n" << r.out;
+    EXPECT_LE(double(t.owed_after), 0.6 * double(t.inserted)) << name << "\n" << r.out;
+  }
+}
+
+TEST_F(SleepHooksTest, AWaitEndedByAnotherThreadIsCredited) {
+  TargetResult r = run({"woken"}, delaysEnv());
+  ASSERT_TRUE(r.exited && r.status == 0) << r.out << r.err;
+  std::map<std::string, WaitTotals> totals = waitTotals(r.out);
+  for (const char *name : {"poll", "select", "epoll_wait", "futex", "sem_timedwait", "nanosleep"}) {
+    ASSERT_TRUE(totals.count(name)) << name << "\n" << r.out;
+    const WaitTotals &t = totals.at(name);
+    EXPECT_GT(t.inserted, 0u) << name << "\n" << r.out;
+    // Credited: it neither pauses for the delays inserted while it waited
+    // (as a timer wake-up would) nor returns owing them (as without the
+    // hook).
+    EXPECT_LE(double(t.paused), 0.25 * double(t.inserted)) << name << "\n" << r.out;
+    EXPECT_LE(double(t.owed_after), 0.25 * double(t.inserted)) << name << "\n" << r.out;
+  }
+}
+
+TEST_F(SleepHooksTest, AThreadPaysWhatItOwesBeforeItIsCountedAtAProgressPoint) {
+  TargetResult r = run({"progress", "600"}, delaysEnv());
+  ASSERT_TRUE(r.exited && r.status == 0) << r.out << r.err;
+  EXPECT_GT(outputValue(r.out, "owing"), 10u) << "the check ran while delays were owed\n" << r.out;
+  EXPECT_EQ(outputValue(r.out, "unpaid"), 0u) << r.out;
+}
+
+TEST_F(SleepHooksTest, ASignalDuringThePaymentBeforeASleepInterruptsTheSleep) {
+  // Without the profiler the thread would have been in the sleep when the
+  // signal came: the sleep must return EINTR, not wait its full 2 s for a
+  // signal that has come and gone.
+  TargetResult r = run({"signal-in-payment"}, delaysEnv());
+  ASSERT_TRUE(r.exited && r.status == 0) << r.out << r.err;
+  std::istringstream lines(r.out);
+  std::string line;
+  int calls = 0;
+  while (std::getline(lines, line)) {
+    ++calls;
+    EXPECT_NE(line.find("result=-1 eintr=1"), std::string::npos) << line;
+    EXPECT_LT(outputValue(line, "took"), 1500000000ull) << line;
+    // The signal came 20 ms after the call began, within a payment that
+    // long: the sleep itself had not begun.
+    if (outputValue(line, "paid") >= 30000000ull) {
+      EXPECT_EQ(line.find("rem_full=0"), std::string::npos) << "all of it is left: " << line;
+      EXPECT_EQ(line.find("sets_kept=0"), std::string::npos) << "EINTR keeps the sets: " << line;
+    }
+  }
+  EXPECT_EQ(calls, 3) << r.out;
+}
