@@ -130,6 +130,13 @@ int causal::reportCommand(const Args &args) {
   if (inputs.empty())
     inputs.push_back("profile.coz");
 
+  if (!htmlPath.empty()) {
+    std::string problem = report::htmlOutputProblem(htmlPath, inputs);
+    if (!problem.empty()) {
+      std::fprintf(stderr, "causal report: error: %s\n", problem.c_str());
+      return 2;
+    }
+  }
   profile::Profile profile;
   if (!report::readProfiles(inputs, common.read, profile, "report"))
     return 1;

@@ -1,6 +1,7 @@
 //===- Options.cpp - Command-line options shared by report and diff -------===//
 #include "Options.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -215,6 +216,33 @@ bool useColor(ColorMode mode, int fd) {
   if (!term || !std::strcmp(term, "dumb"))
     return false;
   return isatty(fd) == 1;
+}
+
+std::string htmlOutputProblem(const std::string &output, const std::vector<std::string> &inputs) {
+  struct stat out;
+  if (stat(output.c_str(), &out) != 0)
+    return ""; // a new file
+  for (const std::string &input : inputs) {
+    struct stat in;
+    if (input != "-" && stat(input.c_str(), &in) == 0 && in.st_dev == out.st_dev &&
+        in.st_ino == out.st_ino)
+      return output + " is an input profile of this report; writing the page there would replace "
+                      "it (name the page, e.g. --html report.html)";
+  }
+  if (!S_ISREG(out.st_mode) || out.st_size == 0)
+    return "";
+  // An earlier page may be replaced; anything else is kept.
+  char head[512] = {};
+  FILE *file = std::fopen(output.c_str(), "rb");
+  size_t got = file ? std::fread(head, 1, sizeof head - 1, file) : 0;
+  if (file)
+    std::fclose(file);
+  for (size_t i = 0; i < got; ++i)
+    head[i] = char(std::tolower(static_cast<unsigned char>(head[i])));
+  if (std::strstr(head, "<!doctype html") || std::strstr(head, "<html"))
+    return "";
+  return output + " exists and is not an HTML page; not replacing it (name the page, e.g. "
+                  "--html report.html)";
 }
 
 bool readProfiles(const std::vector<std::string> &paths, const profile::ReadOptions &options,

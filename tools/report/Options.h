@@ -42,6 +42,12 @@ bool useColor(ColorMode mode, int fd);
 bool readProfiles(const std::vector<std::string> &paths, const profile::ReadOptions &options,
                   profile::Profile &profile, const char *command, size_t maxWarnings = 20);
 
+/// Why writing an HTML page to \p output would destroy data, or "" when it
+/// would not: \p output is one of the \p inputs (`causal report --html
+/// profile.coz` reads profile.coz by default), or an existing non-empty file
+/// that is not an HTML page (a profile, a source file).
+std::string htmlOutputProblem(const std::string &output, const std::vector<std::string> &inputs);
+
 } // namespace causal::report
 
 #endif
