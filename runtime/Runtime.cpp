@@ -32,6 +32,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 // Bounds of the section holding callThreadStart (defined by the linker).
@@ -466,7 +467,7 @@ AddressRange imageRangeOf(const void *address) {
 
 } // namespace
 
-// Called by the exec interposers (SyncHooks.cpp).
+// Called by the exec interposers (SyncHooks.cpp) and by _exit and _Exit.
 void flushProfileBeforeExec() {
   // A vfork child shares our memory and runs no atfork handler: writing
   // here would mark the parent's profile as written. Leave it to the parent.
@@ -478,6 +479,22 @@ void flushProfileBeforeExec() {
 } // namespace causal::rt
 
 using namespace causal::rt;
+
+// _exit and _Exit, called by the program (or a library) through the C
+// library, end the process without atexit handlers; the profile is written
+// first all the same, as exit writes it, and the status is the program's.
+// exit's own end, and posix_spawn's child, call the C library's internal
+// _exit, which does not come here; a vfork child writes nothing (as for
+// exec). Never returns.
+[[noreturn]] static void exitProcessNow(int status) {
+  flushProfileBeforeExec();
+  for (;;) {
+    syscall(SYS_exit_group, status);
+    syscall(SYS_exit, status);
+  }
+}
+extern "C" CAUSAL_RT_EXPORT void _exit(int status) { exitProcessNow(status); }
+extern "C" CAUSAL_RT_EXPORT void _Exit(int status) { exitProcessNow(status); }
 
 extern "C" CAUSAL_RT_EXPORT void __causal_register_module(const void *start, const void *stop) {
   uint32_t status = g_status.load(std::memory_order_acquire);

@@ -39,7 +39,6 @@
 #include <string>
 #include <vector>
 
-
 using causal::test::parseProfile;
 using causal::test::ProfileRecord;
 using causal::test::readFile;
@@ -218,6 +217,32 @@ TEST_P(SamplerTest, ForkChildWritesItsOwnRecords) {
       << r.out;
 }
 
+TEST_P(SamplerTest, ExitWithoutAtexitHandlersStillWritesTheProfile) {
+  // _exit and _Exit with a thread still running, and _exit from the
+  // program's own atexit handler: the status is the program's and the
+  // profile is written, as with exit.
+  for (const char *code : {"3", "5"}) {
+    ASSERT_TRUE(dir.ok());
+    unlink(dir.file("profile.coz").c_str());
+    RunResult r = runTarget(dir, {"exitnow", code}, baseEnv());
+    if (skipIfNoPerf(r))
+      GTEST_SKIP() << "perf_event unavailable here";
+    ASSERT_TRUE(r.exited) << "killed by signal " << -r.status << "; stderr: " << r.err;
+    EXPECT_EQ(r.status, atoi(code)) << r.err;
+    EXPECT_EQ(r.out,
+              std::string("ending with ") + (atoi(code) % 2 ? "_Exit(" : "_exit(") + code + ")\n");
+    std::vector<ProfileRecord> records = readProfile(dir.file("profile.coz"));
+    EXPECT_GT(samplesAt(records, kSpinLine), 5u) << "20 ms of spinning, sampled every ms";
+  }
+  unlink(dir.file("profile.coz").c_str());
+  RunResult r = runTarget(dir, {"atexitexit", "9"}, baseEnv());
+  if (skipIfNoPerf(r))
+    GTEST_SKIP() << "perf_event unavailable here";
+  ASSERT_TRUE(r.exited) << r.err;
+  EXPECT_EQ(r.status, 9) << r.err;
+  EXPECT_GT(samplesAt(readProfile(dir.file("profile.coz")), kSpinLine), 5u);
+}
+
 TEST_P(SamplerTest, ThreadChurnCancellationForkAndExitWithRunningThreadsAreSafe) {
   ASSERT_TRUE(dir.ok());
   RunResult r = runTarget(dir, {"churn", "200"}, baseEnv());
@@ -231,7 +256,8 @@ TEST_P(SamplerTest, ThreadChurnCancellationForkAndExitWithRunningThreadsAreSafe)
   size_t startups = 0;
   for (const ProfileRecord &record : records)
     startups += record.type == "startup";
-  EXPECT_EQ(startups, 1u) << "children left with _exit: no records from them";
+  EXPECT_EQ(startups, 5u) << "the parent and its four forked children, which end with _exit: "
+                             "written as exit writes them";
   // 200 threads x 0.2 ms + 20 ms in main + the spinner: well over 40 ms.
   EXPECT_GT(samplesAt(records, kSpinLine), 20u);
 }

@@ -13,6 +13,10 @@
 //   churn N      creates N short threads (ending by return, pthread_exit
 //                and cancellation, some concurrently), forks on the way,
 //                and exits while a detached thread still spins
+//   exitnow N    a detached thread spins; main spins 20 ms, prints, and
+//                ends with _exit(N) (_Exit if N is odd)
+//   atexitexit N main spins 20 ms and returns 0; an atexit handler of the
+//                program calls _exit(N)
 //   sleepy N     N rounds of: spin ~0.3 ms, nanosleep 50 us, poll 50 us;
 //                prints how many calls failed with EINTR
 //   overhead MS  callRuntimeFor (line 20) spends MS ms inside the runtime
@@ -170,7 +174,7 @@ int churn(uint64_t threads) {
       pid_t child = fork();
       if (child == 0) {
         spinFor(1000000);
-        _exit(0); // no profile from this child: _exit skips atexit
+        _exit(0); // skips atexit; the runtime writes the child's profile all the same
       }
       int status = 0;
       waitpid(child, &status, 0);
@@ -294,6 +298,23 @@ int main(int argc, char **argv) {
     uint64_t used = threadCpuNs() - before;
     dlclose(plugin); // unregisters the plugin's table: its counts must survive
     printf("cpu_ns=%llu\n", (unsigned long long)used);
+    return 0;
+  }
+  if (!strcmp(mode, "exitnow")) {
+    pthread_t spinner;
+    if (pthread_create(&spinner, nullptr, detachedSpinner, nullptr))
+      return 3;
+    spinFor(20000000);
+    printf("ending with %s(%d)\n", ms % 2 ? "_Exit" : "_exit", int(ms));
+    fflush(stdout);
+    if (ms % 2)
+      _Exit(int(ms));
+    _exit(int(ms));
+  }
+  if (!strcmp(mode, "atexitexit")) {
+    static int code = int(ms);
+    atexit([] { _exit(code); });
+    spinFor(20000000);
     return 0;
   }
   if (!strcmp(mode, "churn"))
