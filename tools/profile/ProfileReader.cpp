@@ -623,9 +623,14 @@ public:
         return true;
       }
     }
-    if (lastWithoutNewline)
-      problem += " (last line has no newline: truncated?)";
     std::string message = fileName + ":" + std::to_string(lineNo) + ": " + problem;
+    if (lastWithoutNewline) {
+      // A writer cut off mid-record (killed, disk full): the records before
+      // it are whole and count; strict mode too.
+      into.warnings.push_back(message +
+                              " (the last line has no newline: a record cut off); line skipped");
+      return true;
+    }
     if (!options.lenient) {
       error = message;
       return false;
@@ -694,8 +699,17 @@ bool readProfileLines(int fd, const std::string &name, ProfileLines &lines, std:
       error = name + ": read error: " + std::strerror(errno);
       return false;
     }
-    if (got == 0)
-      return partial.empty() || lines.consume(partial, /*lastWithoutNewline=*/true, error);
+    if (got == 0) {
+      if (!partial.empty() && !lines.consume(partial, /*lastWithoutNewline=*/true, error))
+        return false;
+      if (!lines.knownRecordSeen()) {
+        error = name + (offset ? ": no profile record in it" : ": empty") +
+                ": not a causal or Coz profile (a profile is written when the profiled "
+                "program ends)";
+        return false;
+      }
+      return true;
+    }
     if (const void *nul = memchr(chunk, 0, size_t(got))) {
       error = name + ": binary data (a NUL byte at offset " +
               std::to_string(offset + uint64_t(static_cast<const char *>(nul) - chunk)) + ")" +

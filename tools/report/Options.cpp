@@ -264,7 +264,12 @@ bool readProfiles(const std::vector<std::string> &paths, const profile::ReadOpti
     std::string error;
     if (!profile::readProfileFile(path, profile, options, error)) {
       std::fprintf(stderr, "causal %s: error: %s\n", command, error.c_str());
-      if (!options.lenient)
+      // Only a bad line ("FILE:N: ...") can be skipped; an empty file, a
+      // directory or binary data cannot.
+      std::string where = (path == "-" ? std::string("<stdin>") : path) + ":";
+      bool badLine = error.compare(0, where.size(), where) == 0 && error.size() > where.size() &&
+                     std::isdigit(static_cast<unsigned char>(error[where.size()]));
+      if (!options.lenient && badLine)
         std::fprintf(stderr, "causal %s: note: --lenient skips malformed lines\n", command);
       return false;
     }
