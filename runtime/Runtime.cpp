@@ -309,6 +309,14 @@ void atExitHandler() { writeProfileOnce(); }
 // ---- Fatal signals ------------------------------------------------------------
 
 constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+// Signals whose default action ends the process without a fault: a server
+// stopped with SIGTERM, a run interrupted with Ctrl-C, a closed pipe, a timer.
+constexpr int kTerminatingSignals[] = {SIGTERM, SIGINT,  SIGHUP,  SIGQUIT, SIGPIPE,  SIGALRM,
+                                       SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM};
+
+bool isFaultSignal(int signal) {
+  return signal == SIGSEGV || signal == SIGBUS || signal == SIGFPE || signal == SIGILL;
+}
 std::atomic<bool> g_fatal_once{false};
 
 void onFatalSignal(int signal, siginfo_t *info, void *) {
@@ -325,25 +333,35 @@ void onFatalSignal(int signal, siginfo_t *info, void *) {
   }
   errno = saved_errno;
   // A fault re-executes the instruction and dies by the default action; a
-  // sent signal (kill, raise, abort) is sent again.
-  if (!info || info->si_code <= 0)
+  // sent signal (kill, raise, abort), and any signal that is not a fault
+  // (a timer's SIGALRM comes with si_code SI_KERNEL), is sent again.
+  if (!isFaultSignal(signal) || !info || info->si_code <= 0)
     raise(signal);
 }
 
+// Where the program left the default disposition (a handler of its own, or
+// a parent's SIG_IGN, is left alone), a one-shot handler that writes the
+// profile and lets the signal end the process as it would have.
+void installFatalSignalHandler(int signal) {
+  struct sigaction current;
+  if (sigaction(signal, nullptr, &current) != 0 || current.sa_handler != SIG_DFL ||
+      (current.sa_flags & SA_SIGINFO))
+    return;
+  struct sigaction action;
+  memset(&action, 0, sizeof(action));
+  action.sa_sigaction = onFatalSignal;
+  action.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_ONSTACK;
+  sigemptyset(&action.sa_mask);
+  sigaddset(&action.sa_mask, CAUSAL_SAMPLE_SIGNAL);
+  sigaction(signal, &action, nullptr);
+}
+
 void installFatalSignalHandlers() {
-  for (int signal : kFatalSignals) {
-    struct sigaction current;
-    if (sigaction(signal, nullptr, &current) != 0 || current.sa_handler != SIG_DFL ||
-        (current.sa_flags & SA_SIGINFO))
-      continue; // the program (or a parent's SIG_IGN) decides: leave it alone
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_sigaction = onFatalSignal;
-    action.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_ONSTACK;
-    sigemptyset(&action.sa_mask);
-    sigaddset(&action.sa_mask, CAUSAL_SAMPLE_SIGNAL);
-    sigaction(signal, &action, nullptr);
-  }
+  for (int signal : kFatalSignals)
+    installFatalSignalHandler(signal);
+  for (int signal : kTerminatingSignals)
+    if (signal != CAUSAL_SAMPLE_SIGNAL)
+      installFatalSignalHandler(signal);
 }
 
 __attribute__((destructor)) void runtimeDestructor() { writeProfileOnce(); }
@@ -495,6 +513,15 @@ using namespace causal::rt;
 }
 extern "C" CAUSAL_RT_EXPORT void _exit(int status) { exitProcessNow(status); }
 extern "C" CAUSAL_RT_EXPORT void _Exit(int status) { exitProcessNow(status); }
+// quick_exit runs the at_quick_exit handlers, then glibc's internal _exit:
+// the profile is written first.
+extern "C" CAUSAL_RT_EXPORT void quick_exit(int status) {
+  flushProfileBeforeExec();
+  using QuickExitFn = void (*)(int);
+  if (auto real = reinterpret_cast<QuickExitFn>(dlsym(RTLD_NEXT, "quick_exit")))
+    real(status);
+  exitProcessNow(status);
+}
 
 extern "C" CAUSAL_RT_EXPORT void __causal_register_module(const void *start, const void *stop) {
   uint32_t status = g_status.load(std::memory_order_acquire);

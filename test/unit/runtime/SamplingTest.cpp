@@ -243,6 +243,33 @@ TEST_P(SamplerTest, ExitWithoutAtexitHandlersStillWritesTheProfile) {
   EXPECT_GT(samplesAt(readProfile(dir.file("profile.coz")), kSpinLine), 5u);
 }
 
+TEST_P(SamplerTest, SignalsThatEndTheProgramStillWriteTheProfile) {
+  // Signals whose default action ends the process (a server stopped with
+  // SIGTERM, Ctrl-C, a closed pipe, a timer), and quick_exit: the program
+  // ends exactly as it would (killed by the same signal, same status), and
+  // the profile is written first.
+  struct Case {
+    std::vector<std::string> args;
+    int status; // negative: killed by that signal
+  };
+  for (const Case &c : {Case{{"signal", std::to_string(SIGTERM)}, -SIGTERM},
+                        Case{{"signal", std::to_string(SIGINT)}, -SIGINT},
+                        Case{{"signal", std::to_string(SIGPIPE)}, -SIGPIPE},
+                        Case{{"signal", std::to_string(SIGUSR1)}, -SIGUSR1},
+                        Case{{"alarm"}, -SIGALRM}, Case{{"quickexit", "4"}, 4}}) {
+    ASSERT_TRUE(dir.ok());
+    unlink(dir.file("profile.coz").c_str());
+    RunResult r = runTarget(dir, c.args, baseEnv());
+    if (skipIfNoPerf(r))
+      GTEST_SKIP() << "perf_event unavailable here";
+    EXPECT_EQ(r.status, c.status) << c.args[0] << " " << (c.args.size() > 1 ? c.args[1] : "")
+                                  << ": " << r.err;
+    EXPECT_EQ(r.exited, c.status >= 0);
+    EXPECT_GT(samplesAt(readProfile(dir.file("profile.coz")), kSpinLine), 5u)
+        << c.args[0] << " " << (c.args.size() > 1 ? c.args[1] : "") << ": 20 ms of spinning";
+  }
+}
+
 TEST_P(SamplerTest, ThreadChurnCancellationForkAndExitWithRunningThreadsAreSafe) {
   ASSERT_TRUE(dir.ok());
   RunResult r = runTarget(dir, {"churn", "200"}, baseEnv());

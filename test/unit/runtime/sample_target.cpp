@@ -17,6 +17,9 @@
 //                ends with _exit(N) (_Exit if N is odd)
 //   atexitexit N main spins 20 ms and returns 0; an atexit handler of the
 //                program calls _exit(N)
+//   signal N     main spins 20 ms, then sends itself signal N (kill)
+//   alarm        main spins until a 30 ms ITIMER_REAL timer's SIGALRM ends it
+//   quickexit N  main spins 20 ms and ends with quick_exit(N)
 //   sleepy N     N rounds of: spin ~0.3 ms, nanosleep 50 us, poll 50 us;
 //                prints how many calls failed with EINTR
 //   overhead MS  callRuntimeFor (line 20) spends MS ms inside the runtime
@@ -39,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -316,6 +320,21 @@ int main(int argc, char **argv) {
     atexit([] { _exit(code); });
     spinFor(20000000);
     return 0;
+  }
+  if (!strcmp(mode, "signal")) {
+    spinFor(20000000);
+    kill(getpid(), int(ms));
+    return 0; // not reached for a signal whose default action ends the process
+  }
+  if (!strcmp(mode, "alarm")) {
+    struct itimerval timer = {{0, 0}, {0, 30000}};
+    setitimer(ITIMER_REAL, &timer, nullptr);
+    for (;;)
+      spinFor(1000000);
+  }
+  if (!strcmp(mode, "quickexit")) {
+    spinFor(20000000);
+    quick_exit(int(ms));
   }
   if (!strcmp(mode, "churn"))
     return churn(ms);
