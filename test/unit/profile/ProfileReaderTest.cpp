@@ -157,7 +157,8 @@ TEST(ProfileReader, ErrorsNameFileLineAndProblem) {
   EXPECT_NE(truncated.warnings[0].find("a record cut off"), std::string::npos);
   EXPECT_EQ(truncated.runs.size(), 1u);
   EXPECT_TRUE(truncated.experiments.empty());
-  std::string json = readError("{\"type\":\"experiment\",\"selected\":\"a.c:1\",\"speedup\":0.5,\n");
+  std::string json =
+      readError("{\"type\":\"experiment\",\"selected\":\"a.c:1\",\"speedup\":0.5,\n");
   EXPECT_NE(json.find("p.coz:1: malformed JSON record"), std::string::npos) << json;
   EXPECT_NE(readError("{\"time\":1}\n").find("no \"type\" member"), std::string::npos);
   const char withNul[] = "startup\ttime=1\nexperiment\tselected=a\0b\n";
