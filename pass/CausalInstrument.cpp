@@ -14,12 +14,12 @@
 //     llvm.global.annotations "causal.progress" / "causal.transaction=NAME".
 //     A counter is a linkonce_odr hidden global in a COMDAT of its own name
 //     and in section CAUSAL_COUNTER_SECTION: one per (kind, name) and image.
-//     Before each increment, the settling check of abi.h: a load of the
+//     Before each increment, the visit check of abi.h: a load of the
 //     runtime's CAUSAL_DELAYS_ACTIVE_VAR and, while an experiment runs, a call
-//     of CAUSAL_SETTLE_DELAYS_FN, so the thread pays what it owes before it
-//     is counted. The same check goes before the inline increments of Coz's
-//     coz.h macros (recognized by the _call_coz_get_counter call that fills
-//     the counter pointer, before inlining).
+//     of CAUSAL_PROGRESS_VISIT_FN with the counter, so the thread pays what
+//     it owes before it is counted and a latency visit records its time. The same check goes before
+//     the inline increments of Coz's coz.h macros (recognized by the _call_coz_get_counter call
+//     that fills the counter pointer, before inlining).
 //   * Sync hooks (abi.h "Synchronization hooks"). Each direct call of a
 //     declared CAUSAL_SYNC_FUNCTIONS function X calls instead
 //     `&HOOK != null ? HOOK : X` with HOOK the extern_weak
@@ -105,7 +105,7 @@ static cl::opt<bool> ClSyncHooks(
 
 static cl::opt<bool> ClSettleAtProgress(
     "causal-settle-at-progress",
-    cl::desc("Before each progress point increment, call the runtime's " CAUSAL_SETTLE_DELAYS_FN
+    cl::desc("Before each progress point increment, call the runtime's " CAUSAL_PROGRESS_VISIT_FN
              " while an experiment runs (" CAUSAL_DELAYS_ACTIVE_VAR " != 0)"),
     cl::Hidden, cl::init(true));
 
@@ -251,7 +251,7 @@ private:
   bool placeAtLines(ArrayRef<const ProgressPointSpec *> Specs);
   GlobalVariable *getOrCreateCounter(uint32_t Kind, StringRef Name);
   void emitIncrement(Instruction *Before, uint32_t Kind, StringRef Name, DebugLoc Loc);
-  void emitSettleCheck(Instruction *Increment);
+  void emitVisitCheck(AtomicRMWInst *Increment);
   bool settleAtCozProgressPoints();
   void
   collectAttributePoints(SmallVectorImpl<std::tuple<Function *, uint32_t, std::string>> &Points);
@@ -318,19 +318,19 @@ void ModuleInstrumenter::emitIncrement(Instruction *Before, uint32_t Kind, Strin
   IRBuilder<> IRB(Before);
   if (Loc)
     IRB.SetCurrentDebugLocation(Loc);
-  Instruction *Increment =
+  AtomicRMWInst *Increment =
       IRB.CreateAtomicRMW(AtomicRMWInst::Add, getOrCreateCounter(Kind, Name),
                           ConstantInt::get(Int64Ty, 1), MaybeAlign(8), AtomicOrdering::Monotonic);
-  emitSettleCheck(Increment);
+  emitVisitCheck(Increment);
 }
 
-// Before |Increment| (abi.h, "Settling at progress points"):
+// Before |Increment| (abi.h, "Visits during experiments"):
 //   %flag = select (icmp ne @active, null), @active, @causal.no_delays
-//   if (load atomic monotonic %flag != 0) call @settle()   ; unlikely
+//   if (load atomic monotonic %flag != 0) call @visit(%counter)   ; unlikely
 // The load is atomic so that no pass hoists it out of a loop: the flag
 // changes under the loop's feet when an experiment starts. The select (not
 // a branch) keeps the path without experiments to one predictable branch.
-void ModuleInstrumenter::emitSettleCheck(Instruction *Increment) {
+void ModuleInstrumenter::emitVisitCheck(AtomicRMWInst *Increment) {
   if (!ClSettleAtProgress)
     return;
   GlobalVariable *Active = M.getGlobalVariable(CAUSAL_DELAYS_ACTIVE_VAR);
@@ -346,7 +346,7 @@ void ModuleInstrumenter::emitSettleCheck(Instruction *Increment) {
                                   ConstantInt::get(Int32Ty, 0), NoDelaysName);
     NoDelays->setAlignment(Align(4));
   }
-  FunctionCallee Settle = getOrInsertWeakRuntimeFunction(CAUSAL_SETTLE_DELAYS_FN, {});
+  FunctionCallee Visit = getOrInsertWeakRuntimeFunction(CAUSAL_PROGRESS_VISIT_FN, {PtrTy});
 
   IRBuilder<> IRB(Increment);
   Value *Present = IRB.CreateICmpNE(Active, ConstantPointerNull::get(PtrTy), "causal.rt.present");
@@ -357,11 +357,11 @@ void ModuleInstrumenter::emitSettleCheck(Instruction *Increment) {
       IRB.CreateICmpNE(Loaded, ConstantInt::get(Int32Ty, 0), "causal.delays.owed"),
       Increment->getIterator(), /*Unreachable=*/false,
       MDBuilder(Ctx).createBranchWeights(1, 1 << 20));
-  Then->getParent()->setName("causal.settle");
+  Then->getParent()->setName("causal.visit");
   Increment->getParent()->setName("causal.count");
   IRBuilder<> Call(Then);
   Call.SetCurrentDebugLocation(Increment->getDebugLoc());
-  Call.CreateCall(Settle);
+  Call.CreateCall(Visit, {Increment->getPointerOperand()});
 }
 
 // Replaces `if (&marker) marker(kind, "name");` by the increment: calls
@@ -482,7 +482,7 @@ bool ModuleInstrumenter::settleAtCozProgressPoints() {
       }
     }
   for (AtomicRMWInst *Visit : Visits) {
-    emitSettleCheck(Visit);
+    emitVisitCheck(Visit);
     Visit->setMetadata(SettledMetadata, MDNode::get(Ctx, {}));
   }
   return !Visits.empty();

@@ -10,6 +10,7 @@
 #include "causal/tunables.h"
 
 #include <algorithm>
+#include <cmath>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -286,6 +287,28 @@ void integrateInFlight(uint32_t points, uint64_t dt) {
   }
 }
 
+// The mean number of requests of latency point |p| in flight over the
+// experiment, in virtual time (docs/report.md, "Latency"): the in-flight
+// area from the visits' virtual times, divided by the window's virtual
+// length |virtual_end|. With n_S requests in flight at the start (virtual
+// time 0) and n_E at the end,
+//   area = sum(end times) - sum(begin times) + n_E * virtual_end,
+// each request counting the part of its latency inside the window. NaN if
+// the visit sums do not account for every visit the counters saw
+// (|arrivals|, |departures|): visits from code built without the pass, or
+// one racing with the window's start or end; the caller then uses the
+// in-flight count sampled every poll.
+double inFlightInVirtualTime(uint32_t p, uint64_t arrivals, uint64_t departures,
+                             int64_t virtual_end) {
+  ProgressRegistry::VisitSums sums = g_progress.takeVisitSums(p);
+  if (sums.begins != arrivals || sums.ends != departures || virtual_end <= 0)
+    return NAN;
+  int64_t in_flight_start = int64_t(g_snapshots[p].arrivals - g_snapshots[p].departures);
+  int64_t in_flight_end = in_flight_start + int64_t(arrivals) - int64_t(departures);
+  double area = double(sums.end_ns - sums.begin_ns) + double(in_flight_end) * double(virtual_end);
+  return area / double(virtual_end);
+}
+
 // ---- End-of-experiment drain (Experiment.h) --------------------------------
 
 // True if thread |tid| of this process is running or waiting for a CPU
@@ -433,8 +456,6 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   uint32_t speedup =
       c.fixed_speedup_percent >= 0 ? uint32_t(c.fixed_speedup_percent) : drawSpeedupPercent(rng);
   uint32_t points = g_progress.size();
-  for (uint32_t p = 0; p < points; ++p)
-    g_snapshots[p] = {g_progress.arrivals(p), g_progress.departures(p), 0.0};
   // The selected line's name, copied now: when the program exits (or
   // dlcloses the library) during the experiment, the image is unregistered
   // and its table may be gone by the time the record is written.
@@ -455,8 +476,15 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   uint64_t process_cpu_before = processCpuNs();
   uint64_t spun_cpu_before = g_spun_cpu_ns.load(std::memory_order_relaxed);
   g_experiment.shared_cpu_delay_ns.store(0, std::memory_order_relaxed);
+  for (uint32_t p = 0; p < points; ++p)
+    g_progress.takeVisitSums(p); // visits of earlier experiments' drains
   uint64_t start = monotonicNs();
+  g_experiment.start_ns.store(start, std::memory_order_relaxed);
   setExperimentActive(1);
+  // After the flag: a visit counted in a snapshot but missed by the visit
+  // sums (or the other way round) shows as a mismatch of the counts.
+  for (uint32_t p = 0; p < points; ++p)
+    g_snapshots[p] = {g_progress.arrivals(p), g_progress.departures(p), 0.0};
 
   uint64_t last = start;
   for (;;) {
@@ -491,6 +519,10 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   }
   setExperimentActive(0);
   uint64_t elapsed = last - start;
+  // Virtual time at the end of the window (it is 0 at the start).
+  int64_t virtual_end =
+      int64_t(elapsed) -
+      int64_t(g_experiment.global_delay_ns.load(std::memory_order_relaxed) - global_before);
   uint64_t selected_samples = g_experiment.selected_samples.load(std::memory_order_relaxed);
   // Threads on a CPU (program work, not runnable pauses) and waiting for
   // one, on average over the experiment; the CPUs the competing threads
@@ -528,7 +560,9 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
       min_visits = arrivals < min_visits ? arrivals : min_visits;
     } else {
       uint64_t departures = g_progress.departures(p) - g_snapshots[p].departures;
-      double difference = elapsed ? g_snapshots[p].in_flight_area / double(elapsed) : 0.0;
+      double difference = inFlightInVirtualTime(p, arrivals, departures, virtual_end);
+      if (std::isnan(difference)) // some visits did not go through the runtime
+        difference = elapsed ? g_snapshots[p].in_flight_area / double(elapsed) : 0.0;
       text.appendf("latency-point\tname=%s\tarrivals=%llu\tdepartures=%llu\tdifference=%.4f\n",
                    g_progress.name(p), (unsigned long long)arrivals, (unsigned long long)departures,
                    difference);
@@ -798,3 +832,19 @@ const char *peekPendingRecords(size_t *size) {
 bool isProfilerThread() { return tls_is_profiler; }
 
 } // namespace causal::rt
+
+// A progress point is visited while an experiment runs (abi.h): the thread
+// pays what it owes, so that it is counted at its place in virtual time,
+// and a latency visit records that time.
+extern "C" CAUSAL_RT_EXPORT void __causal_progress_visit(void *counter) {
+  using namespace causal::rt;
+  ThreadState *state = tls_thread;
+  if (state && __builtin_expect(owesDelays(state), 0))
+    payOwedDelays(state);
+  if (!counter || !g_experiment.active.load(std::memory_order_acquire))
+    return;
+  int64_t real = int64_t(monotonicNs() - g_experiment.start_ns.load(std::memory_order_relaxed));
+  int64_t inserted = int64_t(g_experiment.global_delay_ns.load(std::memory_order_relaxed) -
+                             g_experiment.start_global_ns.load(std::memory_order_relaxed));
+  g_progress.recordVisit(counter, real - inserted);
+}

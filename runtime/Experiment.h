@@ -66,6 +66,7 @@ struct ExperimentGlobals {
   std::atomic<uint64_t> delay_per_sample_ns{0};
   std::atomic<uint64_t> global_delay_ns{0};
   std::atomic<uint64_t> start_global_ns{0}; ///< older debts are forgiven
+  std::atomic<uint64_t> start_ns{0};        ///< monotonic time the experiment began
   std::atomic<uint64_t> selected_samples{0};
   /// Delay of selected samples taken by threads that competed for a CPU
   /// (speedup x CPU time): the shared-CPU part of the experiment's delay.

@@ -44,12 +44,15 @@ uint32_t ProgressRegistry::findOrAddPoint(PointKind kind, const char *name) {
   return n;
 }
 
-bool ProgressRegistry::addCounter(uint32_t kind_code, const char *name, uint64_t *counter) {
+bool ProgressRegistry::addCounter(uint32_t kind_code, const char *name, uint64_t *counter,
+                                  uint32_t *point_index) {
+  *point_index = kMaxPoints;
   if (!name || !counter || kind_code < CAUSAL_COUNTER_THROUGHPUT || kind_code > CAUSAL_COUNTER_END)
     return false;
   PointKind kind =
       kind_code == CAUSAL_COUNTER_THROUGHPUT ? PointKind::Throughput : PointKind::Latency;
   uint32_t index = findOrAddPoint(kind, name);
+  *point_index = index;
   if (index == kMaxPoints) {
     if (!said_full_.exchange(true))
       message("more than %u progress points; '%s' and later ones are ignored", kMaxPoints, name);
@@ -76,9 +79,14 @@ uint32_t ProgressRegistry::registerCounters(causal_counter *start, causal_counte
     return 0;
   uint32_t added = 0;
   lock();
-  for (causal_counter *record = start; record < stop; ++record)
-    if (addCounter(record->kind, record->name, &record->count))
+  for (causal_counter *record = start; record < stop; ++record) {
+    uint32_t index;
+    if (addCounter(record->kind, record->name, &record->count, &index))
       ++added;
+    // recordVisit finds the point through the record (abi.h).
+    if (index != kMaxPoints)
+      __atomic_store_n(&record->flags, index + 1, __ATOMIC_RELEASE);
+  }
   unlock();
   return added;
 }
@@ -102,16 +110,55 @@ CozCounter *ProgressRegistry::cozCounter(int type, const char *name) {
     slot.type = type;
     slot.counter.count = 0;
     static_assert(sizeof(size_t) == sizeof(uint64_t), "coz_counter_t.count is a size_t");
-    if (addCounter(uint32_t(type), name, reinterpret_cast<uint64_t *>(&slot.counter.count))) {
-      slot.point = findOrAddPoint(type == int(CAUSAL_COUNTER_THROUGHPUT) ? PointKind::Throughput
-                                                                         : PointKind::Latency,
-                                  name);
+    uint32_t index;
+    if (addCounter(uint32_t(type), name, reinterpret_cast<uint64_t *>(&slot.counter.count),
+                   &index)) {
+      slot.point = index;
       num_coz_.store(n + 1, std::memory_order_release);
       result = &slot.counter;
     }
   }
   unlock();
   return result;
+}
+
+void ProgressRegistry::recordVisit(const void *counter, int64_t virtual_ns) {
+  uint32_t index;
+  bool end;
+  uintptr_t address = reinterpret_cast<uintptr_t>(counter);
+  uintptr_t coz_begin = reinterpret_cast<uintptr_t>(&coz_[0].counter);
+  if (address >= coz_begin && address < coz_begin + sizeof coz_ &&
+      (address - coz_begin) % sizeof(CozSlot) == 0) {
+    size_t slot_index = (address - coz_begin) / sizeof(CozSlot);
+    if (slot_index >= num_coz_.load(std::memory_order_acquire))
+      return;
+    const CozSlot &slot = coz_[slot_index];
+    index = slot.point;
+    end = slot.type == int(CAUSAL_COUNTER_END);
+  } else {
+    const causal_counter *record = static_cast<const causal_counter *>(counter);
+    uint32_t flags = __atomic_load_n(&record->flags, __ATOMIC_ACQUIRE);
+    if (flags == 0) // not registered (yet)
+      return;
+    index = flags - 1;
+    end = record->kind == CAUSAL_COUNTER_END;
+  }
+  if (index >= num_points_.load(std::memory_order_acquire) ||
+      points_[index].kind != PointKind::Latency)
+    return;
+  Point &point = points_[index];
+  (end ? point.end_ns : point.begin_ns).fetch_add(virtual_ns, std::memory_order_relaxed);
+  (end ? point.end_visits : point.begin_visits).fetch_add(1, std::memory_order_relaxed);
+}
+
+ProgressRegistry::VisitSums ProgressRegistry::takeVisitSums(uint32_t point_index) {
+  Point &point = points_[point_index];
+  VisitSums sums;
+  sums.begin_ns = point.begin_ns.exchange(0, std::memory_order_relaxed);
+  sums.end_ns = point.end_ns.exchange(0, std::memory_order_relaxed);
+  sums.begins = point.begin_visits.exchange(0, std::memory_order_relaxed);
+  sums.ends = point.end_visits.exchange(0, std::memory_order_relaxed);
+  return sums;
 }
 
 void ProgressRegistry::retireRange(uintptr_t begin, uintptr_t end) {
@@ -140,6 +187,10 @@ void ProgressRegistry::retireRange(uintptr_t begin, uintptr_t end) {
 void ProgressRegistry::resetForTesting() {
   lock();
   for (Point &point : points_) {
+    point.begin_ns.store(0);
+    point.end_ns.store(0);
+    point.begin_visits.store(0);
+    point.end_visits.store(0);
     point.begins.size.store(0);
     point.begins.retired.store(0);
     point.ends.size.store(0);

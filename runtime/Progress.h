@@ -57,6 +57,23 @@ public:
   /// Ends of a latency point (0 for a throughput point).
   uint64_t departures(uint32_t point) const { return sum(points_[point].ends); }
 
+  /// Event sums of a latency point since the last take: the virtual times
+  /// (docs/report.md, "Latency") of its begin and end visits that went
+  /// through the runtime (CAUSAL_PROGRESS_VISIT_FN), and their counts.
+  struct VisitSums {
+    int64_t begin_ns = 0, end_ns = 0;
+    uint64_t begins = 0, ends = 0;
+  };
+
+  /// Signal-safe: the program visits |counter| (a causal_counter of an
+  /// image or a CozCounter handed out here) at virtual time |virtual_ns|.
+  /// Latency counters add it to their point's sums; anything else is
+  /// ignored.
+  void recordVisit(const void *counter, int64_t virtual_ns);
+
+  /// Returns point |point|'s sums and starts new ones.
+  VisitSums takeVisitSums(uint32_t point);
+
   /// Forgets everything (tests only).
   void resetForTesting();
 
@@ -71,6 +88,8 @@ private:
     char name[CAUSAL_MAX_POINT_NAME];
     CounterList begins; // visits (throughput) or begins (latency)
     CounterList ends;
+    std::atomic<int64_t> begin_ns, end_ns; // VisitSums
+    std::atomic<uint64_t> begin_visits, end_visits;
   };
   struct CozSlot {
     int type;
@@ -79,7 +98,9 @@ private:
   };
 
   static uint64_t sum(const CounterList &list);
-  bool addCounter(uint32_t kind_code, const char *name, uint64_t *counter);
+  /// Adds |counter| to point (kind, name); |index| gets the point's index
+  /// (kMaxPoints if none) even when the counter was there already.
+  bool addCounter(uint32_t kind_code, const char *name, uint64_t *counter, uint32_t *index);
   uint32_t findOrAddPoint(PointKind kind, const char *name); // lock held
   void lock();
   void unlock();

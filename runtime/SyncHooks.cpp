@@ -821,13 +821,6 @@ extern "C" CAUSAL_RT_EXPORT CAUSAL_FORWARD long __causal_hook_syscall(long numbe
   return syscallImpl(number, args);
 }
 
-// The pass's check at progress points calls this while an experiment runs.
-extern "C" CAUSAL_RT_EXPORT void __causal_settle_delays() {
-  ThreadState *state = tls_thread;
-  if (state && __builtin_expect(owesDelays(state), 0))
-    payOwedDelays(state);
-}
-
 extern "C" CAUSAL_RT_EXPORT CAUSAL_FORWARD void pthread_exit(void *value) { exitImpl(value); }
 extern "C" CAUSAL_RT_EXPORT CAUSAL_FORWARD void __causal_hook_pthread_exit(void *value) {
   exitImpl(value);

@@ -2,16 +2,30 @@
 # bench/accuracy/run.sh - do the predictions come true? Virtual vs real speedups of one line.
 #
 # README
-#   Three programs in this folder have a line (marked "// KNOB") whose cost is a build-time
-#   knob: -DLINE_COST_PERCENT=P makes it run P % of its iterations, a real speedup of the
+#   Programs in this folder have a line (marked "// KNOB", or "// AFTER_END" for the
+#   afterend case) whose cost is a build-time knob: -DLINE_COST_PERCENT=P (afterend:
+#   -DAFTER_COST_PERCENT=P) makes it run P % of its iterations, a real speedup of the
 #   line by s = 100 - P %:
-#     serial    one thread; the line is 40 % of each round         (right answer: 0.4 s)
-#     parallel  Figure 1 of the Coz paper: threads a (the line, CPU 0) and b (80 % of a,
-#               CPU 1) joined per round                             (min(s, 20 %))
-#     lock      two threads (CPUs 0, 1), the line is the critical section of a saturated
-#               mutex                                               (s up to 75 %, 87.5 % at 100)
+#     serial     one thread; the line is 40 % of each round         (right answer: 0.4 s)
+#     parallel   Figure 1 of the Coz paper: threads a (the line, CPU 0) and b (80 % of a,
+#                CPU 1) joined per round                             (min(s, 20 %))
+#     lock       two threads (CPUs 0, 1), the line is the critical section of a saturated
+#                mutex                                               (s up to 75 %, 87.5 % at 100)
+#     openloop   latency: a generator sleeps 3 ms between arrivals; two workers mark
+#                BEGIN/END around the request's work, 60 % of it the line  (0.6 s)
+#     afterend   openloop's bookkeeping after END: no request waits for it  (0)
+#     closedloop latency: two clients wait for their replies from one server; the line is
+#                60 % of the service                    (>= 0.6 s: queueing shrinks too)
+#     heartbeat  throughput of two workers (the line 40 % of a round) beside a thread
+#                that sleeps 1 ms between heartbeats                 (0.4 s)
+#     barrier    two threads sleep 200 / 800 us, compute 1000 (the line) / 200 us, meet at
+#                a barrier                              (1 - max(1200 - 1000 s, 1000) / 1200)
+#   Latency cases (openloop, afterend, closedloop) print their own mean latency
+#   (BEGIN to END) on standard error (PRINT_MEAN_LATENCY=1); their true effect is 1 - latency(P) / latency(100),
+#   the others' 1 - time(P) / time(100).
 #   True effect: the plain clang -O2 builds at P = 100 (baseline), 75, 50, 0 are run in
-#   each round; true program speedup at s = 1 - time(P) / time(100) of the same round.
+#   each round; true program speedup at s = 1 - time(P) / time(100) of the same round
+#   (latency cases: mean latencies).
 #   Predicted: the baseline program (P = 100) is run under `causal run --fixed-line
 #   FILE:KNOB --fixed-speedup S` (causal-clang -fcausal-profile -O2) and under `coz run
 #   --fixed-line ... --fixed-speedup S` (clang -O2 -g -gdwarf-4, causal.h mapped to coz.h
@@ -28,7 +42,7 @@
 #   about 40 s.
 #
 # usage: bench/accuracy/run.sh [--build-dir DIR] [--cache-dir DIR] [--budget-s N] [--quick]
-#                              [--reps N] [--skip-coz] [--cases "serial parallel lock"]
+#                              [--reps N] [--skip-coz] [--cases "serial parallel ..."]
 #   --build-dir  causal build tree or install prefix (default: $CAUSAL_BUILD_DIR, else
 #                ../../build relative to this script)
 #   --cache-dir  binaries, profiles and results (default: <build-dir>/bench-cache/accuracy)
@@ -37,7 +51,8 @@
 #   --quick      smoke run: 1 round, short runs (numbers not for publication)
 #   --reps       rounds (default 5)
 #   --skip-coz   leave out Coz
-#   --cases      subset of: serial parallel lock
+#   --cases      subset of: serial parallel lock openloop afterend closedloop heartbeat
+#                barrier (default: all)
 # Results: stdout and <cache-dir>/results.md, raw data <cache-dir>/runs.tsv (run times) and
 # <cache-dir>/predicted.tsv (one row per case, profiler, round, speedup). Writes nothing else.
 set -euo pipefail
@@ -51,7 +66,7 @@ reps=5
 budget=480
 quick=0
 skip_coz=0
-cases="serial parallel lock"
+cases="serial parallel lock openloop afterend closedloop heartbeat barrier"
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build="$2"; shift 2 ;;
@@ -83,27 +98,38 @@ bench_nice_cmd
 
 knobs="100 75 50 0"          # LINE_COST_PERCENT of the true-effect builds
 speedups="0 25 50 100"       # virtual speedups of the profiled runs
-args_of() {                  # about 1-1.5 s of plain run time each on a 2-vCPU VM
+args_of() {                  # about 1-2.5 s of plain run time each on a 2-vCPU VM
   case "$1:$quick" in
     serial:0) echo 2000 ;;   serial:1) echo 300 ;;    # rounds
     parallel:0) echo 300 ;;  parallel:1) echo 60 ;;   # rounds of two threads
     lock:0) echo 4000 ;;     lock:1) echo 800 ;;      # items per thread
+    openloop:0|afterend:0) echo 600 ;; openloop:1|afterend:1) echo 150 ;; # requests
+    closedloop:0) echo 300 ;; closedloop:1) echo 80 ;; # requests per client
+    heartbeat:0) echo 1500 ;; heartbeat:1) echo 300 ;; # rounds per worker
+    barrier:0) echo 1000 ;;  barrier:1) echo 200 ;;   # rounds
     *) echo "run.sh: unknown case '$1'" >&2; exit 2 ;;
   esac
 }
-knob_line() { grep -n '// KNOB$' "$here/$1.c" | cut -d: -f1; }
-point_of() { case "$1" in lock) echo item ;; *) echo round ;; esac; }
+source_of() { case "$1" in afterend) echo openloop ;; *) echo "$1" ;; esac; }
+marker_of() { case "$1" in afterend) echo AFTER_END ;; *) echo KNOB ;; esac; }
+knob_macro_of() { case "$1" in afterend) echo AFTER_COST_PERCENT ;; *) echo LINE_COST_PERCENT ;; esac; }
+knob_line() { grep -n "// $(marker_of "$1")\$" "$here/$(source_of "$1").c" | cut -d: -f1; }
+point_of() {
+  case "$1" in lock) echo item ;; openloop|afterend|closedloop) echo request ;; *) echo round ;; esac
+}
+is_latency() { [ "$(point_of "$1")" = request ]; }
 
 build_log="$cache/build.log"
 : >"$build_log"
 for c in $cases; do
   args_of "$c" >/dev/null
-  [ "$(knob_line "$c" | wc -l)" = 1 ] || { echo "run.sh: no single KNOB line in $c.c" >&2; exit 1; }
-  common=(-O2 -I"$src/include" -pthread "$here/$c.c")
+  [ "$(knob_line "$c" | wc -l)" = 1 ] ||
+    { echo "run.sh: no single $(marker_of "$c") line in $(source_of "$c").c" >&2; exit 1; }
+  common=(-O2 -I"$src/include" -pthread "$here/$(source_of "$c").c")
   {
     set -x
     for k in $knobs; do
-      "$clang" "${common[@]}" -DLINE_COST_PERCENT="$k" -o "$cache/bin/$c.plain$k"
+      "$clang" "${common[@]}" -D"$(knob_macro_of "$c")"="$k" -o "$cache/bin/$c.plain$k"
     done
     "$build/bin/causal-clang" -fcausal-profile "${common[@]}" -o "$cache/bin/$c.causal"
     if [ "$skip_coz" = 0 ]; then
@@ -115,29 +141,40 @@ for c in $cases; do
 done
 
 # run_one CASE VARIANT SPEEDUP ROUND: prints "ns status"; program output to $cache/out/.
-# VARIANT: plainP (knob P, no profiler), causal, coz.
+# VARIANT: plainP (knob P, no profiler), causal, coz. ns: the run time, or for a plain run
+# of a latency case the mean latency the program printed on standard error.
 run_one() {
   local c="$1" variant="$2" speedup="$3" round="$4"
   local out="$cache/out/$c.$variant.$speedup.$round.txt"
+  local err="$cache/out/$c.$variant.$speedup.$round.err"
   local profile="$cache/profiles/$c.$variant.$round.coz"
-  local line="$here/$c.c:$(knob_line "$c")"
+  local line="$here/$(source_of "$c").c:$(knob_line "$c")"
   local start end status=0
   # shellcheck disable=SC2046
   set -- $(args_of "$c")
   start=$(date +%s%N)
   case "$variant" in
-    plain*) "${nice_cmd[@]}" "$cache/bin/$c.$variant" "$@" >"$out" 2>/dev/null || status=$? ;;
+    plain*) PRINT_MEAN_LATENCY=1 "${nice_cmd[@]}" "$cache/bin/$c.$variant" "$@" >"$out" 2>"$err" ||
+              status=$? ;;
     causal) "${nice_cmd[@]}" "$causal" run --output "$profile" --fixed-line "$line" \
               --fixed-speedup "$speedup" -- "$cache/bin/$c.causal" "$@" \
-              >"$out" 2>/dev/null || status=$? ;;
+              >"$out" 2>"$err" || status=$? ;;
     coz) "${nice_cmd[@]}" coz run -o "$profile" --fixed-line "$line" --fixed-speedup "$speedup" \
-           --- "$cache/bin/$c.coz" "$@" >"$out" 2>/dev/null || status=$? ;;
+           --- "$cache/bin/$c.coz" "$@" >"$out" 2>"$err" || status=$? ;;
   esac
   end=$(date +%s%N)
-  echo "$((end - start)) $status"
+  local ns=$((end - start))
+  if is_latency "$c" && [ "${variant#plain}" != "$variant" ]; then
+    ns="$(sed -n 's/^mean-latency-ns=//p' "$err" | tail -1)"
+    if [ -z "$ns" ]; then # no latency line: counts as a failed run
+      ns=0
+      [ "$status" != 0 ] || status=99
+    fi
+  fi
+  echo "$ns $status"
 }
 
-rm -f "$cache/profiles/"*.coz "$cache/out/"*.txt
+rm -f "$cache/profiles/"*.coz "$cache/out/"*.txt "$cache/out/"*.err
 runs="$cache/runs.tsv"
 printf 'round\tcase\tvariant\tspeedup\tns\tstatus\n' >"$runs"
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -197,7 +234,9 @@ coz_version="$(dpkg-query -W -f='${Version}' coz-profiler 2>/dev/null || echo '?
   echo "compilers: $("$clang" --version | head -1); coz-profiler $coz_version"
 } >"$cache/header.txt"
 cases_lines=""
-for c in $cases; do cases_lines="$cases_lines $c:$here/$c.c:$(knob_line "$c"):$(point_of "$c")"; done
+for c in $cases; do
+  cases_lines="$cases_lines $c:$here/$(source_of "$c").c:$(knob_line "$c"):$(point_of "$c")"
+done
 python3 "$here/table.py" --runs "$runs" --reports "$reports" --outputs "$cache/out" \
   --header "$cache/header.txt" --cases "$cases_lines" --predicted-tsv "$cache/predicted.tsv" \
   >"$cache/results.md"

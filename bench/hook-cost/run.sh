@@ -21,7 +21,7 @@
 #                   alone: the progress point before the check)
 #   each run without an experiment (nothing can be owed) and, for the instrumented builds,
 #   with an experiment running on a line that never runs (--fixed-line on idle(): the flag
-#   is set, every check calls __causal_settle_delays, nothing is owed).
+#   is set, every check calls __causal_progress_visit, nothing is owed).
 #   Run time: about 3-4 minutes for 5 rounds; --quick: 1 round of tenth-length loops.
 #
 # usage: bench/hook-cost/run.sh [--build-dir DIR] [--cache-dir DIR] [--rounds N] [--quick]

@@ -134,7 +134,8 @@ struct causal_counter {
   uint64_t count;   /* visits */
   const char *name; /* NUL-terminated progress point name */
   uint32_t kind;    /* CAUSAL_COUNTER_* */
-  uint32_t flags;   /* reserved, 0 */
+  uint32_t flags;   /* 0 in the image; the runtime's point index + 1 once
+                       registered (CAUSAL_PROGRESS_VISIT_FN) */
 };
 
 /* void CAUSAL_REGISTER_COUNTERS_FN(struct causal_counter *start,
@@ -155,27 +156,34 @@ void __causal_register_counters(struct causal_counter *start, struct causal_coun
  *   void CAUSAL_PROGRESS_MARKER_FN(uint32_t kind, const char *name); */
 #define CAUSAL_PROGRESS_MARKER_FN "__causal_progress_marker"
 
-/* Settling at progress points. A thread pays the delays it owes before it is
+/* Visits during experiments. A thread pays the delays it owes before it is
  * counted at a progress point, so that a latency window (begin .. end) holds
  * only the delays inserted while it was open, not debts run up before it
- * opened. Before every increment it emits, the pass emits
+ * opened; and a latency visit records its time in the experiment's virtual
+ * time (real time minus the delays inserted since the experiment began), from
+ * which the runtime computes the requests' in-flight area exactly
+ * (docs/report.md, "Latency"). Before every increment it emits, the pass
+ * emits
  *
  *   flag = &CAUSAL_DELAYS_ACTIVE_VAR != null ? &CAUSAL_DELAYS_ACTIVE_VAR
  *                                            : &(a zero of the module);
  *   if (relaxed atomic load of *flag != 0)     (branch weighted unlikely)
- *     CAUSAL_SETTLE_DELAYS_FN();
+ *     CAUSAL_PROGRESS_VISIT_FN(counter);
  *
- * Both symbols are extern_weak: without the runtime the flag reads as 0 and
+ * where counter is the address of the counter about to be incremented (a
+ * causal_counter of the image, or the coz_counter_t of a coz.h point). Both
+ * symbols are extern_weak: without the runtime the flag reads as 0 and
  * nothing is called. The runtime keeps the flag nonzero exactly while an
- * experiment runs (outside one nobody owes anything). The function pays what
- * the calling thread owes, if anything (a thread-local load and a compare
- * when nothing is owed); it returns at once in a thread the runtime does not
- * know or before the runtime is initialized, and may be called from a signal
- * handler. */
+ * experiment runs (outside one nobody owes anything and nothing is
+ * measured). The function pays what the calling thread owes, if anything,
+ * and records a latency visit; it may be called from a signal handler and
+ * with a counter the runtime does not know (then it only pays). To find a
+ * causal_counter's point without a search, the runtime stores the point's
+ * index + 1 in its flags field when it registers it. */
 #define CAUSAL_DELAYS_ACTIVE_VAR "__causal_delays_active"
-#define CAUSAL_SETTLE_DELAYS_FN "__causal_settle_delays"
+#define CAUSAL_PROGRESS_VISIT_FN "__causal_progress_visit"
 extern uint32_t __causal_delays_active;
-void __causal_settle_delays(void);
+void __causal_progress_visit(void *counter);
 
 /* ---- Synchronization hooks ----------------------------------------------- */
 

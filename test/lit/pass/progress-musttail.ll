@@ -12,7 +12,7 @@ define i32 @forward(i32 %x) {
 }
 ; The settling check goes before the increment, so before the call too.
 ; CHECK-LABEL: define i32 @forward(
-; CHECK:         call void @__causal_settle_delays()
+; CHECK:         call void @__causal_progress_visit(ptr @causal.counter.1.forward)
 ; CHECK:       causal.count:
 ; CHECK-NEXT:    atomicrmw add ptr @causal.counter.1.forward, i64 1 monotonic, align 8
 ; CHECK-NEXT:    %r = musttail call i32 @target(i32 %x)

@@ -2,7 +2,8 @@
 ; causal/abi.h: the runtime's flag __causal_delays_active (extern_weak; a zero
 ; of the module when the runtime is absent) is loaded atomically, and while it
 ; is nonzero (an experiment runs; branch weighted unlikely) the thread calls
-; __causal_settle_delays() to pay what it owes before it is counted. For
+; __causal_progress_visit(counter) to pay what it owes before it is counted
+; (and to record a latency visit's time). For
 ; causal.h markers, build-time points (here a function latency point) and the
 ; inline increments of Coz's coz.h (a counter pointer stored from
 ; _call_coz_get_counter, loaded, its first field atomically incremented). Run
@@ -41,7 +42,7 @@ entry:
 ; CHECK-NEXT:    %[[OWED:.+]] = icmp ne i32 %[[ACTIVE]], 0
 ; CHECK-NEXT:    br i1 %[[OWED]], label %[[SETTLE:.+]], label %[[COUNT:.+]], !prof ![[UNLIKELY:[0-9]+]]
 ; CHECK:       [[SETTLE]]:
-; CHECK-NEXT:    call void @__causal_settle_delays()
+; CHECK-NEXT:    call void @__causal_progress_visit(ptr @"causal.counter.1.loop.c:7")
 ; CHECK-NEXT:    br label %[[COUNT]]
 ; CHECK:       [[COUNT]]:
 ; CHECK-NEXT:    atomicrmw add ptr @"causal.counter.1.loop.c:7", i64 1 monotonic, align 8
@@ -55,11 +56,11 @@ entry:
 }
 ; CHECK-LABEL: define i32 @serve(
 ; CHECK:         load atomic i32, ptr %{{.+}} monotonic, align 4
-; CHECK:         call void @__causal_settle_delays()
+; CHECK:         call void @__causal_progress_visit(ptr @causal.counter.2.req)
 ; CHECK:         atomicrmw add ptr @causal.counter.2.req, i64 1 monotonic, align 8
 ; CHECK-NEXT:    call void @work()
 ; CHECK:         load atomic i32, ptr %{{.+}} monotonic, align 4
-; CHECK:         call void @__causal_settle_delays()
+; CHECK:         call void @__causal_progress_visit(ptr @causal.counter.3.req)
 ; CHECK:         atomicrmw add ptr @causal.counter.3.req, i64 1 monotonic, align 8
 ; CHECK-NEXT:    ret i32 %x
 
@@ -93,13 +94,13 @@ out:
 ; CHECK:       inc:
 ; CHECK:         %[[CFLAG:.+]] = select i1 %{{.+}}, ptr @__causal_delays_active, ptr @causal.no_delays
 ; CHECK-NEXT:    load atomic i32, ptr %[[CFLAG]] monotonic, align 4
-; CHECK:         call void @__causal_settle_delays()
+; CHECK:         call void @__causal_progress_visit(ptr %count)
 ; CHECK:         %old = atomicrmw add ptr %count, i64 1 monotonic, align 8, !causal.settled
-; CHECK:       declare extern_weak void @__causal_settle_delays()
+; CHECK:       declare extern_weak void @__causal_progress_visit(ptr)
 ; CHECK:       ![[UNLIKELY]] = !{!"branch_weights", i32 1, i32 1048576}
 
-; TWICE-COUNT-4: call void @__causal_settle_delays()
-; TWICE-NOT:     call void @__causal_settle_delays()
+; TWICE-COUNT-4: call void @__causal_progress_visit(
+; TWICE-NOT:     call void @__causal_progress_visit(
 
-; OFF-NOT: __causal_settle_delays
+; OFF-NOT: __causal_progress_visit
 ; OFF-NOT: __causal_delays_active

@@ -94,3 +94,49 @@ TEST(ProgressTest, NamesAreSafeInTabSeparatedRecords) {
   registry->registerCounters(image, image + 1);
   EXPECT_STREQ(registry->name(0), "a b c");
 }
+
+TEST(ProgressTest, LatencyVisitsAddTheirVirtualTimesToTheirPoint) {
+  auto registry = std::make_unique<ProgressRegistry>();
+  causal_counter image[] = {{0, "req", CAUSAL_COUNTER_BEGIN, 0},
+                            {0, "req", CAUSAL_COUNTER_END, 0},
+                            {0, "tp", CAUSAL_COUNTER_THROUGHPUT, 0},
+                            {0, "other", CAUSAL_COUNTER_BEGIN, 0}};
+  causal_counter unregistered = {0, "req", CAUSAL_COUNTER_END, 0};
+  registry->registerCounters(image, image + 4);
+  uint32_t req = findPoint(*registry, "req", PointKind::Latency);
+  uint32_t other = findPoint(*registry, "other", PointKind::Latency);
+  ASSERT_NE(req, ~0u);
+  ASSERT_NE(other, ~0u);
+  EXPECT_NE(image[0].flags, 0u) << "registration marks the record with its point";
+  registry->recordVisit(&image[0], 100);
+  registry->recordVisit(&image[0], -40); // virtual time may run backwards
+  registry->recordVisit(&image[1], 250);
+  registry->recordVisit(&image[2], 999);    // throughput: not a latency visit
+  registry->recordVisit(&unregistered, 77); // flags 0: not ours
+  registry->recordVisit(&image[3], 5);
+  ProgressRegistry::VisitSums sums = registry->takeVisitSums(req);
+  EXPECT_EQ(sums.begin_ns, 60);
+  EXPECT_EQ(sums.end_ns, 250);
+  EXPECT_EQ(sums.begins, 2u);
+  EXPECT_EQ(sums.ends, 1u);
+  sums = registry->takeVisitSums(req);
+  EXPECT_EQ(sums.begins + sums.ends, 0u) << "taking starts new sums";
+  EXPECT_EQ(registry->takeVisitSums(other).begin_ns, 5);
+}
+
+TEST(ProgressTest, CozLatencyVisitsFindTheirPointThroughTheCounter) {
+  auto registry = std::make_unique<ProgressRegistry>();
+  CozCounter *begin = registry->cozCounter(CAUSAL_COUNTER_BEGIN, "lat");
+  CozCounter *end = registry->cozCounter(CAUSAL_COUNTER_END, "lat");
+  ASSERT_TRUE(begin && end);
+  uint32_t lat = findPoint(*registry, "lat", PointKind::Latency);
+  ASSERT_NE(lat, ~0u);
+  registry->recordVisit(begin, 10);
+  registry->recordVisit(end, 30);
+  registry->recordVisit(end, 40);
+  ProgressRegistry::VisitSums sums = registry->takeVisitSums(lat);
+  EXPECT_EQ(sums.begin_ns, 10);
+  EXPECT_EQ(sums.end_ns, 70);
+  EXPECT_EQ(sums.begins, 1u);
+  EXPECT_EQ(sums.ends, 2u);
+}

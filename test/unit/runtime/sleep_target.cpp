@@ -796,7 +796,7 @@ int signalInPaymentMode() {
 // What the pass emits before a progress point's increment (abi.h).
 inline void visitAsThePassEmitsIt(causal_counter &counter) {
   if (__atomic_load_n(&__causal_delays_active, __ATOMIC_RELAXED))
-    __causal_settle_delays();
+    __causal_progress_visit(&counter);
   __atomic_add_fetch(&counter.count, 1, __ATOMIC_RELAXED);
 }
 
