@@ -43,6 +43,7 @@
 #
 # usage: bench/accuracy/run.sh [--build-dir DIR] [--cache-dir DIR] [--budget-s N] [--quick]
 #                              [--reps N] [--skip-coz] [--cases "serial parallel ..."]
+#                              [--free-runs N]
 #   --build-dir  causal build tree or install prefix (default: $CAUSAL_BUILD_DIR, else
 #                ../../build relative to this script)
 #   --cache-dir  binaries, profiles and results (default: <build-dir>/bench-cache/accuracy)
@@ -51,6 +52,10 @@
 #   --quick      smoke run: 1 round, short runs (numbers not for publication)
 #   --reps       rounds (default 5)
 #   --skip-coz   leave out Coz
+#   --free-runs  also N free runs per case and round (`causal run` with no fixed line or
+#                speedup, appended to one profile per round): the prediction at s is read
+#                from the points of the line's curve within 10 points of s, each scaled
+#                linearly to s, weighted by their experiments (default 0: none)
 #   --cases      subset of: serial parallel lock openloop afterend closedloop heartbeat
 #                barrier (default: all)
 # Results: stdout and <cache-dir>/results.md, raw data <cache-dir>/runs.tsv (run times) and
@@ -66,6 +71,7 @@ reps=5
 budget=480
 quick=0
 skip_coz=0
+free_runs=0
 cases="serial parallel lock openloop afterend closedloop heartbeat barrier"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -75,6 +81,7 @@ while [ $# -gt 0 ]; do
     --quick) quick=1; shift ;;
     --reps) reps="$2"; shift 2 ;;
     --skip-coz) skip_coz=1; shift ;;
+    --free-runs) free_runs="$2"; shift 2 ;;
     --cases) cases="$2"; shift 2 ;;
     -h|--help) sed -n '2,/^set /p' "$0" | sed '$d'; exit 0 ;;
     *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
@@ -82,6 +89,7 @@ while [ $# -gt 0 ]; do
 done
 bench_positive --reps "$reps"
 bench_number --budget-s "$budget"
+bench_number --free-runs "$free_runs"
 [ "$quick" = 0 ] || reps=1
 t0=$(date +%s) # the budget counts from here: builds, runs, analysis
 build="$(cd "$build" && pwd)"
@@ -141,7 +149,7 @@ for c in $cases; do
 done
 
 # run_one CASE VARIANT SPEEDUP ROUND: prints "ns status"; program output to $cache/out/.
-# VARIANT: plainP (knob P, no profiler), causal, coz. ns: the run time, or for a plain run
+# VARIANT: plainP (knob P, no profiler), causal, coz, freeI (I-th free run). ns: the run time, or for a plain run
 # of a latency case the mean latency the program printed on standard error.
 run_one() {
   local c="$1" variant="$2" speedup="$3" round="$4"
@@ -159,6 +167,8 @@ run_one() {
     causal) "${nice_cmd[@]}" "$causal" run --output "$profile" --fixed-line "$line" \
               --fixed-speedup "$speedup" -- "$cache/bin/$c.causal" "$@" \
               >"$out" 2>"$err" || status=$? ;;
+    free*) "${nice_cmd[@]}" "$causal" run --output "$cache/profiles/$c.free.$round.coz" \
+             -- "$cache/bin/$c.causal" "$@" >"$out" 2>"$err" || status=$? ;;
     coz) "${nice_cmd[@]}" coz run -o "$profile" --fixed-line "$line" --fixed-speedup "$speedup" \
            --- "$cache/bin/$c.coz" "$@" >"$out" 2>"$err" || status=$? ;;
   esac
@@ -203,6 +213,10 @@ for round in $(seq 1 "$reps"); do
       done
       i=$((i + 1))
     done
+    for i in $(seq 1 "$free_runs"); do
+      read -r ns status <<<"$(run_one "$c" "free$i" 0 "$round")"
+      printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$c" "free$i" 0 "$ns" "$status" >>"$runs"
+    done
   done
   rounds_done=$round
   echo "round $round of $reps done ($(date -u +%H:%M:%S), load $(cut -d' ' -f1 /proc/loadavg))" >&2
@@ -214,8 +228,10 @@ elapsed=$(($(date +%s) - t0))
 reports="$cache/reports"
 mkdir -p "$reports"
 rm -f "$reports/"*.json
+report_of="$profilers"
+[ "$free_runs" = 0 ] || report_of="$profilers free"
 for c in $cases; do
-  for p in $profilers; do
+  for p in $report_of; do
     for round in $(seq 1 "$rounds_done"); do
       profile="$cache/profiles/$c.$p.$round.coz"
       [ -f "$profile" ] || continue

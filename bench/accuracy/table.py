@@ -43,8 +43,8 @@ def summary(values, percent=True):
     return "%+.1f %% (%+.1f to %+.1f)" % (med * scale, lo * scale, hi * scale)
 
 
-def prediction(report_path, path, line, point, speedup):
-    """(program speedup at `speedup`, experiments at 0, experiments at speedup) or None."""
+def curve_of(report_path, path, line, point):
+    """The curve of (line, point) in a `causal report --json`, or None."""
     if not os.path.exists(report_path):
         return None
     try:
@@ -57,13 +57,36 @@ def prediction(report_path, path, line, point, speedup):
         if number != str(line) or os.path.realpath(file_part) != os.path.realpath(path):
             continue
         for p in entry["points"]:
-            if p["name"] != point:
-                continue
-            base = [c for c in p["curve"] if c["speedup"] == 0]
-            at = [c for c in p["curve"] if abs(c["speedup"] - speedup) < 0.005]
-            if at and base:
-                return at[0]["program_speedup"], base[0]["experiments"], at[0]["experiments"]
+            if p["name"] == point:
+                return p["curve"]
     return None
+
+
+def prediction(report_path, path, line, point, speedup, free=False):
+    """(program speedup at `speedup`, experiments at 0, experiments at speedup) or None.
+
+    free: a free run draws speedups in 5 % steps, so the curve has few
+    experiments at any one speedup: the points within 10 points of `speedup`
+    are each scaled linearly to it and averaged, weighted by experiments."""
+    curve = curve_of(report_path, path, line, point)
+    if not curve:
+        return None
+    base = [c for c in curve if c["speedup"] == 0]
+    if not base:
+        return None
+    if not free:
+        at = [c for c in curve if abs(c["speedup"] - speedup) < 0.005]
+        if at:
+            return at[0]["program_speedup"], base[0]["experiments"], at[0]["experiments"]
+        return None
+    near = [c for c in curve if c["speedup"] > 0 and abs(c["speedup"] - speedup) <= 0.1 + 1e-9
+            and c.get("program_speedup") is not None]
+    weight = sum(c["experiments"] for c in near)
+    if not weight:
+        return None
+    value = sum(c["program_speedup"] * speedup / c["speedup"] * c["experiments"]
+                for c in near) / weight
+    return value, base[0]["experiments"], weight
 
 
 def main():
@@ -79,6 +102,8 @@ def main():
     ns = {(r["case"], r["variant"], int(r["round"])): int(r["ns"]) for r in rows}
     rounds = sorted({int(r["round"]) for r in rows})
     profilers = [p for p in ("causal", "coz") if any(r["variant"] == p for r in rows)]
+    if any(r["variant"].startswith("free") for r in rows):
+        profilers.append("free")
     speedups = sorted({int(r["speedup"]) for r in rows if int(r["speedup"]) > 0})
 
     bad = []
@@ -104,7 +129,7 @@ def main():
                 values, missing = [], 0
                 for k in rounds:
                     found = prediction(os.path.join(args.reports, "%s.%s.%d.json" % (name, p, k)),
-                                       path, line, point, s / 100)
+                                       path, line, point, s / 100, free=(p == "free"))
                     if found is None:
                         missing += 1
                         predicted_rows.append((name, p, k, s, "", "", ""))
@@ -139,8 +164,13 @@ def main():
     print("profile of the unchanged build predicts at that virtual line speedup (fixed line,")
     print("fixed speedups 0/25/50/100, one profile per round); median (min to max) over %d rounds." %
           len(rounds))
+    if "free" in profilers:
+        print("Free runs: `causal run` without a fixed line or speedup, the round's runs in one")
+        print("profile; the value at s is the experiment-weighted mean of the line's curve points")
+        print("within 10 points of s, each scaled linearly to s.")
     print()
-    names = {"causal": "predicted, causal", "coz": "predicted, Coz"}
+    names = {"causal": "predicted, causal", "coz": "predicted, Coz",
+             "free": "predicted, causal free runs"}
     print("| case | line | real line speedup | right answer | true effect | %s |" %
           " | ".join(names[p] for p in profilers))
     print("|---|---|---|---|---|%s" % ("---|" * len(profilers)))
@@ -150,7 +180,7 @@ def main():
     for p in profilers:
         exps = [(int(r[5]), int(r[6])) for r in predicted_rows if r[1] == p and r[4] != ""]
         if exps:
-            print("%s: median %d experiments at 0 %% and %d at the speedup per profile." % (
+            print("%s: median %d experiments at 0 %% and %d at (or near) the speedup per profile." % (
                 names[p].split(", ")[1], statistics.median(e[0] for e in exps),
                 statistics.median(e[1] for e in exps)))
     print()

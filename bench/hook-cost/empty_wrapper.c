@@ -1,9 +1,11 @@
 /* bench/hook-cost/empty_wrapper.c - the floor for any interposed function: an LD_PRELOAD
- * library whose poll and nanosleep only call the C library's (not as a tail call, as a
- * hook that does work after the call must). What a hook costs beyond this is its own work. */
+ * library whose poll, nanosleep and mutex lock/unlock only call the C library's (not as a
+ * tail call, as a hook that does work after the call must). What a hook costs beyond this
+ * is its own work. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <poll.h>
+#include <pthread.h>
 #include <time.h>
 
 static volatile unsigned calls;
@@ -22,6 +24,24 @@ int nanosleep(const struct timespec *req, struct timespec *rem) {
   if (!real)
     real = (int (*)(const struct timespec *, struct timespec *))dlsym(RTLD_NEXT, "nanosleep");
   int r = real(req, rem);
+  calls = calls + 1;
+  return r;
+}
+
+int pthread_mutex_lock(pthread_mutex_t *m) {
+  static int (*real)(pthread_mutex_t *);
+  if (!real)
+    real = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_lock");
+  int r = real(m);
+  calls = calls + 1;
+  return r;
+}
+
+int pthread_mutex_unlock(pthread_mutex_t *m) {
+  static int (*real)(pthread_mutex_t *);
+  if (!real)
+    real = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_unlock");
+  int r = real(m);
   calls = calls + 1;
   return r;
 }

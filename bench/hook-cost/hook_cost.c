@@ -1,8 +1,10 @@
-/* bench/hook-cost/hook_cost.c - the cost of a sleep hook and of the progress-point check.
+/* bench/hook-cost/hook_cost.c - the cost of a hook and of the progress-point check.
  *
  *   hook_cost poll0 N      N x poll(NULL, 0, 0): a wait that returns at once
  *   hook_cost nanosleep N  N x nanosleep({0, -1}): a sleep the kernel refuses at once
  *                          (EINVAL; a zero sleep would take the timer slack, 50 us)
+ *   hook_cost mutex N      N x pthread_mutex_lock + pthread_mutex_unlock of a mutex
+ *                          nobody else holds (a blocking and a waking hook per iteration)
  *   hook_cost progress N   N x (a throughput point and a relaxed increment of a volatile)
  *
  * Prints "ns_per_call=X": the fastest of 7 rounds of N calls, in the thread's CPU time (the
@@ -18,6 +20,7 @@
 
 #include <dlfcn.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +41,9 @@ static volatile uint64_t sink;
 
 static int (*libc_nanosleep)(const struct timespec *, struct timespec *);
 static int (*libc_poll)(struct pollfd *, nfds_t, int);
+static int (*libc_mutex_lock)(pthread_mutex_t *);
+static int (*libc_mutex_unlock)(pthread_mutex_t *);
+static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
 
 static void run_nanosleep(uint64_t n) {
   struct timespec invalid = {0, -1};
@@ -59,6 +65,19 @@ static void run_libc_poll0(uint64_t n) {
     libc_poll(NULL, 0, 0);
 }
 
+static void run_mutex(uint64_t n) {
+  for (uint64_t i = 0; i < n; ++i) {
+    pthread_mutex_lock(&mutex);
+    pthread_mutex_unlock(&mutex);
+  }
+}
+static void run_libc_mutex(uint64_t n) {
+  for (uint64_t i = 0; i < n; ++i) {
+    libc_mutex_lock(&mutex);
+    libc_mutex_unlock(&mutex);
+  }
+}
+
 static void run_progress(uint64_t n) {
   for (uint64_t i = 0; i < n; ++i) {
     CAUSAL_PROGRESS_NAMED("tick");
@@ -72,6 +91,7 @@ int main(int argc, char **argv) {
   uint64_t n = strtoull(argv[2], NULL, 10);
   void (*loop)(uint64_t) = !strcmp(argv[1], "nanosleep")  ? run_nanosleep
                            : !strcmp(argv[1], "poll0")    ? run_poll0
+                           : !strcmp(argv[1], "mutex")    ? run_mutex
                            : !strcmp(argv[1], "progress") ? run_progress
                                                           : NULL;
   if (!loop || !n)
@@ -80,10 +100,13 @@ int main(int argc, char **argv) {
   libc_nanosleep =
       libc ? (int (*)(const struct timespec *, struct timespec *))dlsym(libc, "nanosleep") : NULL;
   libc_poll = libc ? (int (*)(struct pollfd *, nfds_t, int))dlsym(libc, "poll") : NULL;
-  void (*reference)(uint64_t) = loop == run_poll0 ? (libc_poll ? run_libc_poll0 : NULL)
-                                : loop == run_nanosleep
-                                    ? (libc_nanosleep ? run_libc_nanosleep : NULL)
-                                    : NULL;
+  libc_mutex_lock = libc ? (int (*)(pthread_mutex_t *))dlsym(libc, "pthread_mutex_lock") : NULL;
+  libc_mutex_unlock = libc ? (int (*)(pthread_mutex_t *))dlsym(libc, "pthread_mutex_unlock") : NULL;
+  void (*reference)(uint64_t) =
+      loop == run_poll0       ? (libc_poll ? run_libc_poll0 : NULL)
+      : loop == run_nanosleep ? (libc_nanosleep ? run_libc_nanosleep : NULL)
+      : loop == run_mutex     ? (libc_mutex_lock && libc_mutex_unlock ? run_libc_mutex : NULL)
+                              : NULL;
   if (argc > 3) /* keep idle() in the binary */
     sink = (uint64_t)idle(argc);
   loop(n / 10); /* warm up; with a fixed line, the first experiment starts meanwhile */

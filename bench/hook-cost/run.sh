@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# bench/hook-cost/run.sh - what a sleep hook and the progress-point check cost (issue 11).
+# bench/hook-cost/run.sh - what a hook (a sleep, a mutex) and the progress-point check cost.
 #
 # README
 #   hook_cost.c times, in thread CPU time (fastest of 7 rounds per run), loops of
 #     poll(NULL, 0, 0)          a wait that returns at once
 #     nanosleep({0, -1})        a sleep the kernel refuses at once (EINVAL)
+#     pthread_mutex_lock+unlock of a mutex nobody else holds (a blocking and a waking hook)
 #     a throughput point        CAUSAL_PROGRESS_NAMED + one relaxed increment of a volatile
-#   For the two calls, each run also times the same loop calling libc.so.6's own function
+#   For the three calls, each run also times the same loop calling libc.so.6's own function
 #   (rounds alternating in the same process): the hook's cost is the difference, which
 #   cancels most of the run-to-run swing of the system call itself (+-50-100 ns here).
 #   in four builds/ways, interleaved within each round:
@@ -83,7 +84,7 @@ run() {
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$loop" "$way" "$experiment" "$ns" "$libc" >> "$raw"
 }
 for round in $(seq 1 "$rounds"); do
-  for loop in poll0 nanosleep; do
+  for loop in poll0 nanosleep mutex; do
     run "$round" "$loop" plain 0 "$calls"
     run "$round" "$loop" empty-wrapper 0 "$calls"
     run "$round" "$loop" interposed 0 "$calls"
@@ -127,7 +128,8 @@ lines += ["Each call: ns per call, and the in-process difference to libc.so.6's 
           " hook's cost; plain: both are libc's, the noise floor).", "",
           "| loop | way | no experiment | minus libc's | experiment, nothing owed | minus libc's |",
           "|---|---|---|---|---|---|"]
-for loop, label in (("poll0", "poll(NULL, 0, 0)"), ("nanosleep", "nanosleep({0, -1})")):
+for loop, label in (("poll0", "poll(NULL, 0, 0)"), ("nanosleep", "nanosleep({0, -1})"),
+                    ("mutex", "pthread_mutex_lock + unlock")):
     for way in ("plain", "empty-wrapper", "interposed", "hooks"):
         lines.append(f"| {label} | {way} | {cell((loop, way, '0'))} | {diff((loop, way, '0'))} | "
                      f"{cell((loop, way, '1')) if way in ('interposed', 'hooks') else ''} | "
