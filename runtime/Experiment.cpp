@@ -126,38 +126,43 @@ SchedWindow observeScheduler(ThreadState *state) {
 }
 
 // Pauses |ns| less the carried overshoot; keeps the new overshoot. A thread
-// with a CPU of its own sleeps. A thread that competes for a CPU stays
-// runnable instead (spins, its sampler stopped): sleeping would hand its
-// share of the CPUs to other threads, which the virtual speedup must delay
-// too (docs/runtime.md, "When threads outnumber CPUs").
+// with a CPU of its own sleeps, and spins (its sampler stopped) the last
+// CAUSAL_PAUSE_SPIN_NS: a sleep ends 0.1-0.3 ms late on the VMs we measured,
+// and a pause that long inside a latency window, or while a waiter waits for
+// the thread, is time that no delay accounts for (the overshoot is carried
+// to the next pause, which may come after the window has closed). A thread
+// that competes for a CPU spins throughout: sleeping would hand its share of
+// the CPUs to other threads, which the virtual speedup must delay too
+// (docs/runtime.md, "When threads outnumber CPUs").
 void pause(ThreadState *state, uint64_t ns, bool competing) {
   PausePlan plan = planPause(ns, state->excess_delay_ns);
   state->excess_delay_ns = plan.excess_left_ns;
   if (!plan.sleep_ns)
     return;
-  uint64_t cpu_begin = 0;
-  if (competing) {
-    suspendThreadSampling(state);
-    cpu_begin = threadCpuNs();
-  }
   uint64_t begin = monotonicNs();
   uint64_t elapsed = 0;
-  while (elapsed < plan.sleep_ns) {
-    if (competing) {
-      __builtin_ia32_pause();
-    } else {
-      // Not the interposed nanosleep. A signal handler that ran meanwhile
-      // is remembered (SyncHooks.cpp: the call the thread paid before
-      // would have been interrupted); then loop on the clock.
-      if (!rawSleepNs(plan.sleep_ns - elapsed))
-        ++state->pause_interruptions;
-    }
+  uint64_t spin_from = competing || plan.sleep_ns <= CAUSAL_PAUSE_SPIN_NS
+                           ? 0
+                           : plan.sleep_ns - CAUSAL_PAUSE_SPIN_NS;
+  // Not the interposed nanosleep. A signal handler that ran meanwhile is
+  // remembered (hooks: the call the thread paid before would have been
+  // interrupted); then loop on the clock.
+  while (elapsed < spin_from) {
+    if (!rawSleepNs(spin_from - elapsed))
+      ++state->pause_interruptions;
     elapsed = monotonicNs() - begin;
   }
-  if (competing) {
+  if (elapsed < plan.sleep_ns) {
+    suspendThreadSampling(state);
+    uint64_t cpu_begin = threadCpuNs();
+    while (elapsed < plan.sleep_ns) {
+      __builtin_ia32_pause();
+      elapsed = monotonicNs() - begin;
+    }
     g_spun_cpu_ns.fetch_add(threadCpuNs() - cpu_begin, std::memory_order_relaxed);
     resumeThreadSampling(state);
-    g_spun_ns.fetch_add(elapsed, std::memory_order_relaxed);
+    if (competing)
+      g_spun_ns.fetch_add(elapsed, std::memory_order_relaxed);
   }
   state->excess_delay_ns = elapsed - plan.sleep_ns;
   state->paused_ns += elapsed;

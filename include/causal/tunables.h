@@ -106,6 +106,11 @@
  * Experiment.h). */
 #define CAUSAL_DRAIN_BATCHES 3u
 #define CAUSAL_DRAIN_POLL_NS 200000ull
+/* A thread with a CPU of its own pays a delay by sleeping, and spins (its
+ * sampler stopped) the last CAUSAL_PAUSE_SPIN_NS of it: a sleep ends late by
+ * its timer slack and the wake-up (median 0.13 ms, 90th percentile 0.2-0.3 ms
+ * on the 2-vCPU VMs of docs/benchmarks.md), time no delay accounts for. */
+#define CAUSAL_PAUSE_SPIN_NS 300000ull
 
 /* Threads outnumbering CPUs (docs/runtime.md, "When threads outnumber CPUs"):
  * a thread competes for a CPU when it waited for one more than
