@@ -19,7 +19,7 @@
 #     heartbeat  throughput of two workers (the line 40 % of a round) beside a thread
 #                that sleeps 1 ms between heartbeats                 (0.4 s)
 #     barrier    two threads sleep 200 / 800 us, compute 1000 (the line) / 200 us, meet at
-#                a barrier                              (1 - max(1200 - 1000 s, 1000) / 1200)
+#                a barrier                     (at most 16.7 %; a few % with real sleeps)
 #   Latency cases (openloop, afterend, closedloop) print their own mean latency
 #   (BEGIN to END) on standard error (PRINT_MEAN_LATENCY=1); their true effect is 1 - latency(P) / latency(100),
 #   the others' 1 - time(P) / time(100).

@@ -26,7 +26,6 @@ RIGHT = {
     "openloop": lambda s: 0.6 * s,
     "afterend": lambda s: 0.0,
     "heartbeat": lambda s: 0.4 * s,
-    "barrier": lambda s: 1 - max(1200 - 1000 * s, 1000) / 1200,
 }
 # Cases whose true effect is on mean latency (the plain runs' "ns" is the
 # program's own mean latency), not on run time.
