@@ -183,10 +183,7 @@ std::string realPath(const std::string &Path) {
   return realpath(Path.c_str(), Buf) ? std::string(Buf) : std::string();
 }
 
-bool isExecutableFile(const std::string &Path) {
-  struct stat St;
-  return stat(Path.c_str(), &St) == 0 && S_ISREG(St.st_mode) && access(Path.c_str(), X_OK) == 0;
-}
+using causal::isExecutableFile;
 
 // PATH lookup that skips our own directory and anything resolving to this
 // very executable (so `ld` does not find itself).
