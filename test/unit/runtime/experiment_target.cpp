@@ -28,7 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TestLineTable.h"
+#include "TargetSupport.h"
 
 #include "causal/abi.h"
 
@@ -64,32 +64,14 @@ CAUSAL_DECLARE_HOOK(pthread_mutex_unlock)
 extern "C" const char __start_causal_exp_work[], __stop_causal_exp_work[];
 extern "C" const char __start_causal_exp_system[], __stop_causal_exp_system[];
 
-namespace {
-
-uint64_t nowNs(clockid_t clock = CLOCK_MONOTONIC) {
-  struct timespec ts;
-  clock_gettime(clock, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
-
-} // namespace
+using causal::test::nowNs;
 
 __attribute__((noinline, section("causal_exp_work"))) uint64_t workUnit(uint64_t cpu_ns) {
-  uint64_t start = nowNs(CLOCK_THREAD_CPUTIME_ID);
-  volatile uint64_t sink = 0;
-  while (nowNs(CLOCK_THREAD_CPUTIME_ID) - start < cpu_ns)
-    for (int i = 0; i < 2000; ++i)
-      sink = sink + uint64_t(i);
-  return sink;
+  return causal::test::burnCpu(cpu_ns, 2000);
 }
 
 __attribute__((noinline, section("causal_exp_system"))) uint64_t systemWork(uint64_t cpu_ns) {
-  uint64_t start = nowNs(CLOCK_THREAD_CPUTIME_ID);
-  volatile uint64_t sink = 0;
-  while (nowNs(CLOCK_THREAD_CPUTIME_ID) - start < cpu_ns)
-    for (int i = 0; i < 2000; ++i)
-      sink = sink + uint64_t(i);
-  return sink;
+  return causal::test::burnCpu(cpu_ns, 2000);
 }
 
 namespace {
@@ -105,15 +87,11 @@ causal_counter g_image_a[] = {
 causal_counter g_image_b[] = {{0, "work", CAUSAL_COUNTER_THROUGHPUT, 0}};
 
 void setUp() {
-  using causal::test::InMemoryLineTable;
-  g_work_table = std::make_unique<InMemoryLineTable>(InMemoryLineTable::singleLine(
-      __start_causal_exp_work, uint32_t(__stop_causal_exp_work - __start_causal_exp_work),
-      "exp_work.cpp", 10));
-  g_system_table = std::make_unique<InMemoryLineTable>(InMemoryLineTable::singleLine(
-      __start_causal_exp_system, uint32_t(__stop_causal_exp_system - __start_causal_exp_system),
-      "/usr/include/exp_system.h", 20));
-  __causal_register_module(g_work_table->start(), g_work_table->stop());
-  __causal_register_module(g_system_table->start(), g_system_table->stop());
+  using causal::test::registerSectionLine;
+  g_work_table =
+      registerSectionLine(__start_causal_exp_work, __stop_causal_exp_work, "exp_work.cpp", 10);
+  g_system_table = registerSectionLine(__start_causal_exp_system, __stop_causal_exp_system,
+                                       "/usr/include/exp_system.h", 20);
   __causal_register_counters(g_image_a, g_image_a + 3);
   __causal_register_counters(g_image_a, g_image_a + 3); // idempotent
   __causal_register_counters(g_image_b, g_image_b + 1);
