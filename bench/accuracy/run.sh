@@ -44,15 +44,13 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-build="${CAUSAL_BUILD_DIR:-$here/../../build}"
-cache="" reps=5 budget=480 quick=0 skip_coz=0 cases="serial parallel lock"
+reps=5 budget=480 quick=0 skip_coz=0 cases="serial parallel lock"
 bench_args "--budget-s=budget --quick=quick! --reps=reps --skip-coz=skip_coz! --cases=cases" "$@"
 bench_positive --reps "$reps"
 bench_number --budget-s "$budget"
 [ "$quick" = 0 ] || reps=1
 t0=$(date +%s) # the budget counts from here: builds, runs, analysis
-bench_setup accuracy bin/causal bin/causal-clang
-mkdir -p "$cache/bin" "$cache/profiles" "$cache/out"
+bench_setup accuracy "bin profiles out" bin/causal bin/causal-clang
 bench_check_coz
 profilers="causal$with_coz"
 
@@ -114,10 +112,8 @@ run_one() {
   echo "$((end - start)) $status"
 }
 
-rm -f "$cache/profiles/"*.coz "$cache/out/"*.txt
 runs="$cache/runs.tsv"
-printf 'round\tcase\tvariant\tspeedup\tns\tstatus\n' >"$runs"
-bench_mark_start
+bench_fresh_runs "$runs" 'round\tcase\tvariant\tspeedup\tns\tstatus'
 rounds_done=0
 for round in $(seq 1 "$reps"); do
   # Another round only if it fits in the budget at the mean round time so far.

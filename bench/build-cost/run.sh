@@ -35,8 +35,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-build="${CAUSAL_BUILD_DIR:-$here/../../build}"
-cache="" budget=300 quick=0 sqlite_reps="" reps=5
+budget=300 quick=0 sqlite_reps="" reps=5
 bench_args "--budget-s=budget --quick=quick! --sqlite-reps=sqlite_reps --reps=reps" "$@"
 bench_positive --budget-s "$budget"
 bench_positive --reps "$reps"
@@ -51,8 +50,7 @@ if [ "$quick" = 1 ]; then
   programs="figure1 pipeline"
   reps=2
 fi
-bench_setup build-cost bin/causal-clang bin/causal-clang++
-mkdir -p "$cache/obj" "$cache/bin"
+bench_setup build-cost "obj bin" bin/causal-clang bin/causal-clang++
 llvm_bin="$(dirname "$(readlink -f "$clang")")"
 size_tool="$llvm_bin/llvm-size"
 strip_tool="$llvm_bin/llvm-strip"

@@ -10,11 +10,15 @@
 #   bench_machine                    one line: CPU model, CPU count, kernel
 #   bench_args "SPEC" "$@"           parses a run.sh's command line: -h/--help (the script's
 #                                    header comment), --build-dir DIR and --cache-dir DIR (into
-#                                    $build and $cache), and SPEC's options: "--reps=reps" puts
-#                                    the option's value in $reps, "--quick=quick!" sets $quick to 1
-#   bench_setup NAME TOOL...         after bench_args: $build made absolute, $cache (default
-#                                    <build>/bench-cache/NAME) made and absolute, each
-#                                    BUILD/TOOL required; sets $src, $causal and $clang
+#                                    $build, default $CAUSAL_BUILD_DIR else build/ at the top,
+#                                    and $cache), and SPEC's options: "--reps=reps" puts the
+#                                    option's value in $reps, "--quick=quick!" sets $quick to 1
+#   bench_setup NAME "SUBDIRS" TOOL...
+#                                    after bench_args: $build made absolute, each BUILD/TOOL
+#                                    required, $cache (default <build>/bench-cache/NAME) made,
+#                                    with SUBDIRS in it, and absolute; sets $src, $causal, $clang
+#   bench_fresh_runs FILE HEADER     removes the profiles and outputs of an earlier run, starts
+#                                    the table FILE with HEADER (printf format), bench_mark_start
 #   bench_check_coz                  sets $skip_coz to 1 unless Coz is wanted and usable, and
 #                                    $with_coz to " coz" or "" (append it to a list of variants)
 #   bench_load                       the load averages (1, 5, 15 min) now
@@ -78,6 +82,8 @@ bench_machine() {
 bench_args() {
   local spec="--build-dir=build --cache-dir=cache $1" entry var
   shift
+  build="${CAUSAL_BUILD_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build}"
+  cache=""
   while [ $# -gt 0 ]; do
     var=""
     for entry in $spec; do
@@ -96,12 +102,13 @@ bench_args() {
 }
 
 bench_setup() {
-  local name="$1"
-  shift
+  local name="$1" subdirs="$2" dir
+  shift 2
   src="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
   build="$(cd "$build" && pwd)"
   bench_require_build "$build" "$@"
   cache="$(bench_cache_dir "${cache:-$build/bench-cache/$name}")"
+  for dir in $subdirs; do mkdir -p "$cache/$dir"; done
   causal="$build/bin/causal"
   clang="$(bench_real_clang "$build")"
 }
@@ -143,4 +150,11 @@ bench_round_fits() {
 
 bench_reverse() {
   echo "$1" | tr ' ' '\n' | tac | tr '\n' ' '
+}
+
+bench_fresh_runs() {
+  rm -f "$cache/profiles/"*.coz "$cache/out/"*.txt
+  # shellcheck disable=SC2059 # the header is a format: tabs
+  printf "$2\n" >"$1"
+  bench_mark_start
 }

@@ -40,16 +40,14 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-build="${CAUSAL_BUILD_DIR:-$here/../../build}"
-cache="" reps=2 seconds=60 budget=360 quick=0 skip_coz=0
+reps=2 seconds=60 budget=360 quick=0 skip_coz=0
 bench_args "--budget-s=budget --quick=quick! --reps=reps --seconds=seconds --skip-coz=skip_coz!" "$@"
 bench_positive --reps "$reps"
 bench_positive --seconds "$seconds"
 bench_number --budget-s "$budget"
 if [ "$quick" = 1 ]; then reps=1; seconds=8; fi
 t0=$(date +%s) # the budget counts from here: builds, runs, analysis
-bench_setup convergence bin/causal bin/causal-clang
-mkdir -p "$cache/bin" "$cache/profiles" "$cache/out"
+bench_setup convergence "bin profiles out" bin/causal bin/causal-clang
 bench_check_coz
 profilers="causal$with_coz"
 bench_nice_cmd

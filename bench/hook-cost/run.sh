@@ -32,11 +32,10 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-build="${CAUSAL_BUILD_DIR:-$here/../../build}"
-cache="" rounds=5 quick=0
+rounds=5 quick=0
 bench_args "--rounds=rounds --quick=quick!" "$@"
 bench_positive --rounds "$rounds"
-bench_setup hook-cost bin/causal-clang lib/libcausal_rt.so
+bench_setup hook-cost "" bin/causal-clang lib/libcausal_rt.so
 calls=200000 progress=20000000
 if [ "$quick" = 1 ]; then rounds=1 calls=20000 progress=2000000; fi
 

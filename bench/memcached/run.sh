@@ -52,13 +52,12 @@ set -euo pipefail
 script_start=$SECONDS
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-build="${CAUSAL_BUILD_DIR:-$here/../../build}"
-cache="" budget=480 quick=0 rounds="" skip_coz=0
+budget=480 quick=0 rounds="" skip_coz=0
 bench_args "--budget-s=budget --quick=quick! --rounds=rounds --skip-coz=skip_coz!" "$@"
 bench_positive --budget-s "$budget"
 [ -n "$rounds" ] || { [ "$quick" = 1 ] && rounds=1 || rounds=3; }
 bench_positive --rounds "$rounds"
-bench_setup memcached bin/causal bin/causal-clang
+bench_setup memcached "" bin/causal bin/causal-clang
 
 say() { echo "memcached: $*" >&2; }
 die() { echo "run.sh: $*" >&2; exit 1; }

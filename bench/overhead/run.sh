@@ -35,13 +35,11 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-build="${CAUSAL_BUILD_DIR:-$here/../../build}"
-cache="" reps=5 skip_coz=0 examples="figure1 contention pipeline latency hotline empty"
+reps=5 skip_coz=0 examples="figure1 contention pipeline latency hotline empty"
 bench_args "--reps=reps --skip-coz=skip_coz! --examples=examples" "$@"
 bench_positive --reps "$reps"
 # $clang: the real clang the wrappers use (CMake cache CAUSAL_CLANG), for the plain builds.
-bench_setup overhead bin/causal bin/causal-clang bin/causal-clang++
-mkdir -p "$cache/bin" "$cache/profiles" "$cache/out"
+bench_setup overhead "bin profiles out" bin/causal bin/causal-clang bin/causal-clang++
 clangxx="$(dirname "$clang")/clang++"
 bench_check_coz
 variants="plain off causal$with_coz"
@@ -114,10 +112,8 @@ run_one() {
   echo "$((end - start)) $status"
 }
 
-rm -f "$cache/profiles/"*.coz "$cache/out/"*.txt
 times="$cache/times.tsv"
-printf 'round\texample\tvariant\tns\tstatus\tsame_output\n' >"$times"
-bench_mark_start
+bench_fresh_runs "$times" 'round\texample\tvariant\tns\tstatus\tsame_output'
 read -r -a variant_list <<<"$variants"
 nvariants=${#variant_list[@]}
 for round in $(seq 1 "$reps"); do

@@ -39,15 +39,14 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-build="${CAUSAL_BUILD_DIR:-$here/../../build}"
-before="" cache="" reps=3 budget=1500 quick=0 skip_coz=0 only="" report_only=0 truth_reps=3
+before="" reps=3 budget=1500 quick=0 skip_coz=0 only="" report_only=0 truth_reps=3
 bench_args "--before-build=before --budget-s=budget --reps=reps --quick=quick! \
   --report-only=report_only! --truth-reps=truth_reps --skip-coz=skip_coz! --only=only" "$@"
 bench_positive --reps "$reps"
 bench_positive --truth-reps "$truth_reps"
 bench_number --budget-s "$budget"
 [ "$quick" = 0 ] || reps=1
-bench_setup oversub bin/causal bin/causal-clang
+bench_setup oversub "" bin/causal bin/causal-clang
 [ -z "$before" ] || { before="$(cd "$before" && pwd)"; bench_require_build "$before" bin/causal bin/causal-clang; }
 bench_check_coz
 bench_nice_cmd

@@ -31,11 +31,10 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-build="${CAUSAL_BUILD_DIR:-$here/../../build}"
-cache="" reps=3 threads=4 rounds=100 skip_lto=0 full_lto=0
+reps=3 threads=4 rounds=100 skip_lto=0 full_lto=0
 bench_args "--reps=reps --threads=threads --rounds=rounds --skip-lto=skip_lto! \
   --full-lto=full_lto!" "$@"
-bench_setup precision bin/causal-clang bin/causal libexec/causal/ld
+bench_setup precision "" bin/causal-clang bin/causal libexec/causal/ld
 cc="$build/bin/causal-clang"
 causal_ld="$build/libexec/causal/ld"
 

@@ -45,8 +45,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-build="${CAUSAL_BUILD_DIR:-$here/../../build}"
-cache="" budget=360 quick=0 threads=4 seconds="" check_rows=60000 reps=3 skip_coz=0
+budget=360 quick=0 threads=4 seconds="" check_rows=60000 reps=3 skip_coz=0
 bench_args "--budget-s=budget --quick=quick! --threads=threads --seconds=seconds \
   --check-rows=check_rows --reps=reps --skip-coz=skip_coz!" "$@"
 bench_positive --budget-s "$budget"
@@ -65,8 +64,7 @@ if [ -z "$seconds" ]; then
   [ "$seconds" -le 90 ] || seconds=90
 fi
 plain_seconds=$(((seconds + 7) / 8))
-bench_setup sqlite-profile bin/causal bin/causal-clang
-mkdir -p "$cache/bin" "$cache/obj" "$cache/profiles" "$cache/out"
+bench_setup sqlite-profile "bin obj profiles out" bin/causal bin/causal-clang
 bench_check_coz
 variants="plain causal$with_coz"
 

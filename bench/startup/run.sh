@@ -47,14 +47,13 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-build="${CAUSAL_BUILD_DIR:-$here/../../build}"
-cache="" runs=40 coz_runs=5 rounds=5 skip_coz=0 quick=0 budget=""
+runs=40 coz_runs=5 rounds=5 skip_coz=0 quick=0 budget=""
 bench_args "--budget-s=budget --quick=quick! --runs=runs --coz-runs=coz_runs \
   --skip-coz=skip_coz!" "$@"
 if [ "$quick" = 1 ]; then runs=5; coz_runs=2; rounds=2; fi
 bench_positive --runs "$runs"
 bench_positive --coz-runs "$coz_runs"
-bench_setup startup bin/causal-clang bin/causal
+bench_setup startup "" bin/causal-clang bin/causal
 work="$cache"
 cc="$build/bin/causal-clang"
 coz_lib=""

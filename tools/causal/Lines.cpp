@@ -71,22 +71,35 @@ std::string hex(uint64_t V) { return "0x" + utohexstr(V, /*LowerCase=*/true); }
 
 // ---- printing ----------------------------------------------------------------
 
-int printTable(const std::string &Binary) {
-  auto Image = ElfImage::open(Binary);
-  if (!Image)
-    return fail(toString(Image.takeError()));
-  auto Embedded = causal::linetable::readEmbeddedTable(**Image);
+/// Opens \p Binary and reads the line table embedded in it: 0, or the exit
+/// status after saying why not.
+int openWithTable(const std::string &Binary, std::unique_ptr<ElfImage> &Image,
+                  causal::linetable::EmbeddedTable &Table) {
+  auto Opened = ElfImage::open(Binary);
+  if (!Opened)
+    return fail(toString(Opened.takeError()));
+  Image = std::move(*Opened);
+  auto Embedded = causal::linetable::readEmbeddedTable(*Image);
   if (!Embedded)
     return fail(toString(Embedded.takeError()));
-  const causal::linetable::TableView &T = Embedded->View;
+  Table = std::move(*Embedded);
+  return 0;
+}
+
+int printTable(const std::string &Binary) {
+  std::unique_ptr<ElfImage> Image;
+  causal::linetable::EmbeddedTable Embedded;
+  if (int Status = openWithTable(Binary, Image, Embedded))
+    return Status;
+  const causal::linetable::TableView &T = Embedded.View;
   const causal_linetab_header &H = T.header();
   auto Rows = T.rows();
   uint64_t CodeEnd = H.code_vaddr + Rows.back().offset;
   std::printf("%s: line table version %u in section %s at %s (file offset %s), %u of %llu "
               "bytes used\n",
               Binary.c_str(), H.version, CAUSAL_LINETAB_SECTION, hex(H.table_vaddr).c_str(),
-              hex(Embedded->Where.FileOffset).c_str(), H.total_size,
-              (unsigned long long)Embedded->Where.Size);
+              hex(Embedded.Where.FileOffset).c_str(), H.total_size,
+              (unsigned long long)Embedded.Where.Size);
   std::printf("code %s-%s: %u rows, %u lines, %u files\n", hex(H.code_vaddr).c_str(),
               hex(CodeEnd).c_str(), H.num_rows, H.num_lines, H.num_files);
   for (size_t I = 0; I + 1 < Rows.size(); ++I)
@@ -478,23 +491,21 @@ bool checkSampledFunctions(const ElfImage &ImageG, const SampleCounts &Counts,
 
 int checkTable(const std::string &Binary, const std::string &BinaryG, const std::string &SampleLog,
                double MinBytes, double MinSamples) {
-  auto Image = ElfImage::open(Binary);
-  if (!Image)
-    return fail(toString(Image.takeError()));
+  std::unique_ptr<ElfImage> Image;
+  causal::linetable::EmbeddedTable Embedded;
+  if (int Status = openWithTable(Binary, Image, Embedded))
+    return Status;
   auto ImageG = ElfImage::open(BinaryG);
   if (!ImageG)
     return fail(toString(ImageG.takeError()));
-  auto Embedded = causal::linetable::readEmbeddedTable(**Image);
-  if (!Embedded)
-    return fail(toString(Embedded.takeError()));
   if (!(*ImageG)->hasDebugLine())
     return fail(BinaryG + ": no DWARF line table (.debug_line): build it with -g");
-  std::string Difference = compareCode(**Image, **ImageG);
+  std::string Difference = compareCode(*Image, **ImageG);
   if (!Difference.empty())
     return fail(Binary + " and " + BinaryG + " are not comparable: " + Difference +
                 " (build both with the same command, one with -g added)");
 
-  const causal::linetable::TableView &T = Embedded->View;
+  const causal::linetable::TableView &T = Embedded.View;
   PathIds Ids;
   std::vector<LineKey> OurKeyOfLine(T.lines().size());
   for (size_t I = 0; I < OurKeyOfLine.size(); ++I)
@@ -508,7 +519,7 @@ int checkTable(const std::string &Binary, const std::string &BinaryG, const std:
   if (Error E = Ref.load())
     return fail(toString(std::move(E)));
 
-  ByteAgreement Bytes = compareBytes(**Image, T, Ref, Ours);
+  ByteAgreement Bytes = compareBytes(*Image, T, Ref, Ours);
   bool Ok = printByteAgreement(Bytes, Ids, MinBytes);
   if (SampleLog.empty()) {
     if (MinSamples >= 0)

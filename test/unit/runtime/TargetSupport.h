@@ -26,6 +26,18 @@ inline uint64_t nowNs(clockid_t clock = CLOCK_MONOTONIC) {
 
 inline uint64_t threadCpuNs() { return nowNs(CLOCK_THREAD_CPUTIME_ID); }
 
+/// CLOCK_REALTIME |ns| from now (|ns| under a second): a timed wait's deadline.
+inline timespec realtimeIn(long ns) {
+  timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_nsec += ns;
+  if (deadline.tv_nsec >= 1000000000) {
+    deadline.tv_sec++;
+    deadline.tv_nsec -= 1000000000;
+  }
+  return deadline;
+}
+
 /// Burns |cpu_ns| of this thread's CPU time in rounds of |inner| additions.
 /// Always inlined: the samples fall in the caller's code (its section, the
 /// line its table gives it).

@@ -216,13 +216,7 @@ void *consumer(void *arg) {
   for (int i = 0; i < n; ++i) {
     pthread_mutex_lock(&g_lock);
     while (g_size == 0) {
-      struct timespec deadline;
-      clock_gettime(CLOCK_REALTIME, &deadline);
-      deadline.tv_nsec += 1000000;
-      if (deadline.tv_nsec >= 1000000000) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000;
-      }
+      struct timespec deadline = causal::test::realtimeIn(1000000);
       if (i % 2)
         pthread_cond_timedwait(&g_not_empty, &g_lock, &deadline);
       else
@@ -246,13 +240,7 @@ void *pinger(void *arg) {
   int n = *static_cast<int *>(arg);
   for (int i = 0; i < n; ++i) {
     while (sem_trywait(&g_ping) != 0) {
-      struct timespec deadline;
-      clock_gettime(CLOCK_REALTIME, &deadline);
-      deadline.tv_nsec += 500000;
-      if (deadline.tv_nsec >= 1000000000) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000;
-      }
+      struct timespec deadline = causal::test::realtimeIn(500000);
       if (sem_timedwait(&g_ping, &deadline) == 0)
         break;
     }
