@@ -11,6 +11,7 @@
 
 #include "causal/tunables.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -38,12 +39,8 @@ struct EnvOption {
 
 bool anyValue(const std::string &v) { return !v.empty(); }
 bool anyInteger(const std::string &v) {
-  if (v.empty() || v.size() > 19)
-    return false;
-  for (char c : v)
-    if (c < '0' || c > '9')
-      return false;
-  return true;
+  return !v.empty() && v.size() <= 19 &&
+         std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 bool positiveInteger(const std::string &v) {
   return v.size() <= 18 && anyInteger(v) && std::strtoull(v.c_str(), nullptr, 10) > 0;

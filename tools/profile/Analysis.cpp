@@ -65,16 +65,10 @@ struct Sums {
   double phaseSamples = 0, phaseDuration = 0; // experiments that carry selected-samples
   double phaseSampleTime = 0;                 // their selected samples x sample period
   void add(const Observation &o) {
-    duration += o.duration;
-    delta += o.delta;
-    arrivals += o.arrivals;
-    departures += o.departures;
-    differenceTime += o.differenceTime;
-    if (o.selectedSamples >= 0) {
-      phaseSamples += o.selectedSamples;
-      phaseDuration += o.duration;
-      phaseSampleTime += o.selectedSamples * o.samplePeriodNs;
-    }
+    bool phase = o.selectedSamples >= 0; // the experiment carries selected-samples
+    add(Sums{o.duration, o.delta, o.arrivals, o.departures, o.differenceTime,
+             phase ? o.selectedSamples : 0, phase ? o.duration : 0,
+             phase ? o.selectedSamples * o.samplePeriodNs : 0});
   }
   void add(const Sums &o) {
     duration += o.duration;
