@@ -549,34 +549,47 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
                                  std::memory_order_relaxed);
 
   TextBuffer text;
+  records::Experiment experiment;
+  experiment.selected = {selected_file, line_number};
+  experiment.speedup = speedup / 100.0;
   // duration = elapsed - inserted delay; Coz writes the unsigned difference
   // (a wrapped value, which readers take as negative, if delay > elapsed).
-  text.appendf("experiment\tselected=%s:%u\tspeedup=%.2f\tduration=%llu\tselected-samples=%llu"
-               "\tdelay=%llu\tshared-cpu-delay=%llu\tcpus=%.2f\trunning=%.2f\twaiting=%.2f\n",
-               selected_file, line_number, speedup / 100.0, (unsigned long long)(elapsed - delay),
-               (unsigned long long)selected_samples, (unsigned long long)delay,
-               (unsigned long long)shared_delay, cpus, running, waiting);
+  experiment.duration = elapsed - delay;
+  experiment.selected_samples = selected_samples;
+  experiment.delay = delay;
+  experiment.shared_cpu_delay = shared_delay;
+  experiment.cpus = cpus;
+  experiment.running = running;
+  experiment.waiting = waiting;
+  writeRecord(text, experiment);
   uint64_t min_visits = UINT64_MAX;
   for (uint32_t p = 0; p < points; ++p) {
     uint64_t arrivals = g_progress.arrivals(p) - g_snapshots[p].arrivals;
     if (g_progress.kind(p) == PointKind::Throughput) {
-      text.appendf("throughput-point\tname=%s\tdelta=%llu\n", g_progress.name(p),
-                   (unsigned long long)arrivals);
+      records::ThroughputPoint point;
+      point.name = g_progress.name(p);
+      point.delta = arrivals;
+      writeRecord(text, point);
       min_visits = arrivals < min_visits ? arrivals : min_visits;
     } else {
-      uint64_t departures = g_progress.departures(p) - g_snapshots[p].departures;
-      double difference = inFlightInVirtualTime(p, arrivals, departures, virtual_end);
-      if (std::isnan(difference)) // some visits did not go through the runtime
-        difference = elapsed ? g_snapshots[p].in_flight_area / double(elapsed) : 0.0;
-      text.appendf("latency-point\tname=%s\tarrivals=%llu\tdepartures=%llu\tdifference=%.4f\n",
-                   g_progress.name(p), (unsigned long long)arrivals, (unsigned long long)departures,
-                   difference);
+      records::LatencyPoint point;
+      point.name = g_progress.name(p);
+      point.arrivals = arrivals;
+      point.departures = g_progress.departures(p) - g_snapshots[p].departures;
+      point.difference = inFlightInVirtualTime(p, arrivals, point.departures, virtual_end);
+      if (std::isnan(point.difference)) // some visits did not go through the runtime
+        point.difference = elapsed ? g_snapshots[p].in_flight_area / double(elapsed) : 0.0;
+      writeRecord(text, point);
       min_visits = arrivals < min_visits ? arrivals : min_visits;
-      min_visits = departures < min_visits ? departures : min_visits;
+      min_visits = point.departures < min_visits ? point.departures : min_visits;
     }
   }
-  if (c.end_to_end)
-    text.appendf("throughput-point\tname=" CAUSAL_END_TO_END_POINT "\tdelta=1\n");
+  if (c.end_to_end) {
+    records::ThroughputPoint end_to_end;
+    end_to_end.name = CAUSAL_END_TO_END_POINT;
+    end_to_end.delta = 1;
+    writeRecord(text, end_to_end);
+  }
   if (!text.failed())
     appendPending(text.data(), text.size());
   return min_visits;

@@ -2,6 +2,8 @@
 
 #include "ModuleRegistry.h"
 
+#include "ProfileWriter.h"
+
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,30 +93,10 @@ bool ModuleRegistry::unregisterModule(const void *start) {
 
   // Render the counts now: the table (file names, lines) goes away with
   // the image. Counts that arrive later are not attributed to it anyway.
-  const causal_linetab_header *table = found->table;
-  const causal_linetab_line *lines = causal_linetab_lines(table);
-  size_t capacity = 0, size = 0;
-  char *text = nullptr;
-  for (uint32_t i = 0; i < table->num_lines; ++i) {
-    uint64_t count = found->counts[i].load(std::memory_order_relaxed);
-    if (!count)
-      continue;
-    const char *file = causal_linetab_file(table, lines[i].file_index);
-    if (!file)
-      file = "<unknown>";
-    size_t needed = strlen(file) + 80;
-    if (size + needed + 1 > capacity) {
-      size_t grown = (capacity + needed + 1) * 2;
-      char *bigger = static_cast<char *>(realloc(text, grown));
-      if (!bigger)
-        break;
-      text = bigger;
-      capacity = grown;
-    }
-    size += formatTo(text + size, capacity - size, "samples\tlocation=%s:%u\tcount=%llu\n", file,
-                     lines[i].line, (unsigned long long)count);
-  }
-  found->retired_text = text;
+  TextBuffer text;
+  writeSamples(text, found->table,
+               [&](uint32_t line) { return found->counts[line].load(std::memory_order_relaxed); });
+  found->retired_text = text.release();
   found->table = nullptr;
   unlock();
   return true;

@@ -16,6 +16,16 @@ namespace causal::rt {
 
 TextBuffer::~TextBuffer() { free(data_); }
 
+char *TextBuffer::release() {
+  char *text = failed_ ? nullptr : data_;
+  if (failed_)
+    free(data_);
+  data_ = nullptr;
+  size_ = capacity_ = 0;
+  failed_ = false;
+  return text;
+}
+
 bool TextBuffer::reserve(size_t extra) {
   if (failed_)
     return false;
@@ -58,27 +68,32 @@ void TextBuffer::appendf(const char *format, ...) {
 
 namespace {
 
-// Visits what the `samples` records say, for both writers below: each
-// retired image's saved records (text), then every line with samples.
-template <typename RetiredFn, typename LineFn>
-void forEachSampledLine(const ModuleRegistry &registry, RetiredFn on_retired, LineFn on_line) {
+// The block of one run, to any sink (a TextBuffer, the fatal-signal writer):
+// startup, the experiments' records (pre-formatted), runtime, and the
+// samples records: each retired image's saved ones, then every line with
+// samples.
+template <class Sink>
+void writeRun(Sink &out, const ModuleRegistry &registry, uint64_t startup_realtime_ns,
+              uint64_t runtime_ns, const char *experiments, size_t experiments_size,
+              uint64_t sample_period_ns) {
+  records::Startup startup;
+  startup.time = startup_realtime_ns;
+  startup.profiler = "causal";
+  startup.sample_period = sample_period_ns;
+  writeRecord(out, startup);
+  if (experiments && experiments_size)
+    out.putLines(experiments, experiments_size);
+  records::Runtime runtime;
+  runtime.time = runtime_ns;
+  writeRecord(out, runtime);
   uint32_t used = registry.slotsUsed();
   for (uint32_t slot = 0; slot < used; ++slot) {
     if (const char *retired = registry.retiredText(slot)) {
-      on_retired(retired);
+      out.putLines(retired, strlen(retired));
       continue;
     }
-    const causal_linetab_header *table = registry.table(slot);
-    if (!table)
-      continue;
-    const causal_linetab_line *lines = causal_linetab_lines(table);
-    for (uint32_t line = 0; line < table->num_lines; ++line) {
-      uint64_t count = registry.lineCount(slot, line);
-      if (!count)
-        continue;
-      const char *file = causal_linetab_file(table, lines[line].file_index);
-      on_line(file ? file : "<unknown>", lines[line].line, count);
-    }
+    if (const causal_linetab_header *table = registry.table(slot))
+      writeSamples(out, table, [&](uint32_t line) { return registry.lineCount(slot, line); });
   }
 }
 
@@ -87,19 +102,8 @@ void forEachSampledLine(const ModuleRegistry &registry, RetiredFn on_retired, Li
 void renderProfile(const ModuleRegistry &registry, uint64_t startup_realtime_ns,
                    uint64_t runtime_ns, TextBuffer *out, const char *experiments,
                    size_t experiments_size, uint64_t sample_period_ns) {
-  out->appendf("startup\ttime=%llu\tprofiler=causal", (unsigned long long)startup_realtime_ns);
-  if (sample_period_ns)
-    out->appendf("\tsample-period=%llu", (unsigned long long)sample_period_ns);
-  out->append("\n", 1);
-  if (experiments && experiments_size)
-    out->append(experiments, experiments_size);
-  out->appendf("runtime\ttime=%llu\n", (unsigned long long)runtime_ns);
-  forEachSampledLine(
-      registry, [&](const char *retired) { out->append(retired, strlen(retired)); },
-      [&](const char *file, uint32_t line, uint64_t count) {
-        out->appendf("samples\tlocation=%s:%u\tcount=%llu\n", file, line,
-                     (unsigned long long)count);
-      });
+  writeRun(*out, registry, startup_realtime_ns, runtime_ns, experiments, experiments_size,
+           sample_period_ns);
 }
 
 namespace {
@@ -121,6 +125,17 @@ public:
     }
   }
   void put(const char *text) { put(text, strlen(text)); }
+  /// Whole lines: the buffer is written out only between them.
+  void putLines(const char *text, size_t size) {
+    while (size) {
+      const char *end = static_cast<const char *>(memchr(text, '\n', size));
+      size_t line = end ? size_t(end - text) : size;
+      put(text, line);
+      endLine();
+      text += line + (end ? 1 : 0);
+      size -= line + (end ? 1 : 0);
+    }
+  }
   void putUnsigned(uint64_t value) {
     char digits[24];
     size_t n = 0;
@@ -171,37 +186,8 @@ int appendProfileSignalSafe(const char *path, const ModuleRegistry &registry,
   if (fd < 0)
     return errno;
   SignalSafeWriter out(fd);
-  out.put("startup\ttime=");
-  out.putUnsigned(startup_realtime_ns);
-  out.put("\tprofiler=causal");
-  if (sample_period_ns) {
-    out.put("\tsample-period=");
-    out.putUnsigned(sample_period_ns);
-  }
-  out.endLine();
-  // Experiment blocks are written whole: flush before one that would not fit.
-  while (experiments && experiments_size) {
-    const char *end = static_cast<const char *>(memchr(experiments, '\n', experiments_size));
-    size_t line = end ? size_t(end - experiments) : experiments_size;
-    out.put(experiments, line);
-    out.endLine();
-    experiments += line + (end ? 1 : 0);
-    experiments_size -= line + (end ? 1 : 0);
-  }
-  out.put("runtime\ttime=");
-  out.putUnsigned(runtime_ns);
-  out.endLine();
-  forEachSampledLine(
-      registry, [&](const char *retired) { out.put(retired); },
-      [&](const char *file, uint32_t line, uint64_t count) {
-        out.put("samples\tlocation=");
-        out.put(file);
-        out.put(":");
-        out.putUnsigned(line);
-        out.put("\tcount=");
-        out.putUnsigned(count);
-        out.endLine();
-      });
+  writeRun(out, registry, startup_realtime_ns, runtime_ns, experiments, experiments_size,
+           sample_period_ns);
   out.flush(true);
   close(fd);
   return out.error();

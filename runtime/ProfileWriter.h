@@ -1,10 +1,17 @@
 //===- runtime/ProfileWriter.h - Coz-format records appended at exit ------===//
 //
-// Renders the end-of-run block in Coz's legacy tab-separated format:
+// Formats the profile's records from their one description,
+// include/causal/profile_records.def: one struct per record (records::Startup,
+// records::Experiment, ...) with a member per field, and writeRecord(), which
+// writes a record as one line of Coz's legacy tab-separated format
+// (type<TAB>key=value...) to any sink (TextBuffer, the fatal-signal writer).
+//
+// The end-of-run block is
 //   startup\ttime=<CLOCK_REALTIME ns at start>\tprofiler=causal\tsample-period=<ns>
+//   (experiment and progress point records, formatted by the experiment thread)
 //   runtime\ttime=<ns since start>
 //   samples\tlocation=<file>:<line>\tcount=<n>     (one per line with n > 0)
-// and appends it to a file opened with O_APPEND, in as few write() calls as
+// appended to a file opened with O_APPEND, in as few write() calls as
 // possible, each ending at a line boundary, so that several processes can
 // append to one profile without tearing lines.
 //
@@ -12,10 +19,95 @@
 #ifndef CAUSAL_RUNTIME_PROFILEWRITER_H
 #define CAUSAL_RUNTIME_PROFILEWRITER_H
 
+#include "causal/abi.h"
+#include "causal/profile_schema.h"
+
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 namespace causal::rt {
+
+/// The records' C types, one struct per record of profile_records.def.
+namespace records {
+using Count = uint64_t;
+using Text = const char *;
+struct Location {
+  const char *file = nullptr; // null: "<unknown>"
+  uint32_t line = 0;
+};
+struct Fixed2 {
+  Fixed2(double value = 0) : value(value) {}
+  double value;
+};
+struct Fixed4 {
+  Fixed4(double value = 0) : value(value) {}
+  double value;
+};
+
+#define CAUSAL_PROFILE_FIELD(member, key, type, presence, check, since) type member{};
+#define CAUSAL_PROFILE_RECORD(Id, name, since, role, ...)                                          \
+  struct Id {                                                                                      \
+    __VA_ARGS__                                                                                    \
+  };
+#include "causal/profile_records.def"
+
+/// A sink has put(text), putUnsigned(n), putFixed(x, decimals), endLine().
+template <class Sink> void putValue(Sink &out, Count value) { out.putUnsigned(value); }
+template <class Sink> void putValue(Sink &out, Text value) { out.put(value ? value : ""); }
+template <class Sink> void putValue(Sink &out, Fixed2 value) { out.putFixed(value.value, 2); }
+template <class Sink> void putValue(Sink &out, Fixed4 value) { out.putFixed(value.value, 4); }
+template <class Sink> void putValue(Sink &out, Location value) {
+  out.put(value.file ? value.file : "<unknown>");
+  out.put(":");
+  out.putUnsigned(value.line);
+}
+inline bool isSet(Count value) { return value != 0; }
+inline bool isSet(Text value) { return value != nullptr; }
+inline bool isSet(Fixed2 value) { return value.value != 0; }
+inline bool isSet(Fixed4 value) { return value.value != 0; }
+inline bool isSet(Location) { return true; }
+
+template <class Sink, class T>
+void putField(Sink &out, const char *key, profile_schema::Presence presence, const T &value) {
+  if (presence == profile_schema::Presence::IfSet && !isSet(value))
+    return;
+  out.put("\t");
+  out.put(key);
+  out.put("=");
+  putValue(out, value);
+}
+
+/// writeRecord(sink, record): the record as one line, fields in the order
+/// of profile_records.def.
+#define CAUSAL_PROFILE_FIELD(member, key, type, presence, check, since)                            \
+  putField(out, key, profile_schema::Presence::presence, record.member);
+#define CAUSAL_PROFILE_RECORD(Id, name, since, role, ...)                                          \
+  template <class Sink> void writeRecord(Sink &out, const Id &record) {                            \
+    out.put(name);                                                                                 \
+    __VA_ARGS__                                                                                    \
+    out.endLine();                                                                                 \
+  }
+#include "causal/profile_records.def"
+} // namespace records
+
+using records::writeRecord;
+
+/// The samples records of one line table: one per line whose count
+/// (count_of(line index)) is not 0.
+template <class Sink, class CountOf>
+void writeSamples(Sink &out, const causal_linetab_header *table, CountOf count_of) {
+  const causal_linetab_line *lines = causal_linetab_lines(table);
+  for (uint32_t i = 0; i < table->num_lines; ++i) {
+    records::Samples samples;
+    samples.count = count_of(i);
+    if (!samples.count)
+      continue;
+    samples.location.file = causal_linetab_file(table, lines[i].file_index);
+    samples.location.line = lines[i].line;
+    writeRecord(out, samples);
+  }
+}
 
 class ModuleRegistry;
 
@@ -28,6 +120,14 @@ public:
   ~TextBuffer();
   void append(const char *text, size_t size);
   void appendf(const char *format, ...) __attribute__((format(printf, 2, 3)));
+  // As a sink of records::writeRecord.
+  void put(const char *text) { append(text, strlen(text)); }
+  void putUnsigned(uint64_t value) { appendf("%llu", (unsigned long long)value); }
+  void putFixed(double value, int decimals) { appendf("%.*f", decimals, value); }
+  void putLines(const char *text, size_t size) { append(text, size); }
+  void endLine() { append("\n", 1); }
+  /// Hands the text (malloc'd, or null if empty or failed) to the caller.
+  char *release();
   const char *data() const { return data_ ? data_ : ""; }
   size_t size() const { return size_; }
   bool failed() const { return failed_; }

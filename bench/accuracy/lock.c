@@ -25,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "accuracy.h"
+
 #ifndef LINE_COST_PERCENT
 #define LINE_COST_PERCENT 100
 #endif
@@ -35,14 +37,6 @@ static const uint64_t knobIterations = (uint64_t)CRITICAL_ITERATIONS * LINE_COST
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t itemsDone; // guarded by lock
 static long itemsPerThread = 3000;
-
-// A failure to pin (one CPU, a restricted mask) changes the timing only.
-static void pinToCpu(int cpu) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-}
 
 static void *worker(void *arg) {
   pinToCpu((int)(intptr_t)arg);
@@ -60,12 +54,7 @@ static void *worker(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  if (argc > 1)
-    itemsPerThread = atol(argv[1]);
-  if (itemsPerThread < 0) {
-    fprintf(stderr, "usage: lock [ITEMS_PER_THREAD]\n");
-    return 2;
-  }
+  itemsPerThread = countArg(argc, argv, itemsPerThread, "lock [ITEMS_PER_THREAD]");
   pthread_t threads[2];
   for (int t = 0; t < 2; ++t)
     if (pthread_create(&threads[t], NULL, worker, (void *)(intptr_t)t) != 0) {

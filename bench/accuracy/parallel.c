@@ -23,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "accuracy.h"
+
 #ifndef LINE_COST_PERCENT
 #define LINE_COST_PERCENT 100
 #endif
@@ -30,14 +32,6 @@
 enum { A_ITERATIONS = 4000000 };
 static const uint64_t knobIterations = (uint64_t)A_ITERATIONS * LINE_COST_PERCENT / 100;
 static const uint64_t otherIterations = (uint64_t)A_ITERATIONS / 10 * 8;
-
-// A failure to pin (one CPU, a restricted mask) changes the timing only.
-static void pinToCpu(int cpu) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-}
 
 static void *a(void *unused) {
   (void)unused;
@@ -56,11 +50,7 @@ static void *b(void *unused) {
 }
 
 int main(int argc, char **argv) {
-  long rounds = argc > 1 ? atol(argv[1]) : 300;
-  if (rounds < 0) {
-    fprintf(stderr, "usage: parallel [ROUNDS]\n");
-    return 2;
-  }
+  long rounds = countArg(argc, argv, 300, "parallel [ROUNDS]");
   for (long r = 0; r < rounds; ++r) {
     pthread_t threadA, threadB;
     if (pthread_create(&threadA, NULL, a, NULL) != 0 ||

@@ -64,43 +64,17 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-src="$(cd "$here/../.." && pwd)"
-build="${CAUSAL_BUILD_DIR:-$here/../../build}"
-cache=""
-reps=5
-budget=480
-quick=0
-skip_coz=0
-free_runs=0
+reps=5 budget=480 quick=0 skip_coz=0 free_runs=0
 cases="serial parallel lock openloop afterend closedloop heartbeat barrier"
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --build-dir) build="$2"; shift 2 ;;
-    --cache-dir) cache="$2"; shift 2 ;;
-    --budget-s) budget="$2"; shift 2 ;;
-    --quick) quick=1; shift ;;
-    --reps) reps="$2"; shift 2 ;;
-    --skip-coz) skip_coz=1; shift ;;
-    --free-runs) free_runs="$2"; shift 2 ;;
-    --cases) cases="$2"; shift 2 ;;
-    -h|--help) sed -n '2,/^set /p' "$0" | sed '$d'; exit 0 ;;
-    *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-  esac
-done
+bench_args "--budget-s=budget --quick=quick! --reps=reps --skip-coz=skip_coz! --free-runs=free_runs --cases=cases" "$@"
 bench_positive --reps "$reps"
 bench_number --budget-s "$budget"
 bench_number --free-runs "$free_runs"
 [ "$quick" = 0 ] || reps=1
 t0=$(date +%s) # the budget counts from here: builds, runs, analysis
-build="$(cd "$build" && pwd)"
-cache="$(bench_cache_dir "${cache:-$build/bench-cache/accuracy}")"
-mkdir -p "$cache/bin" "$cache/profiles" "$cache/out"
-bench_require_build "$build" bin/causal bin/causal-clang
-causal="$build/bin/causal"
-clang="$(bench_real_clang "$build")"
-[ "$skip_coz" = 1 ] || bench_coz_usable || skip_coz=1
-profilers="causal"
-[ "$skip_coz" = 1 ] || profilers="causal coz"
+bench_setup accuracy "bin profiles out" bin/causal bin/causal-clang
+bench_check_coz
+profilers="causal$with_coz"
 
 bench_nice_cmd
 
@@ -184,21 +158,14 @@ run_one() {
   echo "$ns $status"
 }
 
-rm -f "$cache/profiles/"*.coz "$cache/out/"*.txt "$cache/out/"*.err
 runs="$cache/runs.tsv"
-printf 'round\tcase\tvariant\tspeedup\tns\tstatus\n' >"$runs"
-load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
-started="$(date -u '+%Y-%m-%d %H:%M UTC')"
+bench_fresh_runs "$runs" 'round\tcase\tvariant\tspeedup\tns\tstatus'
 rounds_done=0
 for round in $(seq 1 "$reps"); do
   # Another round only if it fits in the budget at the mean round time so far.
-  used=$(($(date +%s) - t0))
-  if [ "$round" -gt 1 ] && [ $((used + used / rounds_done)) -gt "$budget" ]; then
-    echo "stopping after $rounds_done rounds: another would exceed the budget of ${budget} s" >&2
-    break
-  fi
+  bench_round_fits "$round" "$rounds_done" || break
   order="$speedups"
-  [ $((round % 2)) = 1 ] || order="$(echo "$speedups" | tr ' ' '\n' | tac | tr '\n' ' ')"
+  [ $((round % 2)) = 1 ] || order="$(bench_reverse "$speedups")"
   for c in $cases; do
     # Each round: per speedup, the real build and each profiler's run one after the other,
     # so that all variants of a speedup see the same machine; the profiler order rotates.
@@ -206,7 +173,7 @@ for round in $(seq 1 "$reps"); do
     for s in $order; do
       k=$((100 - s))
       list="plain$k $profilers"
-      [ $(((round + i) % 2)) = 0 ] || list="$(echo "$list" | tr ' ' '\n' | tac | tr '\n' ' ')"
+      [ $(((round + i) % 2)) = 0 ] || list="$(bench_reverse "$list")"
       for v in $list; do
         read -r ns status <<<"$(run_one "$c" "$v" "$s" "$round")"
         printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$c" "$v" "$s" "$ns" "$status" >>"$runs"
@@ -221,7 +188,7 @@ for round in $(seq 1 "$reps"); do
   rounds_done=$round
   echo "round $round of $reps done ($(date -u +%H:%M:%S), load $(cut -d' ' -f1 /proc/loadavg))" >&2
 done
-load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+load_after="$(bench_load)"
 elapsed=$(($(date +%s) - t0))
 
 # Predictions: one report per case, profiler and round.

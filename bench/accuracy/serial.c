@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "accuracy.h"
+
 #ifndef LINE_COST_PERCENT
 #define LINE_COST_PERCENT 100
 #endif
@@ -35,11 +37,7 @@ __attribute__((noinline)) static void rest(void) {
 }
 
 int main(int argc, char **argv) {
-  long rounds = argc > 1 ? atol(argv[1]) : 400;
-  if (rounds < 0) {
-    fprintf(stderr, "usage: serial [ROUNDS]\n");
-    return 2;
-  }
+  long rounds = countArg(argc, argv, 400, "serial [ROUNDS]");
   for (long r = 0; r < rounds; ++r) {
     knob();
     rest();

@@ -35,29 +35,11 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-src="$(cd "$here/../.." && pwd)"
-build="${CAUSAL_BUILD_DIR:-$here/../../build}"
-cache=""
-budget=300
-quick=0
-sqlite_reps=""
-reps=5
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --build-dir) build="$2"; shift 2 ;;
-    --cache-dir) cache="$2"; shift 2 ;;
-    --budget-s) budget="$2"; shift 2 ;;
-    --quick) quick=1; shift ;;
-    --sqlite-reps) sqlite_reps="$2"; shift 2 ;;
-    --reps) reps="$2"; shift 2 ;;
-    -h|--help) sed -n '2,/^set /p' "$0" | sed '$d'; exit 0 ;;
-    *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-  esac
-done
-for pair in "budget-s:$budget" "reps:$reps" "sqlite-reps:${sqlite_reps:-1}"; do
-  case "${pair#*:}" in '' | *[!0-9]* | 0)
-    echo "run.sh: --${pair%%:*} needs a positive whole number" >&2; exit 2 ;; esac
-done
+budget=300 quick=0 sqlite_reps="" reps=5
+bench_args "--budget-s=budget --quick=quick! --sqlite-reps=sqlite_reps --reps=reps" "$@"
+bench_positive --budget-s "$budget"
+bench_positive --reps "$reps"
+bench_positive --sqlite-reps "${sqlite_reps:-1}"
 if [ -z "$sqlite_reps" ]; then
   sqlite_reps=$(((budget - 60) / 120))
   [ "$sqlite_reps" -ge 1 ] || sqlite_reps=1
@@ -68,12 +50,7 @@ if [ "$quick" = 1 ]; then
   programs="figure1 pipeline"
   reps=2
 fi
-build="$(cd "$build" && pwd)"
-cache="${cache:-$build/bench-cache/build-cost}"
-mkdir -p "$cache/obj" "$cache/bin"
-cache="$(cd "$cache" && pwd)"
-bench_require_build "$build" bin/causal-clang bin/causal-clang++
-clang="$(bench_real_clang "$build")"
+bench_setup build-cost "obj bin" bin/causal-clang bin/causal-clang++
 llvm_bin="$(dirname "$(readlink -f "$clang")")"
 size_tool="$llvm_bin/llvm-size"
 strip_tool="$llvm_bin/llvm-strip"
@@ -142,8 +119,7 @@ build_one() {
 times="$cache/times.tsv"
 printf 'round\tprogram\tvariant\tcompile_ns\tlink_ns\n' >"$times"
 variants=(plain causal coz)
-load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
-started="$(date -u '+%Y-%m-%d %H:%M UTC')"
+bench_mark_start
 t0=$(date +%s)
 max_reps=$reps
 [ "$sqlite_reps" -le "$max_reps" ] || max_reps=$sqlite_reps
@@ -159,7 +135,7 @@ for round in $(seq 1 "$max_reps"); do
   done
   echo "round $round done ($(date -u +%H:%M:%S), load $(cut -d' ' -f1 /proc/loadavg))" >&2
 done
-load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+load_after="$(bench_load)"
 echo "builds took $(($(date +%s) - t0)) s" >&2
 
 sizes="$cache/sizes.tsv"
@@ -177,14 +153,11 @@ for program in $programs; do
   done
 done
 
-cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 runtime_sizes="libcausal_rt.so $(stat -c %s "$build/lib/libcausal_rt.so" 2>/dev/null || echo '?') bytes"
 coz_lib="$(dpkg -L coz-profiler 2>/dev/null | grep '/libcoz\.so$' | head -n 1 || true)"
 [ -z "$coz_lib" ] || runtime_sizes="$runtime_sizes, Coz's $(basename "$coz_lib") $(stat -c %s "$coz_lib") bytes"
-export BENCH_MACHINE="$cpu, $(nproc) vCPUs, Linux $(uname -r)"
-export BENCH_DATE="$started; load average before $load_before, after $load_after"
-export BENCH_TOOLS="$("$clang" --version | head -1); coz-profiler $(dpkg-query -W -f='${Version}' coz-profiler 2>/dev/null || echo '?')"
-export BENCH_SETUP="rounds: SQLite $sqlite_reps, examples $reps; run-time libraries (not in the binaries): $runtime_sizes"
+bench_context_header "$started" "$load_before" "$load_after" \
+  "rounds: SQLite $sqlite_reps, examples $reps; run-time libraries (not in the binaries): $runtime_sizes"
 python3 - "$times" "$sizes" >"$cache/results.md" <<'EOF'
 import csv, os, statistics, sys
 
@@ -200,10 +173,7 @@ def spread(values, fmt):
     return (fmt + " (" + fmt + "-" + fmt + ")") % (statistics.median(values), min(values), max(values))
 
 
-print("machine: " + os.environ["BENCH_MACHINE"])
-print("date: " + os.environ["BENCH_DATE"])
-print("tools: " + os.environ["BENCH_TOOLS"])
-print("setup: " + os.environ["BENCH_SETUP"])
+print(os.environ["BENCH_HEADER"])
 print()
 print("Build time: a row is one program built one way, each source compiled with -c and the "
       "objects linked, seconds as median (min-max) over the interleaved rounds; the ratio is "

@@ -40,41 +40,16 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-src="$(cd "$here/../.." && pwd)"
-build="${CAUSAL_BUILD_DIR:-$here/../../build}"
-cache=""
-reps=2
-seconds=60
-budget=360
-quick=0
-skip_coz=0
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --build-dir) build="$2"; shift 2 ;;
-    --cache-dir) cache="$2"; shift 2 ;;
-    --budget-s) budget="$2"; shift 2 ;;
-    --quick) quick=1; shift ;;
-    --reps) reps="$2"; shift 2 ;;
-    --seconds) seconds="$2"; shift 2 ;;
-    --skip-coz) skip_coz=1; shift ;;
-    -h|--help) sed -n '2,/^set /p' "$0" | sed '$d'; exit 0 ;;
-    *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-  esac
-done
+reps=2 seconds=60 budget=360 quick=0 skip_coz=0
+bench_args "--budget-s=budget --quick=quick! --reps=reps --seconds=seconds --skip-coz=skip_coz!" "$@"
 bench_positive --reps "$reps"
 bench_positive --seconds "$seconds"
 bench_number --budget-s "$budget"
 if [ "$quick" = 1 ]; then reps=1; seconds=8; fi
 t0=$(date +%s) # the budget counts from here: builds, runs, analysis
-build="$(cd "$build" && pwd)"
-cache="$(bench_cache_dir "${cache:-$build/bench-cache/convergence}")"
-mkdir -p "$cache/bin" "$cache/profiles" "$cache/out"
-bench_require_build "$build" bin/causal bin/causal-clang
-causal="$build/bin/causal"
-clang="$(bench_real_clang "$build")"
-[ "$skip_coz" = 1 ] || bench_coz_usable || skip_coz=1
-profilers="causal"
-[ "$skip_coz" = 1 ] || profilers="causal coz"
+bench_setup convergence "bin profiles out" bin/causal bin/causal-clang
+bench_check_coz
+profilers="causal$with_coz"
 bench_nice_cmd
 
 program="$here/ranking.c"
@@ -96,19 +71,14 @@ rm -f "$cache/profiles/"*.coz "$cache/out/"*.txt "$cache/prefixes.tsv" "$cache/r
 "$cache/bin/ranking.plain" 1 >"$cache/out/plain.txt"
 runs="$cache/runs.tsv"
 printf 'round\tprofiler\tstatus\tsame_output\twall_s\tfinal_top\tright\tsettled_s\texperiments\texperiment_s\ttop_changes\tfirst_top_s\torder_right\torder_settled_s\n' >"$runs"
-load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
-started="$(date -u '+%Y-%m-%d %H:%M UTC')"
+bench_mark_start
 rounds_done=0
 for round in $(seq 1 "$reps"); do
   # Another round only if it fits in the budget at the mean round time so far, with 20 s
   # per round for the replays (at most 200 prefixes per profile, ~50 ms each).
-  used=$(($(date +%s) - t0))
-  if [ "$round" -gt 1 ] && [ $((used + used / rounds_done + 20 * round)) -gt "$budget" ]; then
-    echo "stopping after $rounds_done rounds: another would exceed the budget of ${budget} s" >&2
-    break
-  fi
+  bench_round_fits "$round" "$rounds_done" $((20 * round)) || break
   list="$profilers"
-  [ $((round % 2)) = 1 ] || list="$(echo "$list" | tr ' ' '\n' | tac | tr '\n' ' ')"
+  [ $((round % 2)) = 1 ] || list="$(bench_reverse "$list")"
   for p in $list; do
     profile="$cache/profiles/ranking.$p.$round.coz"
     out="$cache/out/$p.$round.txt"
@@ -128,7 +98,7 @@ for round in $(seq 1 "$reps"); do
   rounds_done=$round
   echo "round $round of $reps run ($(date -u +%H:%M:%S), load $(cut -d' ' -f1 /proc/loadavg))" >&2
 done
-load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+load_after="$(bench_load)"
 # Replays (after the runs, so that they do not share the machine with a profiled run).
 for round in $(seq 1 "$rounds_done"); do
   for p in $profilers; do

@@ -33,24 +33,10 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-src="$(cd "$here/../.." && pwd)"
-build="${CAUSAL_BUILD_DIR:-$here/../../build}"
-cache="" rounds=5 quick=0
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --build-dir) build="$2"; shift 2 ;;
-    --cache-dir) cache="$2"; shift 2 ;;
-    --rounds) rounds="$2"; shift 2 ;;
-    --quick) quick=1; shift ;;
-    -h|--help) sed -n '2,/^set /p' "$0" | sed '$d'; exit 0 ;;
-    *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-  esac
-done
+rounds=5 quick=0
+bench_args "--rounds=rounds --quick=quick!" "$@"
 bench_positive --rounds "$rounds"
-build="$(cd "$build" && pwd)"
-bench_require_build "$build" bin/causal-clang lib/libcausal_rt.so
-cache="$(bench_cache_dir "${cache:-$build/bench-cache/hook-cost}")"
-clang="$(bench_real_clang "$build")"
+bench_setup hook-cost "" bin/causal-clang lib/libcausal_rt.so
 calls=200000 progress=20000000
 if [ "$quick" = 1 ]; then rounds=1 calls=20000 progress=2000000; fi
 
@@ -62,7 +48,7 @@ idle_line="$(grep -n 'IDLE_LINE' "$prog" | tail -1 | cut -d: -f1)"
 "$build/bin/causal-clang" -fcausal-profile -O2 -I"$src/include" \
   -mllvm -causal-settle-at-progress=false "$prog" -o "$cache/no-check"
 
-load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
+load_before="$(bench_load)"
 raw="$cache/runs.tsv"
 printf 'round\tloop\tway\texperiment\tns_per_call\tlibc_ns_per_call\n' > "$raw"
 # run ROUND LOOP WAY EXPERIMENT(0|1) N
@@ -97,7 +83,7 @@ for round in $(seq 1 "$rounds"); do
   run "$round" progress no-check 1 "$progress"
   run "$round" progress hooks 1 "$progress"
 done
-load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+load_after="$(bench_load)"
 
 python3 - "$raw" "$cache/results.md" "$rounds" "$load_before" "$load_after" "$(bench_machine)" <<'PY'
 import statistics, sys

@@ -52,44 +52,22 @@ set -euo pipefail
 script_start=$SECONDS
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-build="${CAUSAL_BUILD_DIR:-$here/../../build}"
-cache=""
-budget=480
-quick=0
-rounds=""
-skip_coz=0
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --build-dir) build="$2"; shift 2 ;;
-    --cache-dir) cache="$2"; shift 2 ;;
-    --budget-s) budget="$2"; shift 2 ;;
-    --quick) quick=1; shift ;;
-    --rounds) rounds="$2"; shift 2 ;;
-    --skip-coz) skip_coz=1; shift ;;
-    -h|--help) sed -n '2,/^set /p' "$0" | sed '$d'; exit 0 ;;
-    *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-  esac
-done
+budget=480 quick=0 rounds="" skip_coz=0
+bench_args "--budget-s=budget --quick=quick! --rounds=rounds --skip-coz=skip_coz!" "$@"
 bench_positive --budget-s "$budget"
 [ -n "$rounds" ] || { [ "$quick" = 1 ] && rounds=1 || rounds=3; }
 bench_positive --rounds "$rounds"
-build="$(cd "$build" && pwd)"
-cache="${cache:-$build/bench-cache/memcached}"
-mkdir -p "$cache"
-cache="$(cd "$cache" && pwd)"
+bench_setup memcached "" bin/causal bin/causal-clang
 
 say() { echo "memcached: $*" >&2; }
 die() { echo "run.sh: $*" >&2; exit 1; }
 
-bench_require_build "$build" bin/causal bin/causal-clang
-clang="$(bench_real_clang "$build")"
 loadgen="$(command -v memcaslap || command -v memaslap || true)"
 [ -n "$loadgen" ] || die "memaslap missing (Debian: apt-get install libmemcached-tools)"
 [ -f /usr/include/event2/event.h ] || die "libevent headers missing (Debian: apt-get install libevent-dev)"
 command -v dpkg-source >/dev/null || die "dpkg-source missing (Debian: apt-get install dpkg-dev)"
-[ "$skip_coz" = 1 ] || bench_coz_usable || skip_coz=1
-variants="plain off causal"
-[ "$skip_coz" = 1 ] || variants="$variants coz"
+bench_check_coz
+variants="plain off causal$with_coz"
 
 # ---- 1. memcached's Debian source package, fetched once ------------------------------------
 # A private apt configuration: deb-src entries derived from this machine's deb entries, lists
@@ -303,8 +281,7 @@ run_one() {
 
 runs="$cache/runs.tsv"
 printf 'round\tvariant\tseconds\tops_per_s\tstatus\tsame_output\texperiments\n' >"$runs"
-load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
-started="$(date -u '+%Y-%m-%d %H:%M UTC')"
+bench_mark_start
 read -r -a variant_list <<<"$variants"
 for round in $(seq 1 "$rounds"); do
   # (a) first in round 1: every other run's output is compared with it.
@@ -317,7 +294,7 @@ for round in $(seq 1 "$rounds"); do
     say "round $round $variant: $ops ops/s, exit $status, same output $same, experiments $exps"
   done
 done
-load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+load_after="$(bench_load)"
 
 # ---- 5. reports --------------------------------------------------------------------------------
 report_json() { # PROFILER: all rounds' profiles combined

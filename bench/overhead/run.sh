@@ -35,36 +35,14 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-src="$(cd "$here/../.." && pwd)"
-build="${CAUSAL_BUILD_DIR:-$here/../../build}"
-cache=""
-reps=5
-skip_coz=0
-examples="figure1 contention pipeline latency hotline empty"
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --build-dir) build="$2"; shift 2 ;;
-    --cache-dir) cache="$2"; shift 2 ;;
-    --reps) reps="$2"; shift 2 ;;
-    --skip-coz) skip_coz=1; shift ;;
-    --examples) examples="$2"; shift 2 ;;
-    -h|--help) sed -n '2,/^set /p' "$0" | sed '$d'; exit 0 ;;
-    *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-  esac
-done
+reps=5 skip_coz=0 examples="figure1 contention pipeline latency hotline empty"
+bench_args "--reps=reps --skip-coz=skip_coz! --examples=examples" "$@"
 bench_positive --reps "$reps"
-build="$(cd "$build" && pwd)"
-cache="${cache:-$build/bench-cache/overhead}"
-mkdir -p "$cache/bin" "$cache/profiles" "$cache/out"
-cache="$(cd "$cache" && pwd)"
-
-bench_require_build "$build" bin/causal bin/causal-clang bin/causal-clang++
-# The real clang the wrappers use (CMake cache CAUSAL_CLANG), for the plain builds.
-clang="$(bench_real_clang "$build")"
+# $clang: the real clang the wrappers use (CMake cache CAUSAL_CLANG), for the plain builds.
+bench_setup overhead "bin profiles out" bin/causal bin/causal-clang bin/causal-clang++
 clangxx="$(dirname "$clang")/clang++"
-[ "$skip_coz" = 1 ] || bench_coz_usable || skip_coz=1
-variants="plain off causal"
-[ "$skip_coz" = 1 ] || variants="$variants coz"
+bench_check_coz
+variants="plain off causal$with_coz"
 
 # ---- the programs ------------------------------------------------------------------------
 # Arguments: about 1.5 s of plain run time each on these VMs.
@@ -134,11 +112,8 @@ run_one() {
   echo "$((end - start)) $status"
 }
 
-rm -f "$cache/profiles/"*.coz "$cache/out/"*.txt
 times="$cache/times.tsv"
-printf 'round\texample\tvariant\tns\tstatus\tsame_output\n' >"$times"
-load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
-started="$(date -u '+%Y-%m-%d %H:%M UTC')"
+bench_fresh_runs "$times" 'round\texample\tvariant\tns\tstatus\tsame_output'
 read -r -a variant_list <<<"$variants"
 nvariants=${#variant_list[@]}
 for round in $(seq 1 "$reps"); do
@@ -165,7 +140,7 @@ with open(path, "w", newline="") as f:
     w.writeheader()
     w.writerows(rows)
 EOF
-load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+load_after="$(bench_load)"
 
 # ---- the table -----------------------------------------------------------------------------
 cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"

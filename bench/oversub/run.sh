@@ -39,36 +39,18 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-src="$(cd "$here/../.." && pwd)"
-build="${CAUSAL_BUILD_DIR:-$here/../../build}"
-before="" cache="" reps=3 budget=1500 quick=0 skip_coz=0 only="" report_only=0 truth_reps=3
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --build-dir) build="$2"; shift 2 ;;
-    --before-build) before="$2"; shift 2 ;;
-    --cache-dir) cache="$2"; shift 2 ;;
-    --budget-s) budget="$2"; shift 2 ;;
-    --reps) reps="$2"; shift 2 ;;
-    --quick) quick=1; shift ;;
-    --report-only) report_only=1; shift ;;
-    --truth-reps) truth_reps="$2"; shift 2 ;;
-    --skip-coz) skip_coz=1; shift ;;
-    --only) only="$2"; shift 2 ;;
-    -h|--help) sed -n '2,/^set /p' "$0" | sed '$d'; exit 0 ;;
-    *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-  esac
-done
+before="" reps=3 budget=1500 quick=0 skip_coz=0 only="" report_only=0 truth_reps=3
+bench_args "--before-build=before --budget-s=budget --reps=reps --quick=quick! \
+  --report-only=report_only! --truth-reps=truth_reps --skip-coz=skip_coz! --only=only" "$@"
 bench_positive --reps "$reps"
 bench_positive --truth-reps "$truth_reps"
 bench_number --budget-s "$budget"
 [ "$quick" = 0 ] || reps=1
-build="$(cd "$build" && pwd)"
-bench_require_build "$build" bin/causal bin/causal-clang
+bench_setup oversub "" bin/causal bin/causal-clang
 [ -z "$before" ] || { before="$(cd "$before" && pwd)"; bench_require_build "$before" bin/causal bin/causal-clang; }
-cache="$(bench_cache_dir "${cache:-$build/bench-cache/oversub}")"
-[ "$skip_coz" = 1 ] || bench_coz_usable || skip_coz=1
+bench_check_coz
 bench_nice_cmd
-args=(--src "$src" --cache "$cache" --clang "$(bench_real_clang "$build")" --causal-build "$build"
+args=(--src "$src" --cache "$cache" --clang "$clang" --causal-build "$build"
       --reps "$reps" --truth-reps "$truth_reps" --budget-s "$budget" --only "$only" --nice "${nice_cmd[*]:-}")
 [ -z "$before" ] || args+=(--before-build "$before")
 [ "$skip_coz" = 1 ] || args+=(--coz)

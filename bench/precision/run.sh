@@ -30,39 +30,13 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-build="${CAUSAL_BUILD_DIR:-$here/../../build}"
-cache=""
-reps=3
-threads=4
-rounds=100
-skip_lto=0
-full_lto=0
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --build-dir) build="$2"; shift 2 ;;
-    --cache-dir) cache="$2"; shift 2 ;;
-    --reps) reps="$2"; shift 2 ;;
-    --threads) threads="$2"; shift 2 ;;
-    --rounds) rounds="$2"; shift 2 ;;
-    --skip-lto) skip_lto=1; shift ;;
-    --full-lto) full_lto=1; shift ;;
-    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
-    *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
-  esac
-done
-build="$(cd "$build" && pwd)"
-cache="${cache:-$build/bench-cache/precision}"
-mkdir -p "$cache"
-cache="$(cd "$cache" && pwd)"
-
+. "$here/../common/lib.sh"
+reps=3 threads=4 rounds=100 skip_lto=0 full_lto=0
+bench_args "--reps=reps --threads=threads --rounds=rounds --skip-lto=skip_lto! \
+  --full-lto=full_lto!" "$@"
+bench_setup precision "" bin/causal-clang bin/causal libexec/causal/ld
 cc="$build/bin/causal-clang"
-causal="$build/bin/causal"
 causal_ld="$build/libexec/causal/ld"
-for tool in "$cc" "$causal" "$causal_ld"; do
-  [ -x "$tool" ] || { echo "run.sh: missing $tool (build causal first)" >&2; exit 1; }
-done
-real_clang="$(sed -n 's/^ *CAUSAL_CLANG:FILEPATH=//p' "$build/CMakeCache.txt" 2>/dev/null || true)"
-real_clang="${real_clang:-/usr/lib/llvm-19/bin/clang}"
 
 results="$cache/results.txt"
 : > "$results"
@@ -75,7 +49,7 @@ cp "$here/sqlite_workload.c" "$src/"
 
 say "# causal line-table precision, $(date -u '+%Y-%m-%d %H:%M UTC')"
 say "# machine: $(uname -m), $(nproc) CPUs, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1)"
-say "# compiler: $("$real_clang" --version | head -n 1); SQLite $sqlite_version"
+say "# compiler: $("$clang" --version | head -n 1); SQLite $sqlite_version"
 
 defs=(-DSQLITE_THREADSAFE=1 -DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_DQS=0)
 out="$cache/out"
@@ -149,7 +123,7 @@ rt_flags=(-L"$build/lib" -Wl,-rpath,"$build/lib" -Wl,--push-state,--no-as-needed
 plain_link() { # suffix output extra...
   local suffix="$1" output="$2"
   shift 2
-  "$real_clang" "$out/workload$suffix.o" "$out/sqlite3$suffix.o" -pthread "${rt_flags[@]}" -o "$output" "$@"
+  "$clang" "$out/workload$suffix.o" "$out/sqlite3$suffix.o" -pthread "${rt_flags[@]}" -o "$output" "$@"
 }
 median() { sort -n | awk '{a[NR]=$1} END {if (NR % 2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 range_of() { sort -n | awk 'NR==1{lo=$1} {hi=$1} END {printf "%s-%s", lo, hi}'; }

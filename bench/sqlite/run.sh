@@ -45,36 +45,14 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-src="$(cd "$here/../.." && pwd)"
-build="${CAUSAL_BUILD_DIR:-$here/../../build}"
-cache=""
-budget=360
-quick=0
-threads=4
-seconds=""
-check_rows=60000
-reps=3
-skip_coz=0
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --build-dir) build="$2"; shift 2 ;;
-    --cache-dir) cache="$2"; shift 2 ;;
-    --budget-s) budget="$2"; shift 2 ;;
-    --quick) quick=1; shift ;;
-    --threads) threads="$2"; shift 2 ;;
-    --seconds) seconds="$2"; shift 2 ;;
-    --check-rows) check_rows="$2"; shift 2 ;;
-    --reps) reps="$2"; shift 2 ;;
-    --skip-coz) skip_coz=1; shift ;;
-    -h|--help) sed -n '2,/^set /p' "$0" | sed '$d'; exit 0 ;;
-    *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-  esac
-done
-for pair in "budget-s:$budget" "threads:$threads" "check-rows:$check_rows" "reps:$reps" \
-            "seconds:${seconds:-1}"; do
-  case "${pair#*:}" in '' | *[!0-9]* | 0)
-    echo "run.sh: --${pair%%:*} needs a positive whole number" >&2; exit 2 ;; esac
-done
+budget=360 quick=0 threads=4 seconds="" check_rows=60000 reps=3 skip_coz=0
+bench_args "--budget-s=budget --quick=quick! --threads=threads --seconds=seconds \
+  --check-rows=check_rows --reps=reps --skip-coz=skip_coz!" "$@"
+bench_positive --budget-s "$budget"
+bench_positive --threads "$threads"
+bench_positive --check-rows "$check_rows"
+bench_positive --reps "$reps"
+bench_positive --seconds "${seconds:-1}"
 if [ "$quick" = 1 ]; then
   seconds="${seconds:-6}"
   reps=1
@@ -86,17 +64,9 @@ if [ -z "$seconds" ]; then
   [ "$seconds" -le 90 ] || seconds=90
 fi
 plain_seconds=$(((seconds + 7) / 8))
-build="$(cd "$build" && pwd)"
-cache="${cache:-$build/bench-cache/sqlite-profile}"
-mkdir -p "$cache/bin" "$cache/obj" "$cache/profiles" "$cache/out"
-cache="$(cd "$cache" && pwd)"
-
-bench_require_build "$build" bin/causal bin/causal-clang
-causal="$build/bin/causal"
-clang="$(bench_real_clang "$build")"
-[ "$skip_coz" = 1 ] || bench_coz_usable || skip_coz=1
-variants="plain causal"
-[ "$skip_coz" = 1 ] || variants="$variants coz"
+bench_setup sqlite-profile "bin obj profiles out" bin/causal bin/causal-clang
+bench_check_coz
+variants="plain causal$with_coz"
 
 # ---- build -------------------------------------------------------------------------------
 sqlite="$("$here/../common/fetch-sqlite.sh" "$build/bench-cache/sqlite")"
@@ -175,8 +145,7 @@ record() { # kind round variant tag args...
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "$round" "$variant" "$ns" "$status" "$rate" \
     "$same" >>"$runs"
 }
-load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
-started="$(date -u '+%Y-%m-%d %H:%M UTC')"
+bench_mark_start
 t0=$(date +%s)
 
 # (1) profiles of equal length, plain throughput measured before and after each.
@@ -201,7 +170,7 @@ for round in $(seq 1 "$reps"); do
     record check "$round" "$v" "check.$v.$round" "$threads" "$check_rows"
   done
 done
-load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+load_after="$(bench_load)"
 echo "runs took $(($(date +%s) - t0)) s" >&2
 
 # ---- the tables --------------------------------------------------------------------------
@@ -210,12 +179,8 @@ for v in $variants; do
     "$causal" report --json --top 0 "$cache/profiles/profile.$v.coz" \
       >"$cache/profiles/profile.$v.json" 2>"$cache/profiles/profile.$v.report.err" || true
 done
-cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
-coz_version="$(dpkg-query -W -f='${Version}' coz-profiler 2>/dev/null || echo '?')"
-export BENCH_MACHINE="$cpu, $(nproc) vCPUs, Linux $(uname -r), perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid)"
-export BENCH_DATE="$started; load average before $load_before, after $load_after"
-export BENCH_TOOLS="$("$clang" --version | head -1); coz-profiler $coz_version; SQLite $sqlite_version"
-export BENCH_SETUP="$threads threads; profiles of $seconds s, plain throughput runs of $plain_seconds s; fixed work $check_rows rows per thread, $reps rounds"
+bench_context_header "$started" "$load_before" "$load_after" \
+  "$threads threads; profiles of $seconds s, plain throughput runs of $plain_seconds s; fixed work $check_rows rows per thread, $reps rounds" "SQLite $sqlite_version"
 python3 - "$cache" "$sqlite/sqlite3.c" "$variants" <<'EOF' >"$cache/results.md"
 import csv, json, os, statistics, sys
 
@@ -276,10 +241,7 @@ def experiments_in(profile):
     return total, in_sqlite, len(selected)
 
 
-print("machine: " + os.environ["BENCH_MACHINE"])
-print("date: " + os.environ["BENCH_DATE"])
-print("tools: " + os.environ["BENCH_TOOLS"])
-print("setup: " + os.environ["BENCH_SETUP"])
+print(os.environ["BENCH_HEADER"])
 print()
 
 # Profiles.

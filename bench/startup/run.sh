@@ -47,37 +47,15 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-build="${CAUSAL_BUILD_DIR:-$here/../../build}"
-cache=""
-runs=40
-coz_runs=5
-rounds=5
-skip_coz=0
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --build-dir) build="$2"; shift 2 ;;
-    --cache-dir) cache="$2"; shift 2 ;;
-    --budget-s) shift 2 ;;
-    --quick) runs=5; coz_runs=2; rounds=2; shift ;;
-    --runs) runs="$2"; shift 2 ;;
-    --coz-runs) coz_runs="$2"; shift 2 ;;
-    --skip-coz) skip_coz=1; shift ;;
-    -h|--help) sed -n '2,/^set /p' "$0" | sed '$d'; exit 0 ;;
-    *) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
-  esac
-done
-for pair in "runs:$runs" "coz-runs:$coz_runs"; do
-  case "${pair#*:}" in '' | *[!0-9]* | 0)
-    echo "run.sh: --${pair%%:*} needs a positive whole number" >&2; exit 2 ;; esac
-done
-build="$(cd "$build" && pwd)"
-work="${cache:-$build/bench-cache/startup}"
-mkdir -p "$work"
-work="$(cd "$work" && pwd)"
+runs=40 coz_runs=5 rounds=5 skip_coz=0 quick=0 budget=""
+bench_args "--budget-s=budget --quick=quick! --runs=runs --coz-runs=coz_runs \
+  --skip-coz=skip_coz!" "$@"
+if [ "$quick" = 1 ]; then runs=5; coz_runs=2; rounds=2; fi
+bench_positive --runs "$runs"
+bench_positive --coz-runs "$coz_runs"
+bench_setup startup "" bin/causal-clang bin/causal
+work="$cache"
 cc="$build/bin/causal-clang"
-causal="$build/bin/causal"
-bench_require_build "$build" bin/causal-clang bin/causal
-clang="$(bench_real_clang "$build")"
 coz_lib=""
 if [ "$skip_coz" = 0 ]; then
   coz_lib="$(dpkg -L coz-profiler 2>/dev/null | grep '/libcoz\.so$' | head -n 1 || true)"
@@ -175,8 +153,7 @@ measure() { # variant: prints launch's line
 
 tsv="$work/rounds.tsv"
 printf 'round\tvariant\tlaunches\twall_median_us\tcpu_median_us\n' >"$tsv"
-load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
-started="$(date -u '+%Y-%m-%d %H:%M UTC')"
+bench_mark_start
 t0=$(date +%s)
 for round in $(seq 1 "$rounds"); do
   for v in $variants; do
@@ -189,7 +166,7 @@ for round in $(seq 1 "$rounds"); do
   done
   echo "round $round of $rounds done ($(date -u +%H:%M:%S), load $(cut -d' ' -f1 /proc/loadavg))" >&2
 done
-load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+load_after="$(bench_load)"
 echo "launches took $(($(date +%s) - t0)) s" >&2
 
 sizes="$work/sizes.tsv"
@@ -206,11 +183,8 @@ for p in $programs; do
   done
 done
 
-cpu_model="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
-export BENCH_MACHINE="$cpu_model, $(nproc) vCPUs, Linux $(uname -r), perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid)"
-export BENCH_DATE="$started; load average before $load_before, after $load_after"
-export BENCH_TOOLS="$("$clang" --version | head -1); coz-profiler $(dpkg-query -W -f='${Version}' coz-profiler 2>/dev/null || echo '?')"
-export BENCH_SETUP="$rounds rounds; $runs launches per round ($coz_runs for Coz runtime and coz run)"
+bench_context_header "$started" "$load_before" "$load_after" \
+  "$rounds rounds; $runs launches per round ($coz_runs for Coz runtime and coz run)"
 python3 - "$tsv" "$sizes" >"$work/results.md" <<'EOF'
 import csv, os, statistics, sys
 
@@ -233,10 +207,7 @@ def spread(xs):
     return "%.1f (%.1f%s%.1f)" % (statistics.median(xs), min(xs), dash, max(xs))
 
 
-print("machine: " + os.environ["BENCH_MACHINE"])
-print("date: " + os.environ["BENCH_DATE"])
-print("tools: " + os.environ["BENCH_TOOLS"])
-print("setup: " + os.environ["BENCH_SETUP"])
+print(os.environ["BENCH_HEADER"])
 print()
 print("Time to main: a row is one way of building and launching a program, timed from exec to "
       "the entry of main; milliseconds, median (min-max) of the per-round medians; extra is the "

@@ -39,41 +39,16 @@ int causal::diffCommand(const Args &args) {
   report::CommonOptions common;
   std::vector<std::string> inputs;
   bool all = false;
-  bool onlyInputs = false;
-  for (size_t i = 0; i < args.size();) {
-    const std::string &arg = args[i];
-    if (onlyInputs || arg == "-" || arg.empty() || arg[0] != '-') {
-      inputs.push_back(arg);
-      ++i;
-      continue;
-    }
-    if (arg == "--") {
-      onlyInputs = true;
-      ++i;
-      continue;
-    }
-    if (arg == "-h" || arg == "--help") {
-      printDiffUsage(stdout);
-      return 0;
-    }
-    if (arg == "--all") {
-      all = true;
-      ++i;
-      continue;
-    }
-    std::string error;
-    switch (report::parseCommonOption(args, i, common, error)) {
-    case report::OptionResult::Consumed:
-      continue;
-    case report::OptionResult::Error:
-      std::fprintf(stderr, "causal diff: error: %s\n", error.c_str());
-      return 2;
-    case report::OptionResult::NotMine:
-      std::fprintf(stderr, "causal diff: error: unknown option '%s'\n", arg.c_str());
-      printDiffUsage(stderr);
-      return 2;
-    }
-  }
+  auto own = [&](const Args &args, size_t &i, std::string &) {
+    if (args[i] != "--all")
+      return report::OptionResult::NotMine;
+    all = true;
+    ++i;
+    return report::OptionResult::Consumed;
+  };
+  if (int status = report::parseCommandLine(args, "diff", printDiffUsage, own, common, inputs);
+      status >= 0)
+    return status;
   if (inputs.size() != 2) {
     std::fprintf(stderr, "causal diff: error: expected two profiles (BEFORE AFTER), got %zu\n",
                  inputs.size());
@@ -96,6 +71,5 @@ int causal::diffCommand(const Args &args) {
     text.color = report::useColor(common.color, STDOUT_FILENO);
     report::renderDiffText(std::cout, changes, beforeAnalysis, afterAnalysis, inputs, text);
   }
-  std::cout.flush();
-  return std::cout ? 0 : 1;
+  return report::finishOutput();
 }

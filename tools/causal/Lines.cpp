@@ -33,6 +33,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -70,22 +71,35 @@ std::string hex(uint64_t V) { return "0x" + utohexstr(V, /*LowerCase=*/true); }
 
 // ---- printing ----------------------------------------------------------------
 
-int printTable(const std::string &Binary) {
-  auto Image = ElfImage::open(Binary);
-  if (!Image)
-    return fail(toString(Image.takeError()));
-  auto Embedded = causal::linetable::readEmbeddedTable(**Image);
+/// Opens \p Binary and reads the line table embedded in it: 0, or the exit
+/// status after saying why not.
+int openWithTable(const std::string &Binary, std::unique_ptr<ElfImage> &Image,
+                  causal::linetable::EmbeddedTable &Table) {
+  auto Opened = ElfImage::open(Binary);
+  if (!Opened)
+    return fail(toString(Opened.takeError()));
+  Image = std::move(*Opened);
+  auto Embedded = causal::linetable::readEmbeddedTable(*Image);
   if (!Embedded)
     return fail(toString(Embedded.takeError()));
-  const causal::linetable::TableView &T = Embedded->View;
+  Table = std::move(*Embedded);
+  return 0;
+}
+
+int printTable(const std::string &Binary) {
+  std::unique_ptr<ElfImage> Image;
+  causal::linetable::EmbeddedTable Embedded;
+  if (int Status = openWithTable(Binary, Image, Embedded))
+    return Status;
+  const causal::linetable::TableView &T = Embedded.View;
   const causal_linetab_header &H = T.header();
   auto Rows = T.rows();
   uint64_t CodeEnd = H.code_vaddr + Rows.back().offset;
   std::printf("%s: line table version %u in section %s at %s (file offset %s), %u of %llu "
               "bytes used\n",
               Binary.c_str(), H.version, CAUSAL_LINETAB_SECTION, hex(H.table_vaddr).c_str(),
-              hex(Embedded->Where.FileOffset).c_str(), H.total_size,
-              (unsigned long long)Embedded->Where.Size);
+              hex(Embedded.Where.FileOffset).c_str(), H.total_size,
+              (unsigned long long)Embedded.Where.Size);
   std::printf("code %s-%s: %u rows, %u lines, %u files\n", hex(H.code_vaddr).c_str(),
               hex(CodeEnd).c_str(), H.num_rows, H.num_lines, H.num_files);
   for (size_t I = 0; I + 1 < Rows.size(); ++I)
@@ -279,54 +293,31 @@ std::string compareCode(const ElfImage &A, const ElfImage &B) {
 
 double percent(uint64_t Part, uint64_t Whole) { return Whole ? 100.0 * Part / Whole : 0.0; }
 
-int checkTable(const std::string &Binary, const std::string &BinaryG, const std::string &SampleLog,
-               double MinBytes, double MinSamples) {
-  auto Image = ElfImage::open(Binary);
-  if (!Image)
-    return fail(toString(Image.takeError()));
-  auto ImageG = ElfImage::open(BinaryG);
-  if (!ImageG)
-    return fail(toString(ImageG.takeError()));
-  auto Embedded = causal::linetable::readEmbeddedTable(**Image);
-  if (!Embedded)
-    return fail(toString(Embedded.takeError()));
-  if (!(*ImageG)->hasDebugLine())
-    return fail(BinaryG + ": no DWARF line table (.debug_line): build it with -g");
-  std::string Difference = compareCode(**Image, **ImageG);
-  if (!Difference.empty())
-    return fail(Binary + " and " + BinaryG + " are not comparable: " + Difference +
-                " (build both with the same command, one with -g added)");
+/// The embedded table's line of an address, as a LineKey (0: none).
+using LineOf = std::function<LineKey(uint64_t)>;
 
-  const causal::linetable::TableView &T = Embedded->View;
-  PathIds Ids;
-  std::vector<LineKey> OurKeyOfLine(T.lines().size());
-  for (size_t I = 0; I < OurKeyOfLine.size(); ++I)
-    OurKeyOfLine[I] =
-        ((LineKey)Ids.id(T.file(T.lines()[I].file_index).str()) << 32) | T.lines()[I].line;
-  auto Ours = [&](uint64_t Address) -> LineKey {
-    uint32_t L = T.lookup(Address);
-    return L == CAUSAL_NO_LINE ? 0 : OurKeyOfLine[L];
-  };
+/// Where the table and DWARF say the same, byte by byte.
+struct ByteAgreement {
+  std::vector<Segment> Segments; // sorted by address
+  uint64_t CodeBytes = 0, LineBytes = 0, AgreeBytes = 0;
+  unsigned ExecSections = 0;
+};
 
-  DwarfReference Ref(**ImageG, Ids);
-  if (Error E = Ref.load())
-    return fail(toString(std::move(E)));
-
-  // Both lookups are constant between consecutive boundaries: the table's row
-  // starts and the DWARF rows' addresses.
+/// Cuts the executable sections of \p Image into segments over which both
+/// lookups are constant (between the table's row starts and the DWARF
+/// rows' addresses) and counts the bytes on which they agree.
+ByteAgreement compareBytes(const ElfImage &Image, const causal::linetable::TableView &T,
+                           DwarfReference &Ref, const LineOf &Ours) {
   std::vector<uint64_t> Bounds = Ref.boundaries();
   const causal_linetab_header &H = T.header();
   for (const causal_linetab_row &R : T.rows())
     Bounds.push_back(H.code_vaddr + R.offset);
-  std::vector<Segment> Segments;
-  uint64_t CodeBytes = 0, LineBytes = 0, AgreeBytes = 0;
-  unsigned ExecSections = 0;
-  std::vector<uint64_t> SectionBounds;
-  for (const auto &S : (*Image)->sections()) {
+  ByteAgreement Out;
+  for (const auto &S : Image.sections()) {
     if (!S.Executable || !S.Size)
       continue;
-    ++ExecSections;
-    CodeBytes += S.Size;
+    ++Out.ExecSections;
+    Out.CodeBytes += S.Size;
     std::vector<uint64_t> Points{S.Address, S.Address + S.Size};
     for (uint64_t B : Bounds)
       if (B > S.Address && B < S.Address + S.Size)
@@ -337,47 +328,55 @@ int checkTable(const std::string &Binary, const std::string &BinaryG, const std:
       Segment Seg{Points[I], Points[I + 1], Ours(Points[I]), Ref.lookup(Points[I])};
       uint64_t Len = Seg.Hi - Seg.Lo;
       if (Seg.Ours || Seg.Dwarf) {
-        LineBytes += Len;
+        Out.LineBytes += Len;
         if (Seg.Ours == Seg.Dwarf)
-          AgreeBytes += Len;
+          Out.AgreeBytes += Len;
       }
-      Segments.push_back(Seg);
+      Out.Segments.push_back(Seg);
     }
   }
-  std::sort(Segments.begin(), Segments.end(),
+  std::sort(Out.Segments.begin(), Out.Segments.end(),
             [](const Segment &A, const Segment &B) { return A.Lo < B.Lo; });
-  double BytePercent = percent(AgreeBytes, LineBytes);
+  return Out;
+}
+
+/// Prints the byte agreement and a few differences; false below \p MinBytes.
+bool printByteAgreement(const ByteAgreement &Bytes, const PathIds &Ids, double MinBytes) {
+  double BytePercent = percent(Bytes.AgreeBytes, Bytes.LineBytes);
   std::printf("code bytes: %llu in %u executable sections, %llu with a source line\n",
-              (unsigned long long)CodeBytes, ExecSections, (unsigned long long)LineBytes);
-  std::printf("bytes agreeing: %llu of %llu (%.2f %%)\n", (unsigned long long)AgreeBytes,
-              (unsigned long long)LineBytes, BytePercent);
+              (unsigned long long)Bytes.CodeBytes, Bytes.ExecSections,
+              (unsigned long long)Bytes.LineBytes);
+  std::printf("bytes agreeing: %llu of %llu (%.2f %%)\n", (unsigned long long)Bytes.AgreeBytes,
+              (unsigned long long)Bytes.LineBytes, BytePercent);
   bool Ok = true;
-  if (MinBytes >= 0 && (LineBytes == 0 || BytePercent + 1e-9 < MinBytes)) {
+  if (MinBytes >= 0 && (Bytes.LineBytes == 0 || BytePercent + 1e-9 < MinBytes)) {
     std::printf("FAIL: bytes agreeing below %.2f %%\n", MinBytes);
     Ok = false;
   }
-  if (AgreeBytes < LineBytes) {
+  if (Bytes.AgreeBytes < Bytes.LineBytes) {
     unsigned Shown = 0;
-    for (const Segment &S : Segments)
+    for (const Segment &S : Bytes.Segments)
       if (S.Ours != S.Dwarf && (S.Ours || S.Dwarf) && Shown++ < 5)
         std::printf("  differs: %s-%s table %s, DWARF %s\n", hex(S.Lo).c_str(), hex(S.Hi).c_str(),
                     Ids.describe(S.Ours).c_str(), Ids.describe(S.Dwarf).c_str());
   }
+  return Ok;
+}
 
-  if (SampleLog.empty()) {
-    if (MinSamples >= 0)
-      return usageError("--min-samples needs --samples LOG");
-    return Ok ? 0 : 1;
-  }
+/// The samples of a sample log ("<module path> <address hex> <count>" lines).
+struct SampleCounts {
+  uint64_t Samples = 0, OtherSamples = 0; // of Binary, of other modules
+  std::map<uint64_t, uint64_t> ByAddress; // of Binary
+};
 
-  // Samples.
+/// Reads \p SampleLog, keeping the samples of \p Binary; 0, or the exit
+/// status after saying what is wrong.
+int readSampleLog(const std::string &SampleLog, const std::string &Binary, SampleCounts &Out) {
   auto Buffer = MemoryBuffer::getFile(SampleLog);
   if (!Buffer)
     return fail(SampleLog + ": cannot read: " + Buffer.getError().message());
   std::string Self = realPathOf(Binary);
   std::map<std::string, bool> IsSelf;
-  uint64_t Samples = 0, OtherSamples = 0, AgreeSamples = 0, NoLineSamples = 0;
-  std::map<uint64_t, uint64_t> SampledAddresses;
   StringRef Rest = (*Buffer)->getBuffer();
   unsigned LineNo = 0;
   while (!Rest.empty()) {
@@ -404,35 +403,47 @@ int checkTable(const std::string &Binary, const std::string &BinaryG, const std:
     if (Known == IsSelf.end())
       Known = IsSelf.emplace(Module, Module == Binary || realPathOf(Module) == Self).first;
     if (!Known->second) {
-      OtherSamples += Count;
+      Out.OtherSamples += Count;
       continue;
     }
-    Samples += Count;
-    SampledAddresses[Address] += Count;
+    Out.Samples += Count;
+    Out.ByAddress[Address] += Count;
   }
-  for (const auto &[Address, Count] : SampledAddresses) {
+  return 0;
+}
+
+/// Prints how many samples the table and DWARF charge to the same line;
+/// false below \p MinSamples.
+bool printSampleAgreement(const SampleCounts &Counts, const std::string &Binary, const LineOf &Ours,
+                          DwarfReference &Ref, double MinSamples) {
+  uint64_t AgreeSamples = 0, NoLineSamples = 0;
+  for (const auto &[Address, Count] : Counts.ByAddress) {
     LineKey O = Ours(Address), D = Ref.lookup(Address);
     if (O == D)
       AgreeSamples += Count;
     if (!D)
       NoLineSamples += Count;
   }
-  double SamplePercent = percent(AgreeSamples, Samples);
+  double SamplePercent = percent(AgreeSamples, Counts.Samples);
   std::printf("samples: %llu for %s (%llu with no DWARF line), %llu for other modules ignored\n",
-              (unsigned long long)Samples, Binary.c_str(), (unsigned long long)NoLineSamples,
-              (unsigned long long)OtherSamples);
+              (unsigned long long)Counts.Samples, Binary.c_str(), (unsigned long long)NoLineSamples,
+              (unsigned long long)Counts.OtherSamples);
   std::printf("samples agreeing: %llu of %llu (%.2f %%)\n", (unsigned long long)AgreeSamples,
-              (unsigned long long)Samples, SamplePercent);
-  if (MinSamples >= 0 && (Samples == 0 || SamplePercent + 1e-9 < MinSamples)) {
+              (unsigned long long)Counts.Samples, SamplePercent);
+  if (MinSamples >= 0 && (Counts.Samples == 0 || SamplePercent + 1e-9 < MinSamples)) {
     std::printf("FAIL: samples agreeing below %.2f %%\n", MinSamples);
-    Ok = false;
+    return false;
   }
+  return true;
+}
 
-  // Every DWARF line (covering at least one byte) of a sampled function must
-  // be selectable in the table.
-  std::vector<ElfImage::Function> Functions = (*ImageG)->functions();
+/// Every DWARF line (covering at least one byte) of a sampled function must
+/// be selectable in the table. Prints what is missing; false if any is.
+bool checkSampledFunctions(const ElfImage &ImageG, const SampleCounts &Counts,
+                           const std::vector<Segment> &Segments, const PathIds &Ids) {
+  std::vector<ElfImage::Function> Functions = ImageG.functions();
   std::set<size_t> Sampled;
-  for (const auto &Entry : SampledAddresses) {
+  for (const auto &Entry : Counts.ByAddress) {
     auto It =
         std::upper_bound(Functions.begin(), Functions.end(), Entry.first,
                          [](uint64_t A, const ElfImage::Function &F) { return A < F.Address; });
@@ -473,8 +484,53 @@ int checkTable(const std::string &Binary, const std::string &BinaryG, const std:
     std::printf("  missing: %s\n", M.c_str());
   if (Missing) {
     std::printf("FAIL: lines of sampled functions missing from the table\n");
-    Ok = false;
+    return false;
   }
+  return true;
+}
+
+int checkTable(const std::string &Binary, const std::string &BinaryG, const std::string &SampleLog,
+               double MinBytes, double MinSamples) {
+  std::unique_ptr<ElfImage> Image;
+  causal::linetable::EmbeddedTable Embedded;
+  if (int Status = openWithTable(Binary, Image, Embedded))
+    return Status;
+  auto ImageG = ElfImage::open(BinaryG);
+  if (!ImageG)
+    return fail(toString(ImageG.takeError()));
+  if (!(*ImageG)->hasDebugLine())
+    return fail(BinaryG + ": no DWARF line table (.debug_line): build it with -g");
+  std::string Difference = compareCode(*Image, **ImageG);
+  if (!Difference.empty())
+    return fail(Binary + " and " + BinaryG + " are not comparable: " + Difference +
+                " (build both with the same command, one with -g added)");
+
+  const causal::linetable::TableView &T = Embedded.View;
+  PathIds Ids;
+  std::vector<LineKey> OurKeyOfLine(T.lines().size());
+  for (size_t I = 0; I < OurKeyOfLine.size(); ++I)
+    OurKeyOfLine[I] =
+        ((LineKey)Ids.id(T.file(T.lines()[I].file_index).str()) << 32) | T.lines()[I].line;
+  LineOf Ours = [&](uint64_t Address) -> LineKey {
+    uint32_t L = T.lookup(Address);
+    return L == CAUSAL_NO_LINE ? 0 : OurKeyOfLine[L];
+  };
+  DwarfReference Ref(**ImageG, Ids);
+  if (Error E = Ref.load())
+    return fail(toString(std::move(E)));
+
+  ByteAgreement Bytes = compareBytes(*Image, T, Ref, Ours);
+  bool Ok = printByteAgreement(Bytes, Ids, MinBytes);
+  if (SampleLog.empty()) {
+    if (MinSamples >= 0)
+      return usageError("--min-samples needs --samples LOG");
+    return Ok ? 0 : 1;
+  }
+  SampleCounts Counts;
+  if (int Status = readSampleLog(SampleLog, Binary, Counts))
+    return Status;
+  Ok = printSampleAgreement(Counts, Binary, Ours, Ref, MinSamples) && Ok;
+  Ok = checkSampledFunctions(**ImageG, Counts, Bytes.Segments, Ids) && Ok;
   return Ok ? 0 : 1;
 }
 

@@ -69,64 +69,27 @@ int causal::reportCommand(const Args &args) {
   std::string htmlPath;
   bool ascii = false;
   bool samplesView = false;
-  bool onlyInputs = false;
-  for (size_t i = 0; i < args.size();) {
+  auto own = [&](const Args &args, size_t &i, std::string &error) {
     const std::string &arg = args[i];
-    if (onlyInputs || arg == "-" || arg.empty() || arg[0] != '-') {
-      inputs.push_back(arg);
+    if (arg == "--ascii" || arg == "--samples") {
+      (arg == "--ascii" ? ascii : samplesView) = true;
       ++i;
-      continue;
+      return report::OptionResult::Consumed;
     }
-    if (arg == "--") {
-      onlyInputs = true;
-      ++i;
-      continue;
+    if (arg != "--html" && arg.rfind("--html=", 0) != 0)
+      return report::OptionResult::NotMine;
+    bool separate = arg == "--html";
+    htmlPath = !separate ? arg.substr(7) : i + 1 < args.size() ? args[i + 1] : "";
+    i += separate ? 2 : 1;
+    if (htmlPath.empty()) {
+      error = "--html needs a file name";
+      return report::OptionResult::Error;
     }
-    if (arg == "-h" || arg == "--help") {
-      printReportUsage(stdout);
-      return 0;
-    }
-    if (arg == "--ascii") {
-      ascii = true;
-      ++i;
-      continue;
-    }
-    if (arg == "--samples") {
-      samplesView = true;
-      ++i;
-      continue;
-    }
-    if (arg == "--html" || arg.rfind("--html=", 0) == 0) {
-      if (arg == "--html") {
-        if (i + 1 >= args.size()) {
-          std::fprintf(stderr, "causal report: error: --html needs a file name\n");
-          return 2;
-        }
-        htmlPath = args[i + 1];
-        i += 2;
-      } else {
-        htmlPath = arg.substr(7);
-        ++i;
-      }
-      if (htmlPath.empty()) {
-        std::fprintf(stderr, "causal report: error: --html needs a file name\n");
-        return 2;
-      }
-      continue;
-    }
-    std::string error;
-    switch (report::parseCommonOption(args, i, common, error)) {
-    case report::OptionResult::Consumed:
-      continue;
-    case report::OptionResult::Error:
-      std::fprintf(stderr, "causal report: error: %s\n", error.c_str());
-      return 2;
-    case report::OptionResult::NotMine:
-      std::fprintf(stderr, "causal report: error: unknown option '%s'\n", arg.c_str());
-      printReportUsage(stderr);
-      return 2;
-    }
-  }
+    return report::OptionResult::Consumed;
+  };
+  if (int status = report::parseCommandLine(args, "report", printReportUsage, own, common, inputs);
+      status >= 0)
+    return status;
   if (inputs.empty())
     inputs.push_back("profile.coz");
 
@@ -152,8 +115,7 @@ int causal::reportCommand(const Args &args) {
       report::renderSamplesJson(std::cout, lines, context);
     else
       report::renderSamplesText(std::cout, lines, context, common.topGiven ? common.top : 10);
-    std::cout.flush();
-    return std::cout ? 0 : 1;
+    return report::finishOutput();
   }
   profile::Analysis analysis = profile::analyze(profile, common.analysis);
 
@@ -182,6 +144,5 @@ int causal::reportCommand(const Args &args) {
     text.ascii = ascii || terminalLacksUtf8();
     report::renderText(std::cout, analysis, context, text);
   }
-  std::cout.flush();
-  return std::cout ? 0 : 1;
+  return report::finishOutput();
 }

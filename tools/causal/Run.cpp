@@ -7,9 +7,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
+#include "InstallLayout.h"
 
 #include "causal/tunables.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -36,23 +38,14 @@ struct EnvOption {
 };
 
 bool anyValue(const std::string &v) { return !v.empty(); }
+bool anyInteger(const std::string &v) {
+  return !v.empty() && v.size() <= 19 &&
+         std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
 bool positiveInteger(const std::string &v) {
-  if (v.empty() || v.size() > 18)
-    return false;
-  for (char c : v)
-    if (c < '0' || c > '9')
-      return false;
-  return std::strtoull(v.c_str(), nullptr, 10) > 0;
+  return v.size() <= 18 && anyInteger(v) && std::strtoull(v.c_str(), nullptr, 10) > 0;
 }
 bool samplerName(const std::string &v) { return v == "auto" || v == "perf" || v == "timer"; }
-bool anyInteger(const std::string &v) {
-  if (v.empty() || v.size() > 19)
-    return false;
-  for (char c : v)
-    if (c < '0' || c > '9')
-      return false;
-  return true;
-}
 bool percent(const std::string &v) {
   return anyInteger(v) && v.size() <= 3 && std::strtoul(v.c_str(), nullptr, 10) <= 100;
 }
@@ -119,22 +112,7 @@ void printUsage(FILE *out) {
 // Finds PROGRAM the way execvp will, to warn early about a program that was
 // not built with -fcausal-profile. Returns "" if not found.
 std::string resolveProgram(const std::string &prog) {
-  if (prog.find('/') != std::string::npos)
-    return prog;
-  const char *path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/bin:/bin";
-  size_t start = 0;
-  while (start <= dirs.size()) {
-    size_t end = dirs.find(':', start);
-    if (end == std::string::npos)
-      end = dirs.size();
-    std::string dir = dirs.substr(start, end - start);
-    std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + prog;
-    if (access(candidate.c_str(), X_OK) == 0)
-      return candidate;
-    start = end + 1;
-  }
-  return {};
+  return causal::findInPath(prog, "/usr/bin:/bin");
 }
 
 // True if the file mentions the runtime or the line-table section: a cheap

@@ -1,7 +1,9 @@
 #include "InstallLayout.h"
 
 #include <climits>
+#include <cstdlib>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace causal {
@@ -25,4 +27,26 @@ std::string prefixOfThisExecutable() {
 }
 
 } // namespace layout
+
+bool isExecutableFile(const std::string &path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
+}
+
+std::string findInPath(const std::string &name, const char *defaultPath) {
+  if (name.find('/') != std::string::npos)
+    return name;
+  const char *path = std::getenv("PATH");
+  std::string dirs = path ? path : defaultPath;
+  for (size_t start = 0; start <= dirs.size();) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos)
+      end = dirs.size();
+    std::string dir = end > start ? dirs.substr(start, end - start) : ".";
+    if (isExecutableFile(dir + "/" + name))
+      return dir + "/" + name;
+    start = end + 1;
+  }
+  return {};
+}
 } // namespace causal

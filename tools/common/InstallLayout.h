@@ -34,6 +34,14 @@ inline constexpr const char *ConfigFilePath = "share/causal/causal.cfg";
 std::string prefixOfThisExecutable();
 
 } // namespace layout
+
+/// True for a regular file we may execute.
+bool isExecutableFile(const std::string &path);
+
+/// Where execvp would find \p name: \p name itself if it has a '/', else the
+/// first executable file of that name in $PATH (\p defaultPath if PATH is
+/// unset; an empty entry is the current directory). "" if none.
+std::string findInPath(const std::string &name, const char *defaultPath);
 } // namespace causal
 
 #endif

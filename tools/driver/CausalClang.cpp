@@ -72,10 +72,7 @@ std::string baseName(const std::string &Path) {
   return Slash == std::string::npos ? Path : Path.substr(Slash + 1);
 }
 
-bool isExecutableFile(const std::string &Path) {
-  struct stat St;
-  return stat(Path.c_str(), &St) == 0 && S_ISREG(St.st_mode) && access(Path.c_str(), X_OK) == 0;
-}
+using causal::isExecutableFile;
 
 // ---- Our flags ----------------------------------------------------------
 
@@ -305,21 +302,8 @@ InvocationSummary summarize(const std::vector<std::string> &Args) {
 
 /// A program name without '/' is looked up in PATH, as a shell would.
 std::string findProgram(const std::string &Name) {
-  if (Name.find('/') != std::string::npos)
-    return Name;
-  const char *Path = std::getenv("PATH");
-  std::string Dirs = Path ? Path : "";
-  size_t Start = 0;
-  while (Start <= Dirs.size()) {
-    size_t End = Dirs.find(':', Start);
-    if (End == std::string::npos)
-      End = Dirs.size();
-    std::string Dir = End > Start ? Dirs.substr(Start, End - Start) : ".";
-    if (isExecutableFile(Dir + "/" + Name))
-      return Dir + "/" + Name;
-    Start = End + 1;
-  }
-  return Name;
+  std::string Found = causal::findInPath(Name, "");
+  return Found.empty() ? Name : Found;
 }
 
 // ---- Putting it together ----------------------------------------------------

@@ -183,10 +183,7 @@ std::string realPath(const std::string &Path) {
   return realpath(Path.c_str(), Buf) ? std::string(Buf) : std::string();
 }
 
-bool isExecutableFile(const std::string &Path) {
-  struct stat St;
-  return stat(Path.c_str(), &St) == 0 && S_ISREG(St.st_mode) && access(Path.c_str(), X_OK) == 0;
-}
+using causal::isExecutableFile;
 
 // PATH lookup that skips our own directory and anything resolving to this
 // very executable (so `ld` does not find itself).
@@ -319,23 +316,24 @@ std::vector<std::string> maybeResponseFile(const std::vector<std::string> &Args,
   return {"@" + Path};
 }
 
-} // namespace
+/// Fails the link: says why, removes the half-made output. Returns 1.
+int failLink(const linker::LinkArgs &L, const Twine &Why) {
+  error(Why);
+  sys::fs::remove(L.Output);
+  return 1;
+}
 
-int main(int argc, char **argv) {
-  Verbose = std::getenv(VerboseEnv) && std::strcmp(std::getenv(VerboseEnv), "0") != 0;
-  std::string SelfExe = realPath("/proc/self/exe");
-  std::string SelfDir = parentDir(SelfExe);
-  std::string Flavor = sys::path::filename(argv[0]).str();
-  bool IsLld = StringRef(Flavor).starts_with("ld.lld");
-
-  // The real linker.
+/// The real linker this invocation stands for (flavor: the name it was
+/// called by), or "" after saying why there is none.
+std::string findRealLinker(const std::string &Flavor, bool IsLld, const std::string &SelfDir,
+                           const std::string &SelfExe) {
   std::string RealLd;
   if (const char *Override = std::getenv(RealLinkerEnv); Override && *Override) {
     RealLd =
         std::strchr(Override, '/') ? std::string(Override) : findOnPath(Override, SelfDir, SelfExe);
     if (RealLd.empty() || !isExecutableFile(RealLd)) {
       error(std::string(RealLinkerEnv) + "=" + Override + ": no such executable");
-      return 1;
+      return {};
     }
   } else if (IsLld) {
     RealLd = toolNextToClang("ld.lld");
@@ -343,7 +341,7 @@ int main(int argc, char **argv) {
       RealLd = findOnPath("ld.lld", SelfDir, SelfExe);
     if (RealLd.empty()) {
       error("ld.lld not found next to " CAUSAL_CLANG_PATH " nor on PATH");
-      return 1;
+      return {};
     }
   } else {
     // ld, or ld.bfd / ld.gold if installed under those names.
@@ -351,39 +349,35 @@ int main(int argc, char **argv) {
     RealLd = findOnPath(Name, SelfDir, SelfExe);
     if (RealLd.empty()) {
       error("no linker '" + Name + "' on PATH (other than causal-ld itself)");
-      return 1;
+      return {};
     }
   }
   if (realPath(RealLd) == SelfExe) {
     error("the real linker " + RealLd + " is causal-ld itself");
-    return 1;
+    return {};
   }
+  return RealLd;
+}
 
-  // Response files expanded (GNU quoting, as clang writes them).
+/// The command line with response files expanded (GNU quoting, as clang
+/// writes them), analyzed; false after saying why not.
+bool readLinkArgs(int argc, char **argv, linker::LinkArgs &L) {
   SmallVector<const char *, 64> ArgPtrs(argv + 1, argv + argc);
   BumpPtrAllocator Alloc;
   StringSaver Saver(Alloc);
   if (!cl::ExpandResponseFiles(Saver, cl::TokenizeGNUCommandLine, ArgPtrs)) {
     error("cannot read a response file");
-    return 1;
+    return false;
   }
-  linker::LinkArgs L =
-      linker::analyzeLinkArgs(std::vector<std::string>(ArgPtrs.begin(), ArgPtrs.end()));
+  L = linker::analyzeLinkArgs(std::vector<std::string>(ArgPtrs.begin(), ArgPtrs.end()));
+  return true;
+}
 
-  // Pass-through: nothing to link, or a relocatable link (the table belongs
-  // to the final image).
-  if (L.InfoOnly || L.Relocatable) {
-    int Status = runProgram(RealLd, L.Args);
-    return Status < 0 ? 1 : Status;
-  }
-
-  TempDirGuard Cleanup;
-  if (!makeTempDir())
-    return 1;
-
-  // The links: the user's arguments without -s/-S, plus the runtime, plus a
-  // ThinLTO cache shared by both links so link 2 reuses link 1's codegen.
-  std::vector<std::string> LinkArgs;
+/// The arguments of both links: the user's without -s/-S, plus the runtime,
+/// plus a ThinLTO cache shared by both links so link 2 reuses link 1's
+/// codegen. False after saying why not.
+bool linkArguments(const linker::LinkArgs &L, bool IsLld, const std::string &RealLd,
+                   std::vector<std::string> &LinkArgs) {
   std::string Prefix = layout::prefixOfThisExecutable();
   std::string RuntimeDir = Prefix + "/" + layout::LibDir;
   std::string RuntimeLib = RuntimeDir + "/lib" + layout::RuntimeLibName + ".so";
@@ -396,7 +390,7 @@ int main(int argc, char **argv) {
   } else {
     if (!sys::fs::exists(RuntimeLib)) {
       error("runtime library " + RuntimeLib + " not found (causal installation incomplete)");
-      return 1;
+      return false;
     }
     // First, so libcausal_rt.so comes before every other library (libc
     // included) in DT_NEEDED and in the dynamic linker's search order.
@@ -414,6 +408,95 @@ int main(int argc, char **argv) {
     else if (L.UsesPlugin)
       LinkArgs.push_back("-plugin-opt=cache-dir=" + CacheDir);
   }
+  return true;
+}
+
+/// The line table of link 1's DWARF (empty without line info).
+Expected<linetable::Table> tableOfLink1(const linker::LinkArgs &L) {
+  auto Image = linetable::ElfImage::open(L.Output);
+  if (!Image)
+    return Image.takeError();
+  if (!(*Image)->hasDebugLine())
+    return linetable::Table(); // no line info: no table
+  return linetable::buildTableFromDwarf(**Image);
+}
+
+/// Link 2, with a placeholder of \p PlaceholderSize bytes, and the table of
+/// its layout written over the placeholder. Returns the exit status, or -1
+/// with \p PlaceholderSize grown when the table did not fit: link again.
+int linkWithPlaceholder(const std::string &RealLd, const std::vector<std::string> &LinkArgs,
+                        const linker::LinkArgs &L, uint64_t &PlaceholderSize) {
+  std::string Object = TempDir + "/causal_lines.o";
+  if (!makePlaceholderObject(PlaceholderSize, Object)) {
+    sys::fs::remove(L.Output);
+    return 1;
+  }
+  // Link 2: quiet unless it fails.
+  std::vector<std::string> Link2Args = LinkArgs;
+  Link2Args.push_back(Object);
+  std::string Log = TempDir + "/link2.log";
+  int Status = runProgram(RealLd, maybeResponseFile(Link2Args, "link2.rsp"), Log);
+  if (Status != 0) {
+    printFile(Log);
+    failLink(L, "second link (with the line-table placeholder) failed");
+    return Status < 0 ? 1 : Status;
+  }
+  note("link 2 done");
+  // The table of the final layout, written over the placeholder.
+  auto Image = linetable::ElfImage::open(L.Output);
+  if (!Image)
+    return failLink(L, toString(Image.takeError()));
+  const linetable::Section *S = (*Image)->findSection(CAUSAL_LINETAB_SECTION);
+  if (!S || !S->HasFileContents)
+    return failLink(L, L.Output + ": the linker dropped the " CAUSAL_LINETAB_SECTION
+                                  " placeholder section (linker script without a place for it?)");
+  auto Table2 = linetable::buildTableFromDwarf(**Image);
+  if (!Table2)
+    return failLink(L, toString(Table2.takeError()));
+  if (Table2->Rows.empty())
+    return failLink(L, L.Output + ": the second link has no line table although the first had one");
+  if (Table2->serializedSize() > S->Size) {
+    // Layout changed the row count: grow the placeholder and link again.
+    PlaceholderSize = Table2->serializedSize();
+    return -1;
+  }
+  auto Bytes = linetable::serialize(*Table2, S->Address, S->Size);
+  if (!Bytes)
+    return failLink(L, L.Output + ": " + toString(Bytes.takeError()));
+  note("table of link 2: " + Twine(Table2->Rows.size()) + " rows");
+  uint64_t FileOffset = S->FileOffset;
+  Image->reset(); // unmap before writing
+  if (!patchFile(L.Output, FileOffset, *Bytes)) {
+    sys::fs::remove(L.Output);
+    return 1;
+  }
+  note("table written at file offset " + Twine(FileOffset));
+  return stripOutput(L);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Verbose = std::getenv(VerboseEnv) && std::strcmp(std::getenv(VerboseEnv), "0") != 0;
+  std::string SelfExe = realPath("/proc/self/exe");
+  std::string Flavor = sys::path::filename(argv[0]).str();
+  bool IsLld = StringRef(Flavor).starts_with("ld.lld");
+  std::string RealLd = findRealLinker(Flavor, IsLld, parentDir(SelfExe), SelfExe);
+  linker::LinkArgs L;
+  if (RealLd.empty() || !readLinkArgs(argc, argv, L))
+    return 1;
+
+  // Pass-through: nothing to link, or a relocatable link (the table belongs
+  // to the final image).
+  if (L.InfoOnly || L.Relocatable) {
+    int Status = runProgram(RealLd, L.Args);
+    return Status < 0 ? 1 : Status;
+  }
+
+  TempDirGuard Cleanup;
+  std::vector<std::string> LinkArgs;
+  if (!makeTempDir() || !linkArguments(L, IsLld, RealLd, LinkArgs))
+    return 1;
 
   // Link 1: as asked; its diagnostics are the ones the user sees.
   int Status = runProgram(RealLd, maybeResponseFile(LinkArgs, "link1.rsp"));
@@ -422,19 +505,9 @@ int main(int argc, char **argv) {
   note("link 1 done");
 
   // The table's size from link 1's DWARF.
-  auto Table1 = [&]() -> Expected<linetable::Table> {
-    auto Image = linetable::ElfImage::open(L.Output);
-    if (!Image)
-      return Image.takeError();
-    if (!(*Image)->hasDebugLine())
-      return linetable::Table(); // no line info: no table
-    return linetable::buildTableFromDwarf(**Image);
-  }();
-  if (!Table1) {
-    error(toString(Table1.takeError()));
-    sys::fs::remove(L.Output);
-    return 1;
-  }
+  Expected<linetable::Table> Table1 = tableOfLink1(L);
+  if (!Table1)
+    return failLink(L, toString(Table1.takeError()));
   if (Table1->Rows.empty()) {
     note(L.Output + " has no DWARF line info: no line table");
     return stripOutput(L);
@@ -442,74 +515,11 @@ int main(int argc, char **argv) {
   note("table of link 1: " + Twine(Table1->Rows.size()) + " rows, " +
        Twine(Table1->serializedSize()) + " bytes");
 
+  // Link 2 until the table of its layout fits the placeholder.
   uint64_t PlaceholderSize = Table1->serializedSize();
-  for (int Attempt = 0; Attempt < MaxPlaceholderAttempts; ++Attempt) {
-    std::string Object = TempDir + "/causal_lines.o";
-    if (!makePlaceholderObject(PlaceholderSize, Object)) {
-      sys::fs::remove(L.Output);
-      return 1;
-    }
-    // Link 2: quiet unless it fails.
-    std::vector<std::string> Link2Args = LinkArgs;
-    Link2Args.push_back(Object);
-    std::string Log = TempDir + "/link2.log";
-    Status = runProgram(RealLd, maybeResponseFile(Link2Args, "link2.rsp"), Log);
-    if (Status != 0) {
-      printFile(Log);
-      error("second link (with the line-table placeholder) failed");
-      sys::fs::remove(L.Output);
-      return Status < 0 ? 1 : Status;
-    }
-
-    note("link 2 done");
-    // The table of the final layout, written over the placeholder.
-    auto Image = linetable::ElfImage::open(L.Output);
-    if (!Image) {
-      error(toString(Image.takeError()));
-      sys::fs::remove(L.Output);
-      return 1;
-    }
-    const linetable::Section *S = (*Image)->findSection(CAUSAL_LINETAB_SECTION);
-    if (!S || !S->HasFileContents) {
-      error(L.Output + ": the linker dropped the " CAUSAL_LINETAB_SECTION
-                       " placeholder section (linker script without a place for it?)");
-      sys::fs::remove(L.Output);
-      return 1;
-    }
-    auto Table2 = linetable::buildTableFromDwarf(**Image);
-    if (!Table2) {
-      error(toString(Table2.takeError()));
-      sys::fs::remove(L.Output);
-      return 1;
-    }
-    if (Table2->Rows.empty()) {
-      error(L.Output + ": the second link has no line table although the first had one");
-      sys::fs::remove(L.Output);
-      return 1;
-    }
-    if (Table2->serializedSize() > S->Size) {
-      // Layout changed the row count: grow the placeholder and link again.
-      PlaceholderSize = Table2->serializedSize();
-      continue;
-    }
-    auto Bytes = linetable::serialize(*Table2, S->Address, S->Size);
-    if (!Bytes) {
-      error(L.Output + ": " + toString(Bytes.takeError()));
-      sys::fs::remove(L.Output);
-      return 1;
-    }
-    note("table of link 2: " + Twine(Table2->Rows.size()) + " rows");
-    uint64_t FileOffset = S->FileOffset;
-    Image->reset(); // unmap before writing
-    if (!patchFile(L.Output, FileOffset, *Bytes)) {
-      sys::fs::remove(L.Output);
-      return 1;
-    }
-    note("table written at file offset " + Twine(FileOffset));
-    return stripOutput(L);
-  }
-  error(L.Output + ": the line table did not fit its placeholder after " +
-        Twine(MaxPlaceholderAttempts) + " links");
-  sys::fs::remove(L.Output);
-  return 1;
+  for (int Attempt = 0; Attempt < MaxPlaceholderAttempts; ++Attempt)
+    if (int Result = linkWithPlaceholder(RealLd, LinkArgs, L, PlaceholderSize); Result >= 0)
+      return Result;
+  return failLink(L, L.Output + ": the line table did not fit its placeholder after " +
+                         Twine(MaxPlaceholderAttempts) + " links");
 }

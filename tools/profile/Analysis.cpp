@@ -65,16 +65,10 @@ struct Sums {
   double phaseSamples = 0, phaseDuration = 0; // experiments that carry selected-samples
   double phaseSampleTime = 0;                 // their selected samples x sample period
   void add(const Observation &o) {
-    duration += o.duration;
-    delta += o.delta;
-    arrivals += o.arrivals;
-    departures += o.departures;
-    differenceTime += o.differenceTime;
-    if (o.selectedSamples >= 0) {
-      phaseSamples += o.selectedSamples;
-      phaseDuration += o.duration;
-      phaseSampleTime += o.selectedSamples * o.samplePeriodNs;
-    }
+    bool phase = o.selectedSamples >= 0; // the experiment carries selected-samples
+    add(Sums{o.duration, o.delta, o.arrivals, o.departures, o.differenceTime,
+             phase ? o.selectedSamples : 0, phase ? o.duration : 0,
+             phase ? o.selectedSamples * o.samplePeriodNs : 0});
   }
   void add(const Sums &o) {
     duration += o.duration;
@@ -350,10 +344,21 @@ double maxImpactOf(const std::vector<CurvePoint> &points, const std::vector<bool
 /// Ranking value of a line: NaN (no maximum impact) ranks last.
 double rankValue(double value) { return std::isnan(value) ? -INFINITY : value; }
 
-} // namespace
+// ---- The steps of analyze() -------------------------------------------------
 
-Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
-  Analysis analysis;
+/// line -> (kind, point) -> percent -> observations
+using ObservationsByLine =
+    std::map<std::string, std::map<PointKey, std::map<int, std::vector<Observation>>>>;
+
+/// The sampling period of run \p run (Coz's fixed 1 ms where not written).
+double periodOfRun(const Profile &profile, size_t run) {
+  return run < profile.runs.size() && profile.runs[run].samplePeriodNs > 0
+             ? profile.runs[run].samplePeriodNs
+             : kDefaultSamplePeriodNs;
+}
+
+/// Step 1: what the runs say as a whole.
+void summarizeRuns(const Profile &profile, Analysis &analysis) {
   analysis.runs = profile.runs.size();
   analysis.experiments = profile.experiments.size();
   bool allCausal = !profile.runs.empty();
@@ -367,19 +372,35 @@ Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
     allCausal = allCausal && run.writtenByCausal;
   }
   analysis.latencyTimeAveraged = allCausal;
-  auto periodOfRun = [&](size_t run) {
-    return run < profile.runs.size() && profile.runs[run].samplePeriodNs > 0
-               ? profile.runs[run].samplePeriodNs
-               : kDefaultSamplePeriodNs;
-  };
+}
 
+/// One experiment's measurement of one progress point, as an observation.
+Observation observationOf(const Profile &profile, size_t index, const PointMeasurement &point) {
+  const Experiment &experiment = profile.experiments[index];
+  Observation observation;
+  observation.duration = experiment.durationNs;
+  observation.selectedSamples = experiment.selectedSamples;
+  observation.samplePeriodNs = periodOfRun(profile, experiment.run);
+  observation.index = index;
+  observation.run = experiment.run;
+  if (point.kind == PointKind::Throughput) {
+    observation.delta = point.delta;
+  } else {
+    observation.arrivals = point.arrivals;
+    observation.departures = point.departures;
+    observation.differenceTime = point.difference * experiment.durationNs;
+  }
+  return observation;
+}
+
+/// Step 2: every experiment's measurements, by line, point and speedup;
+/// the 0 % ones also into \p baselines; the progress points' summaries.
+ObservationsByLine collectObservations(const Profile &profile, const AnalysisOptions &options,
+                                       Analysis &analysis, BaselineIndex &baselines) {
   std::set<std::string> wanted(options.onlyPoints.begin(), options.onlyPoints.end());
   std::set<std::string> seenWanted;
-
-  // line -> (kind, point) -> percent -> observations
-  std::map<std::string, std::map<PointKey, std::map<int, std::vector<Observation>>>> data;
+  ObservationsByLine data;
   std::map<PointKey, ProgressPointSummary> pointSummaries;
-  BaselineIndex baselines;
   for (size_t index = 0; index < profile.experiments.size(); ++index) {
     const Experiment &experiment = profile.experiments[index];
     if (!(experiment.durationNs > 0)) {
@@ -408,19 +429,7 @@ Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
       // catch more visits than their length predicts, and that favours the
       // experiments whose progress is slowest in real time (high speedups,
       // which insert the most delay). The visit minimum applies to groups.
-      Observation observation;
-      observation.duration = experiment.durationNs;
-      observation.selectedSamples = experiment.selectedSamples;
-      observation.samplePeriodNs = periodOfRun(experiment.run);
-      observation.index = index;
-      observation.run = experiment.run;
-      if (point.kind == PointKind::Throughput) {
-        observation.delta = point.delta;
-      } else {
-        observation.arrivals = point.arrivals;
-        observation.departures = point.departures;
-        observation.differenceTime = point.difference * experiment.durationNs;
-      }
+      Observation observation = observationOf(profile, index, point);
       data[experiment.selected][key][percent].push_back(observation);
       if (percent == 0)
         baselines.add(key, observation, experiment.selected);
@@ -437,15 +446,11 @@ Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
   if (analysis.droppedBadDuration)
     analysis.warnings.push_back(std::to_string(analysis.droppedBadDuration) +
                                 " experiment(s) with a duration <= 0 were ignored");
+  return data;
+}
 
-  // Run time summed over runs with a runtime record: the T of Eq. 8 and the
-  // wall time of the physical bound.
-  double totalRuntime = 0;
-  for (const Run &run : profile.runs)
-    if (run.runtimeNs > 0)
-      totalRuntime += run.runtimeNs;
-
-  // Saturation per selected line, from the experiments that recorded it.
+/// Step 3: saturation per selected line, from the experiments that recorded it.
+std::map<std::string, Saturation> saturationByLine(const Profile &profile) {
   std::map<std::string, Saturation> saturation;
   std::map<std::string, double> delayOfLine;
   for (const Experiment &experiment : profile.experiments) {
@@ -469,200 +474,229 @@ Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
     double delay = delayOfLine[line];
     entry.sharedDelayShare = delay > 0 ? entry.sharedDelayShare / delay : 0;
   }
+  return saturation;
+}
 
-  const double confidence = std::clamp(options.confidence, 0.5, 0.999);
-  for (auto &lineEntry : data) {
-    const std::string &lineName = lineEntry.first;
-    LineResult lineResult;
-    lineResult.line = lineName;
-    if (auto found = saturation.find(lineName); found != saturation.end())
-      lineResult.saturation = found->second;
-    RunRate rate;
-    rate.time = totalRuntime;
-    for (size_t r = 0; r < profile.runs.size(); ++r) {
-      const Run &run = profile.runs[r];
-      if (!(run.runtimeNs > 0))
-        continue;
-      auto found = run.samples.find(lineName);
-      if (found != run.samples.end()) {
-        rate.samples += found->second;
-        rate.sampleTime += found->second * periodOfRun(r);
-      }
-    }
-    for (auto &pointEntry : lineEntry.second) {
-      PointResult result;
-      result.kind = PointKind(pointEntry.first.first);
-      result.point = pointEntry.first.second;
-      // groups[0]: the line's own 0 % experiments (possibly none); then one
-      // group per speedup above 0 with enough visits.
-      std::vector<Group> groups(1);
-      for (auto &speedupEntry : pointEntry.second) {
-        result.experiments += speedupEntry.second.size();
-        if (speedupEntry.first == 0) {
-          groups[0].observations = std::move(speedupEntry.second);
-          continue;
-        }
-        // A speedup whose experiments together saw fewer than minVisits
-        // visits (latency: arrivals or departures) says too little.
-        if (!enoughVisits(result.kind, sumOf(speedupEntry.second), options.minVisits)) {
-          ++analysis.droppedLowVisits;
-          continue;
-        }
-        groups.push_back({speedupEntry.first, std::move(speedupEntry.second)});
-      }
-      lineResult.experiments += result.experiments;
-      std::vector<Observation> neighbours =
-          baselines.neighbours(pointEntry.first, lineName, groups, options.baselineWindow);
-      result.ownBaselineExperiments = groups[0].observations.size();
-      result.baselineExperiments = result.ownBaselineExperiments + neighbours.size();
-
-      CurveSums sums;
-      sums.ownBaseline = sumOf(groups[0].observations);
-      sums.baseline = sums.ownBaseline;
-      sums.baseline.add(sumOf(neighbours));
-      for (const Group &group : groups)
-        sums.groups.push_back(sumOf(group.observations));
-      NotEnoughData shortfall{lineName, result.point, Shortfall::None, result.experiments, 0};
-      shortfall.distinctSpeedups = groups.size() - 1 + (result.baselineExperiments ? 1 : 0);
-      if (result.baselineExperiments == 0 ||
-          !enoughVisits(result.kind, sums.baseline, options.minVisits)) {
-        if (result.baselineExperiments)
-          ++analysis.droppedLowVisits;
-        shortfall.reason = Shortfall::NoBaseline;
-        shortfall.distinctSpeedups = groups.size() - 1;
-        analysis.notEnoughData.push_back(shortfall);
-        continue;
-      }
-      CurveValues curve = computeCurve(result.kind, sums, rate, options.phaseCorrection);
-      if (!curve.baselineValid) {
-        shortfall.reason = Shortfall::InvalidBaseline;
-        analysis.notEnoughData.push_back(shortfall);
-        continue;
-      }
-      std::vector<size_t> valid; // group indices with a value
-      for (size_t i = 0; i < groups.size(); ++i)
-        if (!std::isnan(curve.values[i]))
-          valid.push_back(i);
-      result.distinctSpeedups = valid.size();
-      if (valid.size() < std::max<size_t>(options.minSpeedups, 2)) {
-        shortfall.reason = Shortfall::TooFewSpeedups;
-        shortfall.distinctSpeedups = valid.size();
-        analysis.notEnoughData.push_back(shortfall);
-        continue;
-      }
-      // Evidence: what the curve's speedups above 0 rest on.
-      size_t evidenceExperiments = 0;
-      for (size_t i : valid)
-        if (i > 0) {
-          evidenceExperiments += groups[i].observations.size();
-          result.evidenceVisits += visitsOf(result.kind, sums.groups[i]);
-        }
-      if (evidenceExperiments < options.minExperiments ||
-          result.evidenceVisits < options.minEvidenceVisits) {
-        shortfall.reason = Shortfall::TooLittleEvidence;
-        shortfall.distinctSpeedups = valid.size();
-        shortfall.evidenceExperiments = evidenceExperiments;
-        shortfall.evidenceVisits = result.evidenceVisits;
-        analysis.notEnoughData.push_back(shortfall);
-        continue;
-      }
-      result.phaseCorrected = curve.corrected;
-      result.phaseFactor = curve.factor;
-      if (options.phaseCorrection && !curve.corrected) {
-        if (!rate.valid())
-          result.phaseNote = "no runtime/samples records";
-        else if (groups[0].observations.empty())
-          result.phaseNote = "no 0% experiment of its own (its baseline is pooled from other "
-                             "lines, whose samples are not its own)";
-        else if (sums.ownBaseline.phaseDuration <= 0)
-          result.phaseNote = "baseline experiments carry no selected-samples";
-        else
-          result.phaseNote = "no samples in the line during its baseline experiments";
-      }
-      std::vector<bool> eligible; // may carry the maximum impact
-      for (size_t i : valid) {
-        CurvePoint point;
-        point.speedup = groups[i].percent / 100.0;
-        point.programSpeedup = curve.values[i];
-        point.experiments = i == 0 ? result.baselineExperiments : groups[i].observations.size();
-        point.durationNs = i == 0 ? sums.baseline.duration : sums.groups[i].duration;
-        result.curve.push_back(point);
-        eligible.push_back(i > 0 && groups[i].observations.size() >= 2);
-      }
-      result.slope = slopeThroughOrigin(result.curve);
-      result.maxImpact = maxImpactOf(result.curve, eligible, result.maxImpactSpeedup);
-
-      // Bootstrap: resample the line's own experiments with replacement,
-      // all speedups together (a pairs bootstrap, so the scatter between
-      // speedups counts too), and the pooled neighbours separately (they
-      // are a sample of their own); replicates without a usable baseline
-      // are skipped. A curve point measured by one experiment gets no
-      // interval of its own: one value says nothing about its spread.
-      if (options.bootstrapRounds > 0) {
-        SplitMix64 random(options.seed ^ hashName(lineName, result.point));
-        std::vector<std::pair<size_t, const Observation *>> pool;
-        for (size_t i = 0; i < groups.size(); ++i)
-          for (const Observation &o : groups[i].observations)
-            pool.push_back({i, &o});
-        std::vector<std::vector<double>> pointSamples(valid.size());
-        std::vector<double> slopeSamples, maxSamples;
-        CurveSums replicate;
-        std::vector<CurvePoint> replicateCurve;
-        std::vector<bool> replicateEligible;
-        for (size_t round = 0; round < options.bootstrapRounds; ++round) {
-          replicate.groups.assign(groups.size(), Sums());
-          for (size_t k = 0; k < pool.size(); ++k) {
-            const auto &pick = pool[random.below(pool.size())];
-            replicate.groups[pick.first].add(*pick.second);
-          }
-          replicate.ownBaseline = replicate.groups[0];
-          replicate.baseline = replicate.ownBaseline;
-          for (size_t k = 0; k < neighbours.size(); ++k)
-            replicate.baseline.add(neighbours[random.below(neighbours.size())]);
-          CurveValues values = computeCurve(result.kind, replicate, rate, options.phaseCorrection);
-          if (!values.baselineValid)
-            continue;
-          replicateCurve.clear();
-          replicateEligible.clear();
-          for (size_t v = 0; v < valid.size(); ++v) {
-            double y = values.values[valid[v]];
-            if (std::isnan(y))
-              continue;
-            pointSamples[v].push_back(y);
-            replicateCurve.push_back({groups[valid[v]].percent / 100.0, y, {}, 0, 0});
-            replicateEligible.push_back(eligible[v]);
-          }
-          if (replicateCurve.size() < 2)
-            continue;
-          slopeSamples.push_back(slopeThroughOrigin(replicateCurve));
-          double at;
-          double best = maxImpactOf(replicateCurve, replicateEligible, at);
-          if (!std::isnan(best))
-            maxSamples.push_back(best);
-        }
-        for (size_t v = 0; v < valid.size(); ++v)
-          if (result.curve[v].experiments >= 2)
-            result.curve[v].interval = percentileInterval(pointSamples[v], confidence);
-        result.slopeInterval = percentileInterval(slopeSamples, confidence);
-        result.maxImpactInterval = percentileInterval(maxSamples, confidence);
-      }
-      checkBound(result, rate, sums.ownBaseline);
-      lineResult.points.push_back(std::move(result));
-    }
-    if (lineResult.points.empty())
+/// Step 4, per line: its samples over the runs with a runtime record, whose
+/// run time summed is \p totalRuntime (the T of Eq. 8 and the wall time of
+/// the physical bound).
+RunRate rateOfLine(const Profile &profile, const std::string &line, double totalRuntime) {
+  RunRate rate;
+  rate.time = totalRuntime;
+  for (size_t r = 0; r < profile.runs.size(); ++r) {
+    const Run &run = profile.runs[r];
+    if (!(run.runtimeNs > 0))
       continue;
-    double key = -INFINITY;
-    for (const PointResult &point : lineResult.points) {
-      key = std::max(
-          key, rankValue(options.rankBy == RankBy::MaxImpact ? point.maxImpact : point.slope));
-      lineResult.exceedsBound = lineResult.exceedsBound || point.bound.exceeded();
+    auto found = run.samples.find(line);
+    if (found != run.samples.end()) {
+      rate.samples += found->second;
+      rate.sampleTime += found->second * periodOfRun(profile, r);
     }
-    lineResult.rankKey = key;
-    analysis.lines.push_back(std::move(lineResult));
   }
+  return rate;
+}
 
-  // A line whose curve exceeds its physical bound is noise: it ranks below
-  // every line that respects its bound, whatever its slope.
+/// One (line, point) curve while it is computed.
+struct PointWork {
+  const std::string &line;
+  PointResult result;
+  std::vector<Group> groups;           // [0]: the line's own 0 % experiments; then one per speedup
+  std::vector<Observation> neighbours; // pooled baselines of other lines
+  CurveSums sums;
+  CurveValues curve;
+  std::vector<size_t> valid;  // group indices with a value
+  std::vector<bool> eligible; // per valid group: may carry the maximum impact
+};
+
+/// Step 5: the experiments of each speedup as groups; a speedup above 0
+/// whose experiments together saw fewer than minVisits visits (latency:
+/// arrivals or departures) says too little and is dropped.
+void groupBySpeedup(std::map<int, std::vector<Observation>> &bySpeedup, const PointKey &key,
+                    const BaselineIndex &baselines, const AnalysisOptions &options,
+                    Analysis &analysis, PointWork &work) {
+  PointResult &result = work.result;
+  work.groups.resize(1);
+  for (auto &[percent, observations] : bySpeedup) {
+    result.experiments += observations.size();
+    if (percent == 0) {
+      work.groups[0].observations = std::move(observations);
+      continue;
+    }
+    if (!enoughVisits(result.kind, sumOf(observations), options.minVisits)) {
+      ++analysis.droppedLowVisits;
+      continue;
+    }
+    work.groups.push_back({percent, std::move(observations)});
+  }
+  work.neighbours = baselines.neighbours(key, work.line, work.groups, options.baselineWindow);
+  result.ownBaselineExperiments = work.groups[0].observations.size();
+  result.baselineExperiments = result.ownBaselineExperiments + work.neighbours.size();
+  work.sums.ownBaseline = sumOf(work.groups[0].observations);
+  work.sums.baseline = work.sums.ownBaseline;
+  work.sums.baseline.add(sumOf(work.neighbours));
+  for (const Group &group : work.groups)
+    work.sums.groups.push_back(sumOf(group.observations));
+}
+
+/// Step 6: the curve's values, or why there is none (then recorded in
+/// analysis.notEnoughData): no usable baseline, too few speedups, too
+/// little evidence at speedups above 0.
+bool computeValues(PointWork &work, const RunRate &rate, const AnalysisOptions &options,
+                   Analysis &analysis) {
+  PointResult &result = work.result;
+  NotEnoughData shortfall{work.line, result.point, Shortfall::None, result.experiments, 0};
+  shortfall.distinctSpeedups = work.groups.size() - 1 + (result.baselineExperiments ? 1 : 0);
+  auto fail = [&](Shortfall reason) {
+    shortfall.reason = reason;
+    analysis.notEnoughData.push_back(shortfall);
+    return false;
+  };
+  if (result.baselineExperiments == 0 ||
+      !enoughVisits(result.kind, work.sums.baseline, options.minVisits)) {
+    if (result.baselineExperiments)
+      ++analysis.droppedLowVisits;
+    shortfall.distinctSpeedups = work.groups.size() - 1;
+    return fail(Shortfall::NoBaseline);
+  }
+  work.curve = computeCurve(result.kind, work.sums, rate, options.phaseCorrection);
+  if (!work.curve.baselineValid)
+    return fail(Shortfall::InvalidBaseline);
+  for (size_t i = 0; i < work.groups.size(); ++i)
+    if (!std::isnan(work.curve.values[i]))
+      work.valid.push_back(i);
+  result.distinctSpeedups = work.valid.size();
+  shortfall.distinctSpeedups = work.valid.size();
+  if (work.valid.size() < std::max<size_t>(options.minSpeedups, 2))
+    return fail(Shortfall::TooFewSpeedups);
+  // Evidence: what the curve's speedups above 0 rest on.
+  size_t evidenceExperiments = 0;
+  for (size_t i : work.valid)
+    if (i > 0) {
+      evidenceExperiments += work.groups[i].observations.size();
+      result.evidenceVisits += visitsOf(result.kind, work.sums.groups[i]);
+    }
+  if (evidenceExperiments < options.minExperiments ||
+      result.evidenceVisits < options.minEvidenceVisits) {
+    shortfall.evidenceExperiments = evidenceExperiments;
+    shortfall.evidenceVisits = result.evidenceVisits;
+    return fail(Shortfall::TooLittleEvidence);
+  }
+  return true;
+}
+
+/// Why the phase correction (wanted) could not be applied to a curve.
+std::string phaseNote(const PointWork &work, const RunRate &rate) {
+  if (!rate.valid())
+    return "no runtime/samples records";
+  if (work.groups[0].observations.empty())
+    return "no 0% experiment of its own (its baseline is pooled from other lines, whose samples "
+           "are not its own)";
+  if (work.sums.ownBaseline.phaseDuration <= 0)
+    return "baseline experiments carry no selected-samples";
+  return "no samples in the line during its baseline experiments";
+}
+
+/// Step 7: the curve's points, slope and maximum impact.
+void fillCurve(PointWork &work, const RunRate &rate, const AnalysisOptions &options) {
+  PointResult &result = work.result;
+  result.phaseCorrected = work.curve.corrected;
+  result.phaseFactor = work.curve.factor;
+  if (options.phaseCorrection && !work.curve.corrected)
+    result.phaseNote = phaseNote(work, rate);
+  for (size_t i : work.valid) {
+    const Group &group = work.groups[i];
+    CurvePoint point;
+    point.speedup = group.percent / 100.0;
+    point.programSpeedup = work.curve.values[i];
+    point.experiments = i == 0 ? result.baselineExperiments : group.observations.size();
+    point.durationNs = i == 0 ? work.sums.baseline.duration : work.sums.groups[i].duration;
+    result.curve.push_back(point);
+    work.eligible.push_back(i > 0 && group.observations.size() >= 2);
+  }
+  result.slope = slopeThroughOrigin(result.curve);
+  result.maxImpact = maxImpactOf(result.curve, work.eligible, result.maxImpactSpeedup);
+}
+
+/// Step 8, the intervals: resample the line's own experiments with
+/// replacement, all speedups together (a pairs bootstrap, so the scatter
+/// between speedups counts too), and the pooled neighbours separately (they
+/// are a sample of their own); replicates without a usable baseline are
+/// skipped. A curve point measured by one experiment gets no interval of
+/// its own: one value says nothing about its spread.
+void bootstrapIntervals(PointWork &work, const RunRate &rate, const AnalysisOptions &options) {
+  PointResult &result = work.result;
+  const std::vector<Group> &groups = work.groups;
+  const std::vector<size_t> &valid = work.valid;
+  SplitMix64 random(options.seed ^ hashName(work.line, result.point));
+  std::vector<std::pair<size_t, const Observation *>> pool;
+  for (size_t i = 0; i < groups.size(); ++i)
+    for (const Observation &o : groups[i].observations)
+      pool.push_back({i, &o});
+  std::vector<std::vector<double>> pointSamples(valid.size());
+  std::vector<double> slopeSamples, maxSamples;
+  CurveSums replicate;
+  std::vector<CurvePoint> replicateCurve;
+  std::vector<bool> replicateEligible;
+  for (size_t round = 0; round < options.bootstrapRounds; ++round) {
+    replicate.groups.assign(groups.size(), Sums());
+    for (size_t k = 0; k < pool.size(); ++k) {
+      const auto &pick = pool[random.below(pool.size())];
+      replicate.groups[pick.first].add(*pick.second);
+    }
+    replicate.ownBaseline = replicate.groups[0];
+    replicate.baseline = replicate.ownBaseline;
+    for (size_t k = 0; k < work.neighbours.size(); ++k)
+      replicate.baseline.add(work.neighbours[random.below(work.neighbours.size())]);
+    CurveValues values = computeCurve(result.kind, replicate, rate, options.phaseCorrection);
+    if (!values.baselineValid)
+      continue;
+    replicateCurve.clear();
+    replicateEligible.clear();
+    for (size_t v = 0; v < valid.size(); ++v) {
+      double y = values.values[valid[v]];
+      if (std::isnan(y))
+        continue;
+      pointSamples[v].push_back(y);
+      replicateCurve.push_back({groups[valid[v]].percent / 100.0, y, {}, 0, 0});
+      replicateEligible.push_back(work.eligible[v]);
+    }
+    if (replicateCurve.size() < 2)
+      continue;
+    slopeSamples.push_back(slopeThroughOrigin(replicateCurve));
+    double at;
+    double best = maxImpactOf(replicateCurve, replicateEligible, at);
+    if (!std::isnan(best))
+      maxSamples.push_back(best);
+  }
+  const double confidence = std::clamp(options.confidence, 0.5, 0.999);
+  for (size_t v = 0; v < valid.size(); ++v)
+    if (result.curve[v].experiments >= 2)
+      result.curve[v].interval = percentileInterval(pointSamples[v], confidence);
+  result.slopeInterval = percentileInterval(slopeSamples, confidence);
+  result.maxImpactInterval = percentileInterval(maxSamples, confidence);
+}
+
+/// Steps 5 to 8 for one (line, point): its curve, or false when it has
+/// not enough data.
+bool analyzePoint(PointWork &work, std::map<int, std::vector<Observation>> &bySpeedup,
+                  const PointKey &key, const BaselineIndex &baselines, const RunRate &rate,
+                  const AnalysisOptions &options, Analysis &analysis) {
+  work.result.kind = PointKind(key.first);
+  work.result.point = key.second;
+  groupBySpeedup(bySpeedup, key, baselines, options, analysis, work);
+  if (!computeValues(work, rate, options, analysis))
+    return false;
+  fillCurve(work, rate, options);
+  if (options.bootstrapRounds > 0)
+    bootstrapIntervals(work, rate, options);
+  checkBound(work.result, rate, work.sums.ownBaseline);
+  return true;
+}
+
+/// Step 9: lines by rank key. A line whose curve exceeds its physical bound
+/// is noise: it ranks below every line that respects its bound, whatever
+/// its slope. Lines without enough data: most experiments first.
+void rankLines(Analysis &analysis, const AnalysisOptions &options) {
   std::stable_sort(analysis.lines.begin(), analysis.lines.end(),
                    [&](const LineResult &a, const LineResult &b) {
                      if (options.rankBy != RankBy::Name) {
@@ -681,6 +715,46 @@ Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
                        return lineNameLess(a.line, b.line);
                      return a.point < b.point;
                    });
+}
+
+} // namespace
+
+Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
+  Analysis analysis;
+  summarizeRuns(profile, analysis);
+  BaselineIndex baselines;
+  ObservationsByLine data = collectObservations(profile, options, analysis, baselines);
+  std::map<std::string, Saturation> saturation = saturationByLine(profile);
+  double totalRuntime = 0;
+  for (const Run &run : profile.runs)
+    if (run.runtimeNs > 0)
+      totalRuntime += run.runtimeNs;
+
+  for (auto &[line, byPoint] : data) {
+    LineResult lineResult;
+    lineResult.line = line;
+    if (auto found = saturation.find(line); found != saturation.end())
+      lineResult.saturation = found->second;
+    RunRate rate = rateOfLine(profile, line, totalRuntime);
+    for (auto &[key, bySpeedup] : byPoint) {
+      PointWork work{line, {}, {}, {}, {}, {}, {}, {}};
+      bool curve = analyzePoint(work, bySpeedup, key, baselines, rate, options, analysis);
+      lineResult.experiments += work.result.experiments;
+      if (curve)
+        lineResult.points.push_back(std::move(work.result));
+    }
+    if (lineResult.points.empty())
+      continue;
+    double key = -INFINITY;
+    for (const PointResult &point : lineResult.points) {
+      key = std::max(
+          key, rankValue(options.rankBy == RankBy::MaxImpact ? point.maxImpact : point.slope));
+      lineResult.exceedsBound = lineResult.exceedsBound || point.bound.exceeded();
+    }
+    lineResult.rankKey = key;
+    analysis.lines.push_back(std::move(lineResult));
+  }
+  rankLines(analysis, options);
   return analysis;
 }
 

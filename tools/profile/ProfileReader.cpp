@@ -1,6 +1,8 @@
 //===- ProfileReader.cpp - Read causal and Coz profiles -------------------===//
 #include "ProfileReader.h"
 
+#include "causal/profile_schema.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -66,25 +68,40 @@ bool parseNumber(std::string_view text, double &value) {
 
 namespace {
 
-/// Canonical record type for the spellings that exist.
+using namespace causal::profile_schema;
+
+/// Canonical record type for the spellings that exist (profile_records.def).
 std::string canonicalType(std::string_view type) {
-  if (type == "throughput_point" || type == "progress-point" || type == "progress_point")
-    return "throughput-point";
-  if (type == "latency_point")
-    return "latency-point";
+  for (const Alias &alias : kRecordAliases)
+    if (type == alias.alias)
+      return alias.name;
   return std::string(type);
 }
 
 std::string canonicalKey(std::string_view type, std::string_view key) {
-  if (key == "selected_samples")
-    return "selected-samples";
-  if (key == "sample_period")
-    return "sample-period";
+  for (const Alias &alias : kKeyAliases)
+    if (key == alias.alias)
+      return alias.name;
   // The old progress-point record has its own "type" field (source,
   // breakpoint, sampled); keep it apart from the record type.
   if (key == "type" && type == "progress-point")
     return "point-type";
   return std::string(key);
+}
+
+/// The schema of a record type, or null for a type this reader does not know.
+const RecordSpec *findRecord(std::string_view type) {
+  for (const RecordSpec &spec : kRecords)
+    if (type == spec.name)
+      return &spec;
+  return nullptr;
+}
+
+bool knownKey(const RecordSpec &spec, std::string_view key) {
+  for (unsigned i = 0; i < spec.numFields; ++i)
+    if (key == spec.fields[i].key)
+      return true;
+  return false;
 }
 
 void appendUtf8(std::string &out, uint32_t code) {
@@ -370,6 +387,86 @@ bool parseRecordLine(std::string_view line, Record &record, std::string &error) 
 
 namespace {
 
+// ---- Records as profile_records.def describes them ------------------------
+
+/// What a field holds once read: numbers as double (-1 when absent, the
+/// convention of Experiment and Run), text as is ("" when absent).
+template <FieldType> struct ReadValue {
+  using Type = double;
+  static Type unset() { return -1; }
+};
+template <> struct ReadValue<FieldType::Text> {
+  using Type = std::string;
+  static Type unset() { return {}; }
+};
+template <> struct ReadValue<FieldType::Location> : ReadValue<FieldType::Text> {};
+
+/// One struct per record type, a member per field: records::Experiment etc.
+namespace records {
+#define CAUSAL_PROFILE_FIELD(member, key, type, presence, check, since)                            \
+  ReadValue<FieldType::type>::Type member = ReadValue<FieldType::type>::unset();
+#define CAUSAL_PROFILE_RECORD(Id, name, since, role, ...)                                          \
+  struct Id {                                                                                      \
+    __VA_ARGS__                                                                                    \
+  };
+#include "causal/profile_records.def"
+} // namespace records
+
+bool fail(std::string &error, std::string message) {
+  error = std::move(message);
+  return false;
+}
+
+bool missingField(const char *type, const char *key, std::string &error) {
+  return fail(error, std::string(type) + " record has no '" + key + "' field");
+}
+
+/// Reads a numeric field: parses it and applies its check.
+bool readField(const Record &record, const char *type, const FieldSpec &spec, double &value,
+               std::string &error) {
+  const std::string *text = record.find(spec.key);
+  if (!text)
+    return spec.presence != Presence::Required || missingField(type, spec.key, error);
+  if (!parseNumber(*text, value))
+    return fail(error, std::string("field '") + spec.key + "' has value '" + text->substr(0, 40) +
+                           "', which is not a number");
+  std::string subject = std::string(type) + " " + spec.key;
+  switch (spec.check) {
+  case Check::Any:
+    return true;
+  case Check::NonNegative:
+    return value >= 0 || fail(error, subject + " is negative");
+  case Check::Fraction:
+    return (value >= 0 && value <= 1) || fail(error, subject + " " + *text + " is outside 0..1");
+  case Check::Positive:
+    return value > 0 || fail(error, subject + " is not positive");
+  }
+  return true;
+}
+
+/// Reads a text field; a required one must not be empty.
+bool readField(const Record &record, const char *type, const FieldSpec &spec, std::string &value,
+               std::string &error) {
+  const std::string *text = record.find(spec.key);
+  if (spec.presence == Presence::Required && (!text || text->empty()))
+    return missingField(type, spec.key, error);
+  if (text)
+    value = *text;
+  return true;
+}
+
+/// readFields(record, out, error): every field of the record's type, in the
+/// order of profile_records.def; false with \p error at the first bad one.
+#define CAUSAL_PROFILE_FIELD(member, key, type, presence, check, since)                            \
+  &&readField(record, spec.name, spec.fields[field++], out.member, error)
+#define CAUSAL_PROFILE_RECORD(Id, name, since, role, ...)                                          \
+  bool readFields(const Record &record, records::Id &out, std::string &error) {                    \
+    const RecordSpec &spec = recordSpec(RecordId::Id);                                             \
+    unsigned field = 0;                                                                            \
+    return true __VA_ARGS__;                                                                       \
+  }
+#include "causal/profile_records.def"
+
 class ProfileBuilder {
 public:
   ProfileBuilder(Profile &profile, const std::string &fileName)
@@ -378,165 +475,30 @@ public:
   /// Applies one record; returns false with \p error for a record that does
   /// not make sense (missing or bad field, point without experiment).
   bool apply(const Record &record, size_t lineNo, std::string &error) {
-    const std::string &type = record.type;
-    if (type == "startup") {
-      double time;
-      if (!optionalNumber(record, "time", time, error))
-        return false;
-      Run run;
-      run.place = {fileName, lineNo};
-      run.hasStartup = true;
-      if (const std::string *profiler = record.find("profiler"))
-        run.writtenByCausal = *profiler == "causal";
-      if (record.find("sample-period")) {
-        double period;
-        if (!optionalNumber(record, "sample-period", period, error))
-          return false;
-        if (!(period > 0)) {
-          error = "startup sample-period is not positive";
-          return false;
-        }
-        run.samplePeriodNs = period;
-      }
-      profile.runs.push_back(std::move(run));
-      currentRun = profile.runs.size() - 1;
-      haveRun = true;
-      currentExperiment = SIZE_MAX;
-      return true;
+    const RecordSpec *spec = findRecord(record.type);
+    if (!spec)
+      return unknownRecord(record, lineNo, error);
+    if (spec->role == Role::InExperiment && currentExperiment == SIZE_MAX) {
+      error = record.type + (afterSkippedLine ? " record follows a skipped line, not an experiment"
+                                              : " record before any experiment record");
+      return false;
     }
-    if (type == "experiment") {
-      Experiment experiment;
-      const std::string *selected = record.find("selected");
-      if (!selected || selected->empty())
-        return missing("experiment", "selected", error);
-      experiment.selected = *selected;
-      if (!requiredNumber(record, "experiment", "speedup", experiment.speedup, error) ||
-          !requiredNumber(record, "experiment", "duration", experiment.durationNs, error))
-        return false;
-      if (experiment.speedup < 0 || experiment.speedup > 1) {
-        error = "experiment speedup " + *record.find("speedup") + " is outside 0..1";
-        return false;
-      }
-      double value;
-      if (record.find("selected-samples")) {
-        if (!optionalNumber(record, "selected-samples", value, error))
-          return false;
-        if (value < 0) {
-          error = "experiment selected-samples is negative";
-          return false;
-        }
-        experiment.selectedSamples = value;
-      }
-      if (record.find("delay")) {
-        if (!optionalNumber(record, "delay", value, error))
-          return false;
-        experiment.delayNs = value;
-      }
-      // Saturation (causal extension): non-negative numbers where written.
-      const std::pair<const char *, double Experiment::*> saturation[] = {
-          {"cpus", &Experiment::cpus},
-          {"running", &Experiment::running},
-          {"waiting", &Experiment::waiting},
-          {"shared-cpu-delay", &Experiment::sharedCpuDelayNs}};
-      for (const auto &[key, member] : saturation) {
-        if (!record.find(key))
-          continue;
-        if (!optionalNumber(record, key, value, error))
-          return false;
-        if (value < 0) {
-          error = std::string("experiment ") + key + " is negative";
-          return false;
-        }
-        experiment.*member = value;
-      }
-      experiment.run = runIndex(lineNo);
-      experiment.place = {fileName, lineNo};
-      profile.experiments.push_back(std::move(experiment));
-      currentExperiment = profile.experiments.size() - 1;
-      afterSkippedLine = false;
-      return true;
-    }
-    if (type == "throughput-point" || type == "latency-point") {
-      if (currentExperiment == SIZE_MAX) {
-        error = type + (afterSkippedLine ? " record follows a skipped line, not an experiment"
-                                         : " record before any experiment record");
-        return false;
-      }
-      PointMeasurement point;
-      const std::string *name = record.find("name");
-      if (!name || name->empty())
-        return missing(type, "name", error);
-      point.name = *name;
-      if (type == "throughput-point") {
-        point.kind = PointKind::Throughput;
-        if (!requiredNumber(record, type, "delta", point.delta, error))
-          return false;
-        if (point.delta < 0) {
-          error = "throughput-point delta is negative";
-          return false;
-        }
-      } else {
-        point.kind = PointKind::Latency;
-        if (!requiredNumber(record, type, "arrivals", point.arrivals, error) ||
-            !requiredNumber(record, type, "departures", point.departures, error) ||
-            !requiredNumber(record, type, "difference", point.difference, error))
-          return false;
-        if (point.arrivals < 0 || point.departures < 0) {
-          error = "latency-point arrivals/departures are negative";
-          return false;
-        }
-      }
-      Experiment &experiment = profile.experiments[currentExperiment];
-      for (const PointMeasurement &existing : experiment.points)
-        if (existing.name == point.name) {
-          error = "progress point '" + point.name + "' appears twice in one experiment";
-          return false;
-        }
-      experiment.points.push_back(std::move(point));
-      return true;
-    }
-    if (type == "runtime") {
-      double time;
-      if (!requiredNumber(record, "runtime", "time", time, error))
-        return false;
-      profile.runs[runIndex(lineNo)].runtimeNs = time;
-      currentExperiment = SIZE_MAX;
-      return true;
-    }
-    if (type == "samples") {
-      const std::string *location = record.find("location");
-      if (!location || location->empty())
-        return missing("samples", "location", error);
-      double count;
-      if (!requiredNumber(record, "samples", "count", count, error))
-        return false;
-      if (count < 0) {
-        error = "samples count is negative";
-        return false;
-      }
-      profile.runs[runIndex(lineNo)].samples[*location] = count;
-      currentExperiment = SIZE_MAX;
-      return true;
-    }
-    if (type == "shutdown") {
-      double samples;
-      if (record.find("samples")) {
-        if (!optionalNumber(record, "samples", samples, error))
-          return false;
-        profile.runs[runIndex(lineNo)].shutdownSamples = samples;
-      }
-      currentExperiment = SIZE_MAX;
-      return true;
-    }
-    error = "unknown record type '" + type.substr(0, 40) + "'";
-    return false;
+    if (!dispatch(spec->id, record, lineNo, error))
+      return false;
+    if (spec->role == Role::OpensRun || spec->role == Role::InRun)
+      currentExperiment = SIZE_MAX; // the experiment's block ends
+    warnUnknownFields(*spec, record, lineNo);
+    return true;
   }
 
   /// A line was skipped (lenient mode). If it may have been an experiment
   /// record, the point records that follow may belong to that dropped
   /// experiment: they must not be charged to the previous one.
-  void skipped(bool cannotHaveBeenExperiment) {
-    if (!cannotHaveBeenExperiment) {
+  void skipped(const std::string &type) {
+    // Unparseable lines and bad known records may have been an experiment;
+    // a point record or a well-formed record of an unknown type is not one.
+    const RecordSpec *spec = findRecord(type);
+    if (type.empty() || (spec && spec->role != Role::InExperiment)) {
       currentExperiment = SIZE_MAX;
       afterSkippedLine = true;
     }
@@ -549,6 +511,100 @@ private:
   size_t currentRun = 0;
   bool haveRun = false;
   size_t currentExperiment = SIZE_MAX;
+  std::vector<std::string> warnedNames; // unknown types and fields, warned once per file
+
+  /// Reads the record's fields as its schema says and applies them.
+  bool dispatch(RecordId id, const Record &record, size_t lineNo, std::string &error) {
+    switch (id) {
+#define CAUSAL_PROFILE_RECORD(Id, name, since, role, ...)                                          \
+  case RecordId::Id: {                                                                             \
+    records::Id fields;                                                                            \
+    return readFields(record, fields, error) && applyRecord(fields, lineNo, error);                \
+  }
+#include "causal/profile_records.def"
+    }
+    return false;
+  }
+
+  // ---- What each record means: one applyRecord per profile_records.def entry
+
+  bool applyRecord(const records::Startup &fields, size_t lineNo, std::string &) {
+    Run run;
+    run.place = {fileName, lineNo};
+    run.hasStartup = true;
+    run.writtenByCausal = fields.profiler == "causal";
+    run.samplePeriodNs = fields.sample_period;
+    profile.runs.push_back(std::move(run));
+    currentRun = profile.runs.size() - 1;
+    haveRun = true;
+    return true;
+  }
+
+  bool applyRecord(const records::Experiment &fields, size_t lineNo, std::string &) {
+    Experiment experiment;
+    experiment.selected = fields.selected;
+    experiment.speedup = fields.speedup;
+    experiment.durationNs = fields.duration;
+    experiment.selectedSamples = fields.selected_samples;
+    experiment.delayNs = fields.delay;
+    experiment.cpus = fields.cpus;
+    experiment.running = fields.running;
+    experiment.waiting = fields.waiting;
+    experiment.sharedCpuDelayNs = fields.shared_cpu_delay;
+    experiment.run = runIndex(lineNo);
+    experiment.place = {fileName, lineNo};
+    profile.experiments.push_back(std::move(experiment));
+    currentExperiment = profile.experiments.size() - 1;
+    afterSkippedLine = false;
+    return true;
+  }
+
+  bool applyRecord(const records::ThroughputPoint &fields, size_t, std::string &error) {
+    PointMeasurement point;
+    point.name = fields.name;
+    point.kind = PointKind::Throughput;
+    point.delta = fields.delta;
+    return addPoint(std::move(point), error);
+  }
+
+  bool applyRecord(const records::LatencyPoint &fields, size_t, std::string &error) {
+    PointMeasurement point;
+    point.name = fields.name;
+    point.kind = PointKind::Latency;
+    point.arrivals = fields.arrivals;
+    point.departures = fields.departures;
+    point.difference = fields.difference;
+    return addPoint(std::move(point), error);
+  }
+
+  bool applyRecord(const records::Runtime &fields, size_t lineNo, std::string &) {
+    profile.runs[runIndex(lineNo)].runtimeNs = fields.time;
+    return true;
+  }
+
+  bool applyRecord(const records::Samples &fields, size_t lineNo, std::string &) {
+    profile.runs[runIndex(lineNo)].samples[fields.location] = fields.count;
+    return true;
+  }
+
+  bool applyRecord(const records::Shutdown &fields, size_t lineNo, std::string &) {
+    if (fields.samples != -1)
+      profile.runs[runIndex(lineNo)].shutdownSamples = fields.samples;
+    return true;
+  }
+
+  // ---- Helpers
+
+  bool addPoint(PointMeasurement point, std::string &error) {
+    Experiment &experiment = profile.experiments[currentExperiment];
+    for (const PointMeasurement &existing : experiment.points)
+      if (existing.name == point.name) {
+        error = "progress point '" + point.name + "' appears twice in one experiment";
+        return false;
+      }
+    experiment.points.push_back(std::move(point));
+    return true;
+  }
 
   size_t runIndex(size_t lineNo) {
     if (!haveRun) {
@@ -560,39 +616,43 @@ private:
     }
     return currentRun;
   }
-  static bool missing(const std::string &type, const char *key, std::string &error) {
-    error = type + " record has no '" + key + "' field";
-    return false;
+
+  /// Whether records from a newer causal may follow: the current run was
+  /// written by causal. Elsewhere (Coz, no startup) an unknown type is an error.
+  bool forwardCompatible() const { return haveRun && profile.runs[currentRun].writtenByCausal; }
+
+  /// Warns about \p name once per file.
+  void warnOnce(const std::string &name, size_t lineNo, const std::string &message) {
+    for (const std::string &warned : warnedNames)
+      if (warned == name)
+        return;
+    warnedNames.push_back(name);
+    profile.warnings.push_back(fileName + ":" + std::to_string(lineNo) + ": " + message);
   }
-  static bool requiredNumber(const Record &record, const std::string &type, const char *key,
-                             double &value, std::string &error) {
-    if (!record.find(key))
-      return missing(type, key, error);
-    return optionalNumber(record, key, value, error);
-  }
-  static bool optionalNumber(const Record &record, const char *key, double &value,
-                             std::string &error) {
-    const std::string *text = record.find(key);
-    if (!text) {
-      value = -1;
-      return true;
-    }
-    if (!parseNumber(*text, value)) {
-      error = std::string("field '") + key + "' has value '" + text->substr(0, 40) +
-              "', which is not a number";
+
+  bool unknownRecord(const Record &record, size_t lineNo, std::string &error) {
+    std::string type = record.type.substr(0, 40);
+    if (!forwardCompatible()) {
+      error = "unknown record type '" + type + "'";
       return false;
     }
+    warnOnce(record.type, lineNo,
+             "record type '" + type + "' is newer than this reader (profile schema " +
+                 std::to_string(kSchemaVersion) + "): such records are skipped");
     return true;
   }
-};
 
-bool isKnownRecordType(const std::string &type) {
-  for (const char *known : {"startup", "experiment", "throughput-point", "latency-point", "runtime",
-                            "samples", "shutdown"})
-    if (type == known)
-      return true;
-  return false;
-}
+  void warnUnknownFields(const RecordSpec &spec, const Record &record, size_t lineNo) {
+    if (!forwardCompatible())
+      return; // Coz's viewer and this reader ignore unknown keys of other writers
+    for (const auto &field : record.fields)
+      if (!knownKey(spec, field.first))
+        warnOnce(record.type + " " + field.first, lineNo,
+                 "field '" + field.first.substr(0, 40) + "' of " + record.type +
+                     " records is newer than this reader (profile schema " +
+                     std::to_string(kSchemaVersion) + "): it is ignored");
+  }
+};
 
 /// Feeds lines, one at a time, to a ProfileBuilder: what reading a text and
 /// reading a file in chunks share.
@@ -618,7 +678,7 @@ public:
       else
         ++into.tabRecords;
       if (builder.apply(record, lineNo, problem)) {
-        if (isKnownRecordType(record.type))
+        if (findRecord(record.type))
           sawKnownRecord = true;
         return true;
       }
@@ -636,11 +696,7 @@ public:
       return false;
     }
     into.warnings.push_back(message + "; line skipped");
-    // Unparseable lines and bad known records may have been an experiment;
-    // a well-formed record of an unknown type is not one.
-    const std::string &type = record.type;
-    builder.skipped(!(type.empty() || type == "experiment" || type == "startup" ||
-                      type == "runtime" || type == "samples" || type == "shutdown"));
+    builder.skipped(record.type);
     return true;
   }
 

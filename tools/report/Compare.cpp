@@ -28,20 +28,17 @@ const char *changeKindName(ChangeKind kind) {
 
 std::vector<LineChange> compareAnalyses(const Analysis &before, const Analysis &after) {
   std::map<std::pair<std::string, std::string>, LineChange> byKey;
-  for (const auto &line : before.lines)
-    for (const PointResult &point : line.points) {
-      LineChange &change = byKey[{line.line, point.point}];
-      change.line = line.line;
-      change.point = point.point;
-      change.before = &point;
-    }
-  for (const auto &line : after.lines)
-    for (const PointResult &point : line.points) {
-      LineChange &change = byKey[{line.line, point.point}];
-      change.line = line.line;
-      change.point = point.point;
-      change.after = &point;
-    }
+  auto collect = [&](const Analysis &analysis, const PointResult *LineChange::*side) {
+    for (const auto &line : analysis.lines)
+      for (const PointResult &point : line.points) {
+        LineChange &change = byKey[{line.line, point.point}];
+        change.line = line.line;
+        change.point = point.point;
+        change.*side = &point;
+      }
+  };
+  collect(before, &LineChange::before);
+  collect(after, &LineChange::after);
   std::vector<LineChange> changes;
   for (auto &entry : byKey) {
     LineChange change = entry.second;

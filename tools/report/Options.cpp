@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,6 +25,48 @@ bool parseUnsigned(const std::string &text, unsigned long long &value) {
 }
 
 } // namespace
+
+int parseCommandLine(const std::vector<std::string> &args, const char *command,
+                     void (*usage)(FILE *), const OwnOptionParser &own, CommonOptions &common,
+                     std::vector<std::string> &inputs) {
+  bool onlyInputs = false;
+  for (size_t i = 0; i < args.size();) {
+    const std::string &arg = args[i];
+    if (onlyInputs || arg == "-" || arg.empty() || arg[0] != '-') {
+      inputs.push_back(arg);
+      ++i;
+      continue;
+    }
+    if (arg == "--") {
+      onlyInputs = true;
+      ++i;
+      continue;
+    }
+    if (arg == "-h" || arg == "--help") {
+      usage(stdout);
+      return 0;
+    }
+    std::string error;
+    OptionResult result = own(args, i, error);
+    if (result == OptionResult::NotMine)
+      result = parseCommonOption(args, i, common, error);
+    if (result == OptionResult::Consumed)
+      continue;
+    if (result == OptionResult::Error) {
+      std::fprintf(stderr, "causal %s: error: %s\n", command, error.c_str());
+      return 2;
+    }
+    std::fprintf(stderr, "causal %s: error: unknown option '%s'\n", command, arg.c_str());
+    usage(stderr);
+    return 2;
+  }
+  return -1;
+}
+
+int finishOutput() {
+  std::cout.flush();
+  return std::cout ? 0 : 1;
+}
 
 OptionResult parseCommonOption(const std::vector<std::string> &args, size_t &i,
                                CommonOptions &options, std::string &error) {

@@ -5,6 +5,8 @@
 #include "Analysis.h"
 #include "ProfileReader.h"
 
+#include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,22 @@ enum class OptionResult { NotMine, Consumed, Error };
 /// success advances \p i past what it consumed.
 OptionResult parseCommonOption(const std::vector<std::string> &args, size_t &i,
                                CommonOptions &options, std::string &error);
+
+/// A command's own options: like parseCommonOption, for one argument.
+using OwnOptionParser = std::function<OptionResult(const std::vector<std::string> &args, size_t &i,
+                                                   std::string &error)>;
+
+/// Parses the command line of `causal report` or `causal diff` (\p command):
+/// profiles (any word not starting with '-', "-", everything after "--"),
+/// -h/--help (prints \p usage), the command's own options (\p own), then the
+/// common ones. Returns -1 to go on, or the exit status after --help (0) or a
+/// usage error it printed (2).
+int parseCommandLine(const std::vector<std::string> &args, const char *command,
+                     void (*usage)(FILE *), const OwnOptionParser &own, CommonOptions &common,
+                     std::vector<std::string> &inputs);
+
+/// Flushes standard output: the exit status of a command that printed there.
+int finishOutput();
 
 /// The help text of the common options.
 const char *commonOptionsHelp();

@@ -245,9 +245,11 @@ std::string sparkline(const std::vector<CurvePoint> &curve, double low, double h
   return out;
 }
 
-void renderText(std::ostream &out, const Analysis &analysis, const ReportContext &context,
-                const TextOptions &options) {
-  const bool color = options.color;
+namespace {
+
+/// The report's first lines: inputs, runs, progress points, settings.
+void writeTextHeader(std::ostream &out, const Analysis &analysis, const ReportContext &context,
+                     bool color) {
   std::string inputs;
   for (const std::string &input : context.inputs)
     inputs += (inputs.empty() ? "" : ", ") + input;
@@ -281,67 +283,88 @@ void renderText(std::ostream &out, const Analysis &analysis, const ReportContext
     out << paint("note:", kYellow, color)
         << " latency from a profile not written by causal: Coz's in-flight count is a "
            "snapshot at the end of each experiment and is noisy\n";
+}
 
-  size_t shown =
-      options.top == 0 ? analysis.lines.size() : std::min(options.top, analysis.lines.size());
+/// The ranking table's rows: a header, then one per (line, point) shown;
+/// \p rowSign: per row, the sign of a slope whose interval excludes 0.
+std::vector<std::vector<std::string>> rankingRows(const Analysis &analysis, size_t shown,
+                                                  const TextOptions &options,
+                                                  std::vector<int> &rowSign) {
   double low, high;
   curveRange(analysis, shown, low, high);
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"rank", "line", "progress point", "slope [95% CI]", "max impact [95% CI]",
+                  "bound b", "curve 0..100%"});
+  rowSign.push_back(0);
+  for (size_t i = 0; i < shown; ++i) {
+    const LineResult &line = analysis.lines[i];
+    for (size_t p = 0; p < line.points.size(); ++p) {
+      const PointResult &point = line.points[p];
+      std::string slope =
+          signedNumber(point.slope) + " " + intervalText(point.slopeInterval, false);
+      std::string impact = maxImpactText(point);
+      std::string curve = sparkline(point.curve, low, high, options.ascii);
+      if (point.phaseCorrected && point.phaseFactor < 0.995) {
+        char note[48];
+        std::snprintf(note, sizeof note, "  phase x%.2f", point.phaseFactor);
+        curve += note;
+      }
+      rows.push_back({p == 0 ? std::to_string(i + 1) : "", p == 0 ? shortName(line.line) : "",
+                      shortName(point.point, 32), slope, impact, boundText(point.bound), curve});
+      bool significant = point.slopeInterval.valid &&
+                         (point.slopeInterval.low > 0 || point.slopeInterval.high < 0);
+      rowSign.push_back(!significant ? 0 : point.slope > 0 ? 1 : -1);
+    }
+  }
+  return rows;
+}
+
+/// Prints \p rows in aligned columns, coloured.
+void writeTable(std::ostream &out, const std::vector<std::vector<std::string>> &rows,
+                const std::vector<int> &rowSign, bool color) {
+  std::vector<size_t> widths(rows[0].size(), 0);
+  for (const auto &row : rows)
+    for (size_t c = 0; c + 1 < row.size(); ++c)
+      widths[c] = std::max(widths[c], columns(row[c]));
+  for (size_t r = 0; r < rows.size(); ++r) {
+    std::string text;
+    for (size_t c = 0; c < rows[r].size(); ++c) {
+      std::string cell = c + 1 < rows[r].size() ? pad(rows[r][c], widths[c], c == 0) : rows[r][c];
+      if (r == 0)
+        cell = paint(cell, kBold, color);
+      else if (c == 5 && rows[r][c].find("exceeded") != std::string::npos)
+        cell = paint(cell, kRed, color);
+      else if (c == 3 && rowSign[r] > 0)
+        cell = paint(cell, kGreen, color);
+      else if (c == 3 && rowSign[r] < 0)
+        cell = paint(cell, kRed, color);
+      text += (c ? "  " : "") + cell;
+    }
+    while (!text.empty() && text.back() == ' ')
+      text.pop_back();
+    out << text << "\n";
+  }
+}
+
+/// The ranked lines with their curves.
+void writeRanking(std::ostream &out, const Analysis &analysis, size_t shown,
+                  const TextOptions &options) {
   out << "\n";
   if (analysis.lines.empty()) {
     out << "no line has enough data for a speedup curve\n";
-  } else {
-    std::vector<std::vector<std::string>> rows;
-    rows.push_back({"rank", "line", "progress point", "slope [95% CI]", "max impact [95% CI]",
-                    "bound b", "curve 0..100%"});
-    std::vector<int> rowSign; // for colouring the slope cell
-    rowSign.push_back(0);
-    for (size_t i = 0; i < shown; ++i) {
-      const LineResult &line = analysis.lines[i];
-      for (size_t p = 0; p < line.points.size(); ++p) {
-        const PointResult &point = line.points[p];
-        std::string slope =
-            signedNumber(point.slope) + " " + intervalText(point.slopeInterval, false);
-        std::string impact = maxImpactText(point);
-        std::string curve = sparkline(point.curve, low, high, options.ascii);
-        if (point.phaseCorrected && point.phaseFactor < 0.995) {
-          char note[48];
-          std::snprintf(note, sizeof note, "  phase x%.2f", point.phaseFactor);
-          curve += note;
-        }
-        rows.push_back({p == 0 ? std::to_string(i + 1) : "", p == 0 ? shortName(line.line) : "",
-                        shortName(point.point, 32), slope, impact, boundText(point.bound), curve});
-        bool significant = point.slopeInterval.valid &&
-                           (point.slopeInterval.low > 0 || point.slopeInterval.high < 0);
-        rowSign.push_back(!significant ? 0 : point.slope > 0 ? 1 : -1);
-      }
-    }
-    std::vector<size_t> widths(rows[0].size(), 0);
-    for (const auto &row : rows)
-      for (size_t c = 0; c + 1 < row.size(); ++c)
-        widths[c] = std::max(widths[c], columns(row[c]));
-    for (size_t r = 0; r < rows.size(); ++r) {
-      std::string text;
-      for (size_t c = 0; c < rows[r].size(); ++c) {
-        std::string cell = c + 1 < rows[r].size() ? pad(rows[r][c], widths[c], c == 0) : rows[r][c];
-        if (r == 0)
-          cell = paint(cell, kBold, color);
-        else if (c == 5 && rows[r][c].find("exceeded") != std::string::npos)
-          cell = paint(cell, kRed, color);
-        else if (c == 3 && rowSign[r] > 0)
-          cell = paint(cell, kGreen, color);
-        else if (c == 3 && rowSign[r] < 0)
-          cell = paint(cell, kRed, color);
-        text += (c ? "  " : "") + cell;
-      }
-      while (!text.empty() && text.back() == ' ')
-        text.pop_back();
-      out << text << "\n";
-    }
-    if (shown < analysis.lines.size())
-      out << "... " << analysis.lines.size() - shown
-          << " more line(s) with a curve (--top 0 shows all)\n";
+    return;
   }
+  std::vector<int> rowSign;
+  writeTable(out, rankingRows(analysis, shown, options, rowSign), rowSign, options.color);
+  if (shown < analysis.lines.size())
+    out << "... " << analysis.lines.size() - shown
+        << " more line(s) with a curve (--top 0 shows all)\n";
+}
 
+/// The (line, point) pairs without a curve, and why.
+void writeNotEnoughData(std::ostream &out, const Analysis &analysis, const AnalysisOptions &o,
+                        const TextOptions &options) {
+  const bool color = options.color;
   if (!analysis.notEnoughData.empty()) {
     out << "\n"
         << paint("not enough data", kBold, color) << " for " << analysis.notEnoughData.size()
@@ -363,7 +386,10 @@ void renderText(std::ostream &out, const Analysis &analysis, const ReportContext
     if (listed < analysis.notEnoughData.size())
       out << "  ... and " << analysis.notEnoughData.size() - listed << " more (see --json)\n";
   }
+}
 
+/// Curves the phase correction was not applied to.
+void writePhaseNotes(std::ostream &out, const Analysis &analysis, bool color) {
   std::vector<std::string> notes;
   for (const LineResult &line : analysis.lines)
     for (const PointResult &point : line.points)
@@ -380,8 +406,11 @@ void renderText(std::ostream &out, const Analysis &analysis, const ReportContext
       out << paint("note:", kYellow, color) << " ... and " << notes.size() - listed
           << " more line(s) without phase correction\n";
   }
-  // Lines measured while threads outnumbered the CPUs, or while other
-  // processes took CPUs (docs/report.md, "Saturation").
+}
+
+/// Lines measured while threads outnumbered the CPUs, or while other
+/// processes took CPUs (docs/report.md, "Saturation").
+void writeSaturationNotes(std::ostream &out, const Analysis &analysis, size_t shown, bool color) {
   size_t saturationNotes = 0;
   for (size_t i = 0; i < shown; ++i) {
     const profile::Saturation &sat = analysis.lines[i].saturation;
@@ -403,8 +432,11 @@ void renderText(std::ostream &out, const Analysis &analysis, const ReportContext
              "time turns into progress (docs/runtime.md)";
     out << "\n";
   }
-  // Lines whose curve promises more than the line's CPU time can give
-  // (docs/report.md, "Physical bound").
+}
+
+/// Lines whose curve promises more than the line's CPU time can give
+/// (docs/report.md, "Physical bound").
+void writeBoundNotes(std::ostream &out, const Analysis &analysis, bool color) {
   std::vector<std::string> violations;
   for (const LineResult &line : analysis.lines)
     for (const PointResult &point : line.points)
@@ -422,6 +454,12 @@ void renderText(std::ostream &out, const Analysis &analysis, const ReportContext
     if (listed < violations.size())
       out << "  ... and " << violations.size() - listed << " more (see --json)\n";
   }
+}
+
+/// Assumed sample periods, dropped speedups, the analysis' warnings, and
+/// whether enough experiments stand behind the profile.
+void writeOtherNotes(std::ostream &out, const Analysis &analysis, const AnalysisOptions &o,
+                     bool color) {
   if (analysis.runsWithAssumedPeriod && !analysis.lines.empty())
     out << paint("note:", kYellow, color) << " " << analysis.runsWithAssumedPeriod
         << " run(s) did not record their sample period; the bounds assume 1 ms (Coz's and "
@@ -442,6 +480,21 @@ void renderText(std::ostream &out, const Analysis &analysis, const ReportContext
         << seconds(analysis.experimentTimeNs)
         << ") stand behind this profile; intervals are wide and lines are missing. Run the "
            "program longer or several times: each run appends to the profile.\n";
+}
+
+} // namespace
+
+void renderText(std::ostream &out, const Analysis &analysis, const ReportContext &context,
+                const TextOptions &options) {
+  size_t shown =
+      options.top == 0 ? analysis.lines.size() : std::min(options.top, analysis.lines.size());
+  writeTextHeader(out, analysis, context, options.color);
+  writeRanking(out, analysis, shown, options);
+  writeNotEnoughData(out, analysis, context.options, options);
+  writePhaseNotes(out, analysis, options.color);
+  writeSaturationNotes(out, analysis, shown, options.color);
+  writeBoundNotes(out, analysis, options.color);
+  writeOtherNotes(out, analysis, context.options, options.color);
 }
 
 namespace {

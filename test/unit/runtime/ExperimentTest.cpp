@@ -39,17 +39,11 @@ using ProcessResult = causal::test::TargetResult;
 class ExperimentTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    std::string base = ::testing::TempDir();
-    if (base.empty() || base.back() != '/')
-      base += '/';
-    std::string pattern = base + "causal-exp-test-XXXXXX";
-    std::vector<char> buffer(pattern.begin(), pattern.end());
-    buffer.push_back(0);
-    ASSERT_NE(mkdtemp(buffer.data()), nullptr);
-    dir_ = buffer.data();
+    dir_ = causal::test::makeTempDir(::testing::TempDir(), "causal-exp-test");
+    ASSERT_FALSE(dir_.empty());
     profile_ = dir_ + "/profile.coz";
   }
-  void TearDown() override { (void)!system(("rm -rf '" + dir_ + "'").c_str()); }
+  void TearDown() override { causal::test::removeTree(dir_); }
 
   // Short experiments, the profile in the temporary directory.
   std::map<std::string, std::string> baseEnv() const {

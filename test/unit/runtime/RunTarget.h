@@ -25,6 +25,24 @@ extern char **environ;
 
 namespace causal::test {
 
+/// Makes a new directory |prefix|-XXXXXX under the test's temporary
+/// directory; returns its path, or "" on failure.
+inline std::string makeTempDir(const std::string &base, const char *prefix) {
+  std::string pattern = base;
+  if (pattern.empty() || pattern.back() != '/')
+    pattern += '/';
+  pattern += std::string(prefix) + "-XXXXXX";
+  std::vector<char> buffer(pattern.begin(), pattern.end());
+  buffer.push_back(0);
+  return mkdtemp(buffer.data()) ? std::string(buffer.data()) : std::string();
+}
+
+/// Removes |dir| and everything in it.
+inline void removeTree(const std::string &dir) {
+  if (!dir.empty())
+    (void)!system(("rm -rf '" + dir + "'").c_str());
+}
+
 struct TargetResult {
   bool exited = false;
   int status = -1; // exit status, or -signal

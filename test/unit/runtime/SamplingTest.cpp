@@ -56,20 +56,8 @@ using RunResult = causal::test::TargetResult;
 
 class TempDir {
 public:
-  TempDir() {
-    std::string base = ::testing::TempDir();
-    if (base.empty() || base.back() != '/')
-      base += '/';
-    std::string pattern = base + "causal-rt-test-XXXXXX";
-    std::vector<char> buffer(pattern.begin(), pattern.end());
-    buffer.push_back(0);
-    if (mkdtemp(buffer.data()))
-      path_ = buffer.data();
-  }
-  ~TempDir() {
-    if (!path_.empty())
-      (void)!system(("rm -rf '" + path_ + "'").c_str());
-  }
+  TempDir() : path_(causal::test::makeTempDir(::testing::TempDir(), "causal-rt-test")) {}
+  ~TempDir() { causal::test::removeTree(path_); }
   std::string file(const std::string &name) const { return path_ + "/" + name; }
   bool ok() const { return !path_.empty(); }
 

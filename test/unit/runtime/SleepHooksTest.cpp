@@ -32,16 +32,10 @@ using causal::test::TargetResult;
 class SleepHooksTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    std::string base = ::testing::TempDir();
-    if (base.empty() || base.back() != '/')
-      base += '/';
-    std::string pattern = base + "causal-sleep-test-XXXXXX";
-    std::vector<char> buffer(pattern.begin(), pattern.end());
-    buffer.push_back(0);
-    ASSERT_NE(mkdtemp(buffer.data()), nullptr);
-    dir_ = buffer.data();
+    dir_ = causal::test::makeTempDir(::testing::TempDir(), "causal-sleep-test");
+    ASSERT_FALSE(dir_.empty());
   }
-  void TearDown() override { (void)!system(("rm -rf '" + dir_ + "'").c_str()); }
+  void TearDown() override { causal::test::removeTree(dir_); }
 
   // Experiments on the busy thread's line at 100 %: delays are inserted all
   // the time. Each thread is meant to have a CPU of its own (on a loaded

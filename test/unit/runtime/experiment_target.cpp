@@ -28,7 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TestLineTable.h"
+#include "TargetSupport.h"
 
 #include "causal/abi.h"
 
@@ -64,32 +64,14 @@ CAUSAL_DECLARE_HOOK(pthread_mutex_unlock)
 extern "C" const char __start_causal_exp_work[], __stop_causal_exp_work[];
 extern "C" const char __start_causal_exp_system[], __stop_causal_exp_system[];
 
-namespace {
-
-uint64_t nowNs(clockid_t clock = CLOCK_MONOTONIC) {
-  struct timespec ts;
-  clock_gettime(clock, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
-
-} // namespace
+using causal::test::nowNs;
 
 __attribute__((noinline, section("causal_exp_work"))) uint64_t workUnit(uint64_t cpu_ns) {
-  uint64_t start = nowNs(CLOCK_THREAD_CPUTIME_ID);
-  volatile uint64_t sink = 0;
-  while (nowNs(CLOCK_THREAD_CPUTIME_ID) - start < cpu_ns)
-    for (int i = 0; i < 2000; ++i)
-      sink = sink + uint64_t(i);
-  return sink;
+  return causal::test::burnCpu(cpu_ns, 2000);
 }
 
 __attribute__((noinline, section("causal_exp_system"))) uint64_t systemWork(uint64_t cpu_ns) {
-  uint64_t start = nowNs(CLOCK_THREAD_CPUTIME_ID);
-  volatile uint64_t sink = 0;
-  while (nowNs(CLOCK_THREAD_CPUTIME_ID) - start < cpu_ns)
-    for (int i = 0; i < 2000; ++i)
-      sink = sink + uint64_t(i);
-  return sink;
+  return causal::test::burnCpu(cpu_ns, 2000);
 }
 
 namespace {
@@ -105,15 +87,11 @@ causal_counter g_image_a[] = {
 causal_counter g_image_b[] = {{0, "work", CAUSAL_COUNTER_THROUGHPUT, 0}};
 
 void setUp() {
-  using causal::test::InMemoryLineTable;
-  g_work_table = std::make_unique<InMemoryLineTable>(InMemoryLineTable::singleLine(
-      __start_causal_exp_work, uint32_t(__stop_causal_exp_work - __start_causal_exp_work),
-      "exp_work.cpp", 10));
-  g_system_table = std::make_unique<InMemoryLineTable>(InMemoryLineTable::singleLine(
-      __start_causal_exp_system, uint32_t(__stop_causal_exp_system - __start_causal_exp_system),
-      "/usr/include/exp_system.h", 20));
-  __causal_register_module(g_work_table->start(), g_work_table->stop());
-  __causal_register_module(g_system_table->start(), g_system_table->stop());
+  using causal::test::registerSectionLine;
+  g_work_table =
+      registerSectionLine(__start_causal_exp_work, __stop_causal_exp_work, "exp_work.cpp", 10);
+  g_system_table = registerSectionLine(__start_causal_exp_system, __stop_causal_exp_system,
+                                       "/usr/include/exp_system.h", 20);
   __causal_register_counters(g_image_a, g_image_a + 3);
   __causal_register_counters(g_image_a, g_image_a + 3); // idempotent
   __causal_register_counters(g_image_b, g_image_b + 1);
@@ -238,13 +216,7 @@ void *consumer(void *arg) {
   for (int i = 0; i < n; ++i) {
     pthread_mutex_lock(&g_lock);
     while (g_size == 0) {
-      struct timespec deadline;
-      clock_gettime(CLOCK_REALTIME, &deadline);
-      deadline.tv_nsec += 1000000;
-      if (deadline.tv_nsec >= 1000000000) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000;
-      }
+      struct timespec deadline = causal::test::realtimeIn(1000000);
       if (i % 2)
         pthread_cond_timedwait(&g_not_empty, &g_lock, &deadline);
       else
@@ -268,13 +240,7 @@ void *pinger(void *arg) {
   int n = *static_cast<int *>(arg);
   for (int i = 0; i < n; ++i) {
     while (sem_trywait(&g_ping) != 0) {
-      struct timespec deadline;
-      clock_gettime(CLOCK_REALTIME, &deadline);
-      deadline.tv_nsec += 500000;
-      if (deadline.tv_nsec >= 1000000000) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000;
-      }
+      struct timespec deadline = causal::test::realtimeIn(500000);
       if (sem_timedwait(&g_ping, &deadline) == 0)
         break;
     }

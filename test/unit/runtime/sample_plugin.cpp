@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TestLineTable.h"
+#include "TargetSupport.h"
 
 #include <time.h>
 
@@ -14,30 +14,17 @@ extern "C" void __causal_register_module(const void *start, const void *stop);
 extern "C" void __causal_unregister_module(const void *start);
 extern "C" const char __start_causal_test_plugin[], __stop_causal_test_plugin[];
 
-static uint64_t threadCpuNs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
-
 extern "C" __attribute__((noinline, section("causal_test_plugin"), visibility("default"))) uint64_t
 pluginSpinFor(uint64_t cpu_ns) {
-  uint64_t start = threadCpuNs();
-  volatile uint64_t sink = 0;
-  while (threadCpuNs() - start < cpu_ns)
-    for (int i = 0; i < 200000; ++i)
-      sink = sink + uint64_t(i);
-  return sink;
+  return causal::test::burnCpu(cpu_ns, 200000);
 }
 
 static causal::test::InMemoryLineTable *g_table;
 
 __attribute__((constructor)) static void registerPlugin() {
-  using causal::test::InMemoryLineTable;
-  g_table = new InMemoryLineTable(InMemoryLineTable::singleLine(
-      __start_causal_test_plugin, uint32_t(__stop_causal_test_plugin - __start_causal_test_plugin),
-      "causal_test_plugin.cpp", 30));
-  __causal_register_module(g_table->start(), g_table->stop());
+  g_table = causal::test::registerSectionLine(__start_causal_test_plugin, __stop_causal_test_plugin,
+                                              "causal_test_plugin.cpp", 30)
+                .release();
 }
 
 __attribute__((destructor)) static void unregisterPlugin() {

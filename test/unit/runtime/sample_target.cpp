@@ -31,7 +31,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TestLineTable.h"
+#include "TargetSupport.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -58,22 +58,13 @@ extern "C" const char __start_causal_test_leaf[], __stop_causal_test_leaf[];
 
 namespace {
 
-uint64_t threadCpuNs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
+using causal::test::threadCpuNs;
 
 } // namespace
 
 // Burns |cpu_ns| of this thread's CPU time in its own code.
 __attribute__((noinline, section("causal_test_spin"))) uint64_t spinFor(uint64_t cpu_ns) {
-  uint64_t start = threadCpuNs();
-  volatile uint64_t sink = 0;
-  while (threadCpuNs() - start < cpu_ns)
-    for (int i = 0; i < 200000; ++i)
-      sink = sink + uint64_t(i);
-  return sink;
+  return causal::test::burnCpu(cpu_ns, 200000);
 }
 
 static char g_zeros[1 << 20];
@@ -106,15 +97,11 @@ namespace {
 std::unique_ptr<causal::test::InMemoryLineTable> g_spin_table, g_leaf_table;
 
 void registerTables() {
-  using causal::test::InMemoryLineTable;
-  g_spin_table = std::make_unique<InMemoryLineTable>(InMemoryLineTable::singleLine(
-      __start_causal_test_spin, uint32_t(__stop_causal_test_spin - __start_causal_test_spin),
-      "causal_test_spin.cpp", 10));
-  g_leaf_table = std::make_unique<InMemoryLineTable>(InMemoryLineTable::singleLine(
-      __start_causal_test_leaf, uint32_t(__stop_causal_test_leaf - __start_causal_test_leaf),
-      "causal_test_leaf.cpp", 20));
-  __causal_register_module(g_spin_table->start(), g_spin_table->stop());
-  __causal_register_module(g_leaf_table->start(), g_leaf_table->stop());
+  using causal::test::registerSectionLine;
+  g_spin_table = registerSectionLine(__start_causal_test_spin, __stop_causal_test_spin,
+                                     "causal_test_spin.cpp", 10);
+  g_leaf_table = registerSectionLine(__start_causal_test_leaf, __stop_causal_test_leaf,
+                                     "causal_test_leaf.cpp", 20);
 }
 
 // Descriptors of this process that are perf_event counters.

@@ -27,7 +27,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TestLineTable.h"
+#include "TargetSupport.h"
 
 #include "causal/abi.h"
 
@@ -60,13 +60,9 @@ extern "C" uint64_t __causal_test_sync_calls();
 extern "C" bool __causal_test_delays(uint64_t *global, uint64_t *local, uint64_t *paused);
 extern "C" const char __start_causal_sleep_busy[], __stop_causal_sleep_busy[];
 
-namespace {
+using causal::test::nowNs;
 
-uint64_t nowNs(clockid_t clock = CLOCK_MONOTONIC) {
-  struct timespec ts;
-  clock_gettime(clock, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
+namespace {
 
 timespec relative(uint64_t ns) { return {time_t(ns / 1000000000ull), long(ns % 1000000000ull)}; }
 
@@ -78,12 +74,7 @@ timespec deadline(clockid_t clock, uint64_t ns) {
 } // namespace
 
 __attribute__((noinline, section("causal_sleep_busy"))) uint64_t busyLine(uint64_t cpu_ns) {
-  uint64_t start = nowNs(CLOCK_THREAD_CPUTIME_ID);
-  volatile uint64_t sink = 0;
-  while (nowNs(CLOCK_THREAD_CPUTIME_ID) - start < cpu_ns)
-    for (int i = 0; i < 2000; ++i)
-      sink = sink + uint64_t(i);
-  return sink;
+  return causal::test::burnCpu(cpu_ns, 2000);
 }
 
 namespace {

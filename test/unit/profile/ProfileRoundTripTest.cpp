@@ -1,0 +1,221 @@
+//===- ProfileRoundTripTest.cpp - The runtime's writer, the tools' reader --===//
+//
+// Every record type of include/causal/profile_records.def, written by the
+// runtime's writer (runtime/ProfileWriter.h) and read back by the tools'
+// reader: the values come back, every type and field is covered. And the
+// forward-compatibility rule: what a newer causal adds is skipped with one
+// warning per name, never an error.
+//
+//===----------------------------------------------------------------------===//
+#include "ModuleRegistry.h"
+#include "ProfileReader.h"
+#include "ProfileWriter.h"
+#include "TestLineTable.h"
+#include "causal/profile_schema.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <set>
+
+using namespace causal;
+using causal::profile::Profile;
+using causal::profile::ReadOptions;
+
+namespace {
+
+__attribute__((noinline)) int someCode(int x) { return x * 3; }
+
+/// A run as the runtime writes it (renderProfile: startup, the experiment
+/// thread's records, runtime, samples), plus Coz's shutdown record.
+std::string writeEveryRecord() {
+  rt::TextBuffer experiments;
+  rt::records::Experiment experiment;
+  experiment.selected = {"/src/a.c", 3};
+  experiment.speedup = 0.35;
+  experiment.duration = 2000;
+  experiment.selected_samples = 7;
+  experiment.delay = 30;
+  experiment.shared_cpu_delay = 10;
+  experiment.cpus = 4;
+  experiment.running = 2.5;
+  experiment.waiting = 0.25;
+  rt::writeRecord(experiments, experiment);
+  rt::records::ThroughputPoint throughput;
+  throughput.name = "done";
+  throughput.delta = 12;
+  throughput.point_type = "source";
+  rt::writeRecord(experiments, throughput);
+  rt::records::LatencyPoint latency;
+  latency.name = "req";
+  latency.arrivals = 9;
+  latency.departures = 8;
+  latency.difference = 2.5;
+  rt::writeRecord(experiments, latency);
+
+  auto registry = std::make_unique<rt::ModuleRegistry>();
+  test::LineTableSpec spec;
+  spec.code_vaddr = reinterpret_cast<uintptr_t>(&someCode);
+  spec.rows = {{0, 0}, {8, 1}, {16, CAUSAL_NO_LINE}};
+  spec.lines = {{0, 3}, {0, 4}};
+  spec.files = {"/src/a.c"};
+  test::InMemoryLineTable table(spec);
+  EXPECT_EQ(registry->registerModule(table.start(), table.stop(), "exe"),
+            rt::ModuleRegistry::RegisterResult::Registered);
+  rt::ResolvedAddress address;
+  EXPECT_TRUE(registry->resolve(spec.code_vaddr, &address));
+  registry->addSamples(address, 40);
+
+  rt::TextBuffer out;
+  rt::renderProfile(*registry, 100, 5000, &out, experiments.data(), experiments.size(),
+                    /*sample_period_ns=*/250000);
+  rt::records::Shutdown shutdown;
+  shutdown.time = 6000;
+  shutdown.samples = 40;
+  rt::writeRecord(out, shutdown);
+  registry->destroyForTesting();
+  return out.data();
+}
+
+Profile readStrictly(const std::string &text) {
+  Profile profile;
+  std::string error;
+  EXPECT_TRUE(profile::readProfileText(text, "p.coz", profile, ReadOptions(), error)) << error;
+  return profile;
+}
+
+TEST(ProfileRoundTrip, EveryRecordTypeAndFieldIsWrittenAndReadBack) {
+  std::string text = writeEveryRecord();
+  // Every record type and every field of the schema is in the text.
+  std::set<std::string> types;
+  for (size_t begin = 0; begin < text.size(); begin = text.find('\n', begin) + 1)
+    types.insert(text.substr(begin, text.find('\t', begin) - begin));
+  for (const profile_schema::RecordSpec &record : profile_schema::kRecords) {
+    EXPECT_TRUE(types.count(record.name)) << record.name << " not written:\n" << text;
+    EXPECT_LE(record.since, profile_schema::kSchemaVersion);
+    for (unsigned i = 0; i < record.numFields; ++i) {
+      const profile_schema::FieldSpec &field = record.fields[i];
+      EXPECT_NE(text.find(std::string(record.name) + "\t"), std::string::npos);
+      EXPECT_NE(text.find(std::string("\t") + field.key + "="), std::string::npos)
+          << record.name << " " << field.key << " not written:\n"
+          << text;
+      EXPECT_LE(field.since, profile_schema::kSchemaVersion);
+    }
+  }
+  // Coz's legacy format, exactly as before the schema.
+  EXPECT_NE(text.find("startup\ttime=100\tprofiler=causal\tsample-period=250000\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("experiment\tselected=/src/a.c:3\tspeedup=0.35\tduration=2000\t"
+                      "selected-samples=7\tdelay=30\tshared-cpu-delay=10\tcpus=4.00\t"
+                      "running=2.50\twaiting=0.25\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("latency-point\tname=req\tarrivals=9\tdepartures=8\tdifference=2.5000\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("samples\tlocation=/src/a.c:3\tcount=40\n"), std::string::npos);
+
+  Profile profile = readStrictly(text);
+  EXPECT_TRUE(profile.warnings.empty()) << profile.warnings[0];
+  ASSERT_EQ(profile.runs.size(), 1u);
+  const profile::Run &run = profile.runs[0];
+  EXPECT_TRUE(run.writtenByCausal);
+  EXPECT_EQ(run.samplePeriodNs, 250000);
+  EXPECT_EQ(run.runtimeNs, 5000);
+  EXPECT_EQ(run.samples.at("/src/a.c:3"), 40);
+  EXPECT_EQ(run.shutdownSamples, 40);
+  ASSERT_EQ(profile.experiments.size(), 1u);
+  const profile::Experiment &e = profile.experiments[0];
+  EXPECT_EQ(e.selected, "/src/a.c:3");
+  EXPECT_DOUBLE_EQ(e.speedup, 0.35);
+  EXPECT_EQ(e.durationNs, 2000);
+  EXPECT_EQ(e.selectedSamples, 7);
+  EXPECT_EQ(e.delayNs, 30);
+  EXPECT_EQ(e.sharedCpuDelayNs, 10);
+  EXPECT_EQ(e.cpus, 4);
+  EXPECT_EQ(e.running, 2.5);
+  EXPECT_EQ(e.waiting, 0.25);
+  ASSERT_EQ(e.points.size(), 2u);
+  EXPECT_EQ(e.points[0].name, "done");
+  EXPECT_EQ(e.points[0].kind, profile::PointKind::Throughput);
+  EXPECT_EQ(e.points[0].delta, 12);
+  EXPECT_EQ(e.points[1].name, "req");
+  EXPECT_EQ(e.points[1].kind, profile::PointKind::Latency);
+  EXPECT_EQ(e.points[1].arrivals, 9);
+  EXPECT_EQ(e.points[1].departures, 8);
+  EXPECT_EQ(e.points[1].difference, 2.5);
+}
+
+TEST(ProfileRoundTrip, OptionalFieldsLeftUnsetAreNotWritten) {
+  rt::TextBuffer out;
+  rt::records::Startup startup;
+  startup.time = 1;
+  startup.profiler = "causal";
+  rt::writeRecord(out, startup);
+  EXPECT_STREQ(out.data(), "startup\ttime=1\tprofiler=causal\n");
+}
+
+// ---- Forward compatibility ---------------------------------------------------
+
+const char *const kCausalRun = "startup\ttime=1\tprofiler=causal\n"
+                               "experiment\tselected=a.c:1\tspeedup=0.50\tduration=10\n"
+                               "throughput-point\tname=p\tdelta=5\n"
+                               "runtime\ttime=100\n";
+
+TEST(ProfileForwardCompatibility, NewerRecordsAndFieldsWarnOncePerNameAndFile) {
+  std::string newer = "startup\ttime=1\tprofiler=causal\tclock=mono\n"
+                      "experiment\tselected=a.c:1\tspeedup=0.50\tduration=10\tcolour=blue\n"
+                      "waits\tlock=m\tns=5\n"
+                      "throughput-point\tname=p\tdelta=5\n"
+                      "waits\tlock=n\tns=6\n"
+                      "{\"type\":\"experiment\",\"selected\":\"a.c:1\",\"speedup\":0,"
+                      "\"duration\":10,\"colour\":\"red\"}\n"
+                      "throughput-point\tname=p\tdelta=5\n"
+                      "runtime\ttime=100\n";
+  Profile profile = readStrictly(newer);
+  ASSERT_EQ(profile.warnings.size(), 3u);
+  EXPECT_EQ(profile.warnings[0], "p.coz:1: field 'clock' of startup records is newer than this "
+                                 "reader (profile schema 1): it is ignored");
+  EXPECT_EQ(profile.warnings[1].rfind("p.coz:2: field 'colour' of experiment records", 0), 0u)
+      << profile.warnings[1];
+  EXPECT_EQ(profile.warnings[2], "p.coz:3: record type 'waits' is newer than this reader "
+                                 "(profile schema 1): such records are skipped");
+  // The unknown record does not end the experiment: its point still counts.
+  ASSERT_EQ(profile.experiments.size(), 2u);
+  EXPECT_EQ(profile.experiments[0].points.size(), 1u);
+  EXPECT_EQ(profile.experiments[1].points.size(), 1u);
+
+  // Once per file: a second file warns again.
+  std::string error;
+  ASSERT_TRUE(profile::readProfileText(newer, "q.coz", profile, ReadOptions(), error)) << error;
+  EXPECT_EQ(profile.warnings.size(), 6u);
+  // Lenient reading says the same.
+  Profile lenient;
+  ReadOptions options;
+  options.lenient = true;
+  ASSERT_TRUE(profile::readProfileText(newer, "p.coz", lenient, options, error)) << error;
+  EXPECT_EQ(lenient.warnings, readStrictly(newer).warnings);
+  // A run without them reads the same.
+  Profile plain = readStrictly(kCausalRun);
+  EXPECT_TRUE(plain.warnings.empty());
+}
+
+TEST(ProfileForwardCompatibility, OnlyRunsWrittenByCausal) {
+  // Elsewhere (Coz, no startup record) an unknown type stays an error and
+  // unknown keys stay silently ignored, as before.
+  Profile profile;
+  std::string error;
+  EXPECT_FALSE(profile::readProfileText("startup\ttime=1\nwaits\tns=5\n", "p.coz", profile,
+                                        ReadOptions(), error));
+  EXPECT_EQ(error, "p.coz:2: unknown record type 'waits'");
+  Profile coz = readStrictly("startup\ttime=1\n"
+                             "experiment\tselected=a.c:1\tspeedup=0\tduration=10\tcolour=x\n");
+  EXPECT_TRUE(coz.warnings.empty());
+  // A malformed known record is still an error in a causal run.
+  Profile bad;
+  EXPECT_FALSE(profile::readProfileText(std::string(kCausalRun) + "samples\tcount=3\twait=1\n",
+                                        "p.coz", bad, ReadOptions(), error));
+  EXPECT_EQ(error, "p.coz:5: samples record has no 'location' field");
+}
+
+} // namespace
