@@ -576,9 +576,10 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
       point.name = g_progress.name(p);
       point.arrivals = arrivals;
       point.departures = g_progress.departures(p) - g_snapshots[p].departures;
-      point.difference = inFlightInVirtualTime(p, arrivals, point.departures, virtual_end);
-      if (std::isnan(point.difference)) // some visits did not go through the runtime
-        point.difference = elapsed ? g_snapshots[p].in_flight_area / double(elapsed) : 0.0;
+      double difference = inFlightInVirtualTime(p, arrivals, point.departures, virtual_end);
+      if (std::isnan(difference)) // some visits did not go through the runtime
+        difference = elapsed ? g_snapshots[p].in_flight_area / double(elapsed) : 0.0;
+      point.difference = difference;
       writeRecord(text, point);
       min_visits = arrivals < min_visits ? arrivals : min_visits;
       min_visits = point.departures < min_visits ? point.departures : min_visits;
