@@ -9,12 +9,6 @@
 
 namespace causal::rt {
 
-void ProgressRegistry::lock() {
-  while (lock_.exchange(true, std::memory_order_acquire))
-    __builtin_ia32_pause();
-}
-void ProgressRegistry::unlock() { lock_.store(false, std::memory_order_release); }
-
 uint64_t ProgressRegistry::sum(const CounterList &list) {
   uint64_t total = list.retired.load(std::memory_order_relaxed);
   uint32_t n = list.size.load(std::memory_order_acquire);
@@ -75,24 +69,24 @@ uint32_t ProgressRegistry::registerCounters(causal_counter *start, causal_counte
   if (!start || !stop || stop <= start)
     return 0;
   uint32_t added = 0;
-  lock();
+  lock_.lock();
   for (causal_counter *record = start; record < stop; ++record)
     if (addCounter(record->kind, record->name, &record->count))
       ++added;
-  unlock();
+  lock_.unlock();
   return added;
 }
 
 CozCounter *ProgressRegistry::cozCounter(int type, const char *name) {
   if (!name || type < int(CAUSAL_COUNTER_THROUGHPUT) || type > int(CAUSAL_COUNTER_END))
     return nullptr;
-  lock();
+  lock_.lock();
   uint32_t n = num_coz_.load(std::memory_order_relaxed);
   for (uint32_t i = 0; i < n; ++i) {
     CozSlot &slot = coz_[i];
     if (slot.type == type &&
         strncmp(points_[slot.point].name, name, CAUSAL_MAX_POINT_NAME - 1) == 0) {
-      unlock();
+      lock_.unlock();
       return &slot.counter;
     }
   }
@@ -110,12 +104,12 @@ CozCounter *ProgressRegistry::cozCounter(int type, const char *name) {
       result = &slot.counter;
     }
   }
-  unlock();
+  lock_.unlock();
   return result;
 }
 
 void ProgressRegistry::retireRange(uintptr_t begin, uintptr_t end) {
-  lock();
+  lock_.lock();
   uint32_t n = num_points_.load(std::memory_order_relaxed);
   for (uint32_t p = 0; p < n; ++p) {
     for (CounterList *list : {&points_[p].begins, &points_[p].ends}) {
@@ -134,11 +128,11 @@ void ProgressRegistry::retireRange(uintptr_t begin, uintptr_t end) {
       }
     }
   }
-  unlock();
+  lock_.unlock();
 }
 
 void ProgressRegistry::resetForTesting() {
-  lock();
+  lock_.lock();
   for (Point &point : points_) {
     point.begins.size.store(0);
     point.begins.retired.store(0);
@@ -147,7 +141,7 @@ void ProgressRegistry::resetForTesting() {
   }
   num_points_.store(0);
   num_coz_.store(0);
-  unlock();
+  lock_.unlock();
 }
 
 } // namespace causal::rt

@@ -13,6 +13,8 @@
 #ifndef CAUSAL_RUNTIME_PROGRESS_H
 #define CAUSAL_RUNTIME_PROGRESS_H
 
+#include "SpinLock.h"
+
 #include "causal/abi.h"
 #include "causal/tunables.h"
 
@@ -81,14 +83,11 @@ private:
   static uint64_t sum(const CounterList &list);
   bool addCounter(uint32_t kind_code, const char *name, uint64_t *counter);
   uint32_t findOrAddPoint(PointKind kind, const char *name); // lock held
-  void lock();
-  void unlock();
-
   Point points_[kMaxPoints] = {};
   std::atomic<uint32_t> num_points_{0};
   CozSlot coz_[kMaxCozCounters] = {};
   std::atomic<uint32_t> num_coz_{0};
-  std::atomic<bool> lock_{false};
+  SpinLock lock_;
   std::atomic<bool> said_full_{false};
 };
 
