@@ -109,7 +109,8 @@
  * thread with CAUSAL_SHARED_CPUS=0). */
 #define CAUSAL_OVERSUBSCRIBED_PERCENT 110u
 /* A thread reads its schedstat (about 15 us) at most once per this many of
- * its samples, and only when it has a delay to add or to pay. */
+ * its samples, and only when it has a delay to add or to pay while the
+ * process's threads outnumber its CPUs. */
 #define CAUSAL_SCHEDSTAT_SAMPLES 4u
 
 /* Speedups are k * 100/CAUSAL_SPEEDUP_DIVISIONS % (5 % steps); a draw r in
@@ -133,7 +134,8 @@
 /* Distinct progress points (kind, name) and counters merged into one. */
 #define CAUSAL_MAX_PROGRESS_POINTS 256u
 #define CAUSAL_MAX_COUNTERS_PER_POINT 64u
-/* Longest progress point name kept (longer names are truncated). */
+/* Size of a progress point's name, with its NUL: longer names are truncated
+ * to CAUSAL_MAX_POINT_NAME - 1 characters. */
 #define CAUSAL_MAX_POINT_NAME 256u
 
 /* The runtime's spin lock (runtime/SpinLock.h) yields its CPU after this
