@@ -4,8 +4,8 @@
 
 #include "ExperimentPolicy.h"
 #include "ProfileWriter.h"
-#include "Runtime.h"
 #include "Sampler.h"
+#include "SpinLock.h"
 
 #include "causal/tunables.h"
 
@@ -32,7 +32,6 @@ CAUSAL_RT_EXPORT uint32_t __causal_delays_active = 0;
 namespace causal::rt {
 
 ExperimentGlobals g_experiment;
-ExperimentConfig g_experiment_config;
 ProgressRegistry g_progress;
 std::atomic<uint64_t> g_paused_ns{0};
 std::atomic<uint64_t> g_drain_ns{0};
@@ -40,6 +39,10 @@ std::atomic<uint64_t> g_spun_ns{0};
 std::atomic<uint64_t> g_spun_cpu_ns{0};
 
 namespace {
+
+// Given once at start-up (setupExperiments); constant afterwards.
+ExperimentSetup g_setup;
+std::atomic<bool> g_setup_done{false};
 
 void setExperimentActive(uint32_t active) {
   g_experiment.active.store(active, std::memory_order_release);
@@ -55,21 +58,19 @@ __thread bool tls_is_profiler CAUSAL_RT_TLS = false;
 
 // ---- Pending records: an mmap'd buffer (no malloc: readable from a fatal
 // signal handler), guarded by a spin lock.
-std::atomic<bool> g_pending_lock{false};
+SpinLock g_pending_lock;
 char *g_pending = nullptr;
 size_t g_pending_size = 0;
 size_t g_pending_capacity = 0;
+constexpr size_t kPendingInitialBytes = 65536;
 
-void lockPending() {
-  while (g_pending_lock.exchange(true, std::memory_order_acquire))
-    __builtin_ia32_pause();
-}
-void unlockPending() { g_pending_lock.store(false, std::memory_order_release); }
+void lockPending() { g_pending_lock.lock(); }
+void unlockPending() { g_pending_lock.unlock(); }
 
 void appendPending(const char *text, size_t size) {
   lockPending();
   if (g_pending_size + size > g_pending_capacity) {
-    size_t capacity = g_pending_capacity ? g_pending_capacity : 65536;
+    size_t capacity = g_pending_capacity ? g_pending_capacity : kPendingInitialBytes;
     while (capacity < g_pending_size + size)
       capacity *= 2;
     void *grown = g_pending ? mremap(g_pending, g_pending_capacity, capacity, MREMAP_MAYMOVE)
@@ -204,9 +205,9 @@ bool waitNs(uint64_t ns) {
 
 const char *lineFile(uint64_t packed, uint32_t *line_number) {
   uint32_t module = uint32_t(packed >> 32), line = uint32_t(packed);
-  if (module >= g_modules.slotsUsed() || !g_modules.isActive(module))
+  if (module >= g_setup.modules->slotsUsed() || !g_setup.modules->isActive(module))
     return nullptr;
-  const causal_linetab_header *table = g_modules.table(module);
+  const causal_linetab_header *table = g_setup.modules->table(module);
   if (!table || line >= table->num_lines)
     return nullptr;
   const causal_linetab_line &entry = causal_linetab_lines(table)[line];
@@ -219,18 +220,19 @@ bool inScope(uint64_t packed) {
   const char *file = lineFile(packed, &line_number);
   if (!file)
     return false;
-  const ExperimentConfig &c = g_experiment_config;
-  if (c.binary_scope[0] && !matchesAnyGlob(c.binary_scope, g_modules.path(uint32_t(packed >> 32))))
+  const ExperimentConfig &c = g_setup.config;
+  if (c.binary_scope[0] &&
+      !matchesAnyGlob(c.binary_scope, g_setup.modules->path(uint32_t(packed >> 32))))
     return false;
   return c.scope[0] ? matchesAnyGlob(c.scope, file) : inDefaultSourceScope(file);
 }
 
 uint64_t findFixedLine() {
-  const ExperimentConfig &c = g_experiment_config;
-  for (uint32_t module = 0, used = g_modules.slotsUsed(); module < used; ++module) {
-    if (!g_modules.isActive(module))
+  const ExperimentConfig &c = g_setup.config;
+  for (uint32_t module = 0, used = g_setup.modules->slotsUsed(); module < used; ++module) {
+    if (!g_setup.modules->isActive(module))
       continue;
-    const causal_linetab_header *table = g_modules.table(module);
+    const causal_linetab_header *table = g_setup.modules->table(module);
     if (!table)
       continue;
     const causal_linetab_line *lines = causal_linetab_lines(table);
@@ -247,7 +249,7 @@ uint64_t findFixedLine() {
 
 // Waits for the line of the next experiment; kNoLine if stopping.
 uint64_t chooseLine() {
-  const ExperimentConfig &c = g_experiment_config;
+  const ExperimentConfig &c = g_setup.config;
   bool said_missing = false;
   uint64_t waited = 0;
   for (;;) {
@@ -257,7 +259,7 @@ uint64_t chooseLine() {
       uint64_t line = findFixedLine();
       if (line != kNoLine)
         return line;
-      if (!said_missing && waited > 1000000000ull && g_config.verbose) {
+      if (!said_missing && waited > CAUSAL_FIXED_LINE_MISSING_NS && g_setup.verbose) {
         message("--fixed-line %s:%u: no such line in the instrumented images (yet)", c.fixed_file,
                 c.fixed_line);
         said_missing = true;
@@ -321,15 +323,9 @@ double inFlightInVirtualTime(uint32_t p, uint64_t arrivals, uint64_t departures,
 bool threadRunnable(pid_t tid) {
   char path[64];
   formatTo(path, sizeof path, "/proc/self/task/%d/stat", int(tid));
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return false;
   char text[512];
-  ssize_t size = read(fd, text, sizeof text - 1);
-  close(fd);
-  if (size <= 0)
+  if (!readSmallFile(path, text, sizeof text))
     return false;
-  text[size] = 0;
   const char *paren = strrchr(text, ')'); // the name may hold spaces and ')'
   return paren && paren[1] == ' ' && paren[2] == 'R';
 }
@@ -341,13 +337,10 @@ struct DrainWatch {
 };
 DrainWatch g_drain_watch[CAUSAL_MAX_THREADS];
 
-// How often a thread whose CPU time stands still has its state re-read.
-constexpr uint64_t kStateCheckNs = 1000000;
-
 // Records every thread's CPU time at the start of a drain.
 void startDrainWatch() {
-  for (uint32_t i = 0, used = g_threads.slotsUsed(); i < used; ++i)
-    if (ThreadState *state = g_threads.slot(i))
+  for (uint32_t i = 0, used = g_setup.threads->slotsUsed(); i < used; ++i)
+    if (ThreadState *state = g_setup.threads->slot(i))
       g_drain_watch[i] = {threadCpuNs(state->tid), 0, true};
 }
 
@@ -357,8 +350,8 @@ void startDrainWatch() {
 // accept, ...) stops the wait for itself: it pays when it next runs.
 bool runningThreadOwesDelays(uint64_t now) {
   bool owing = false;
-  for (uint32_t i = 0, used = g_threads.slotsUsed(); i < used; ++i) {
-    ThreadState *state = g_threads.slot(i);
+  for (uint32_t i = 0, used = g_setup.threads->slotsUsed(); i < used; ++i) {
+    ThreadState *state = g_setup.threads->slot(i);
     if (!state || !state->in_use.load(std::memory_order_acquire) ||
         state->kind == SamplerKind::None ||
         state->blocking_calls.load(std::memory_order_relaxed) != 0 || !owesDelays(state))
@@ -372,7 +365,7 @@ bool runningThreadOwesDelays(uint64_t now) {
     if (cpu != watch.cpu_ns) {
       watch.cpu_ns = cpu;
       watch.runnable = true;
-    } else if (now - watch.checked_ns >= kStateCheckNs) {
+    } else if (now - watch.checked_ns >= CAUSAL_DRAIN_STATE_CHECK_NS) {
       watch.runnable = threadRunnable(state->tid);
       watch.checked_ns = now;
     }
@@ -430,8 +423,8 @@ SchedTotals watchScheduler(uint64_t epoch, bool start) {
     g_ended_wait_ns.store(0, std::memory_order_relaxed);
     g_ended_competing_samples.store(0, std::memory_order_relaxed);
   }
-  for (uint32_t i = 0, used = g_threads.slotsUsed(); i < used; ++i) {
-    ThreadState *state = g_threads.slot(i);
+  for (uint32_t i = 0, used = g_setup.threads->slotsUsed(); i < used; ++i) {
+    ThreadState *state = g_setup.threads->slot(i);
     if (state && state->in_use.load(std::memory_order_acquire))
       watchThread(state, epoch, start, &totals);
   }
@@ -445,8 +438,8 @@ SchedTotals watchScheduler(uint64_t epoch, bool start) {
 const cpu_set_t *threadsAffinity() {
   static cpu_set_t all;
   CPU_ZERO(&all);
-  for (uint32_t i = 0, used = g_threads.slotsUsed(); i < used; ++i) {
-    ThreadState *state = g_threads.slot(i);
+  for (uint32_t i = 0, used = g_setup.threads->slotsUsed(); i < used; ++i) {
+    ThreadState *state = g_setup.threads->slot(i);
     cpu_set_t mask;
     if (state && state->in_use.load(std::memory_order_acquire) && state->tid &&
         sched_getaffinity(state->tid, sizeof mask, &mask) == 0)
@@ -457,7 +450,7 @@ const cpu_set_t *threadsAffinity() {
 
 // Runs one experiment on |line|; returns the fewest visits any point saw.
 uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
-  const ExperimentConfig &c = g_experiment_config;
+  const ExperimentConfig &c = g_setup.config;
   uint32_t speedup =
       c.fixed_speedup_percent >= 0 ? uint32_t(c.fixed_speedup_percent) : drawSpeedupPercent(rng);
   uint32_t points = g_progress.size();
@@ -471,7 +464,7 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
 
   uint64_t global_before = g_experiment.global_delay_ns.load(std::memory_order_relaxed);
   g_experiment.selected_samples.store(0, std::memory_order_relaxed);
-  g_experiment.delay_per_sample_ns.store(delayPerSample(speedup, g_config.period_ns),
+  g_experiment.delay_per_sample_ns.store(delayPerSample(speedup, g_setup.period_ns),
                                          std::memory_order_relaxed);
   g_experiment.start_global_ns.store(global_before, std::memory_order_relaxed);
   g_experiment.selected.store(line, std::memory_order_relaxed);
@@ -505,8 +498,7 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   // Drain (Experiment.h): no new delays; running threads pay what they owe.
   g_experiment.selected.store(kNoLine, std::memory_order_relaxed);
   if (!stopping() && !c.end_to_end) {
-    uint64_t drain_end =
-        last + uint64_t(CAUSAL_DRAIN_BATCHES) * g_config.batch * g_config.period_ns;
+    uint64_t drain_end = last + uint64_t(CAUSAL_DRAIN_BATCHES) * g_setup.batch * g_setup.period_ns;
     uint64_t drain_start = last;
     startDrainWatch();
     while (!stopping() && runningThreadOwesDelays(last)) {
@@ -542,7 +534,7 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   // unit as the selected samples' delay; spins are not sampled).
   uint64_t shared_delay = sharedCpuDelay(
       g_experiment.shared_cpu_delay_ns.load(std::memory_order_relaxed),
-      elapsed ? double(sched.competing_samples) * double(g_config.period_ns) / double(elapsed) : 0);
+      elapsed ? double(sched.competing_samples) * double(g_setup.period_ns) / double(elapsed) : 0);
   uint64_t delay =
       g_experiment.global_delay_ns.load(std::memory_order_relaxed) - global_before + shared_delay;
   g_process_oversubscribed.store(processOversubscribed(cpus, running, waiting),
@@ -598,7 +590,7 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
 
 void *profilerMain(void *) {
   tls_is_profiler = true;
-  const ExperimentConfig &c = g_experiment_config;
+  const ExperimentConfig &c = g_setup.config;
   Rng rng(c.seed);
   uint64_t length = c.min_length_ns;
   while (!stopping()) {
@@ -637,7 +629,7 @@ bool launchProfilerThread() {
   g_thread_stopped.store(0);
   pthread_attr_t attr;
   pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, 256 * 1024);
+  pthread_attr_setstacksize(&attr, CAUSAL_PROFILER_STACK_BYTES);
   // No signal of the program is delivered to this thread. The sample
   // signal stays unblocked: no sampler targets this thread, and its handler
   // does nothing in a thread without state (a blocked SIGPROF would make
@@ -658,71 +650,11 @@ bool launchProfilerThread() {
   return true;
 }
 
-uint64_t parsePercent(const char *name, const char *value, bool *ok) {
-  uint64_t result = 0;
-  *ok = value && *value;
-  for (const char *p = value; *ok && *p; ++p) {
-    if (*p < '0' || *p > '9' || result > 100)
-      *ok = false;
-    else
-      result = result * 10 + uint64_t(*p - '0');
-  }
-  if (*ok && result > 100)
-    *ok = false;
-  if (!*ok && value)
-    message("%s=%s is not a percentage from 0 to 100; ignored", name, value);
-  return result;
-}
-
 } // namespace
 
-void readExperimentConfig() {
-  ExperimentConfig &c = g_experiment_config;
-  const char *enabled = envString(CAUSAL_ENV_EXPERIMENTS);
-  c.enabled = !(enabled && !strcmp(enabled, "0"));
-  c.end_to_end = envFlag(CAUSAL_ENV_END_TO_END);
-  const char *shared = envString(CAUSAL_ENV_SHARED_CPUS);
-  c.shared_cpus = !(shared && !strcmp(shared, "0"));
-  if (const char *fixed = envString(CAUSAL_ENV_FIXED_LINE)) {
-    c.has_fixed_line = parseFixedLine(fixed, c.fixed_file, sizeof(c.fixed_file), &c.fixed_line);
-    if (!c.has_fixed_line)
-      message("%s=%s is not FILE:LINE; ignored", CAUSAL_ENV_FIXED_LINE, fixed);
-  }
-  if (const char *speedup = envString(CAUSAL_ENV_FIXED_SPEEDUP)) {
-    bool ok = false;
-    uint64_t percent = parsePercent(CAUSAL_ENV_FIXED_SPEEDUP, speedup, &ok);
-    if (ok && percent % (100 / CAUSAL_SPEEDUP_DIVISIONS) != 0)
-      message("%s=%s: speedups are drawn in steps of %u %%; using %llu %% as given",
-              CAUSAL_ENV_FIXED_SPEEDUP, speedup, 100 / CAUSAL_SPEEDUP_DIVISIONS,
-              (unsigned long long)percent);
-    c.fixed_speedup_percent = ok ? int(percent) : -1;
-  }
-  bool malformed = false;
-  c.seed = envUnsigned(CAUSAL_ENV_SEED, 0, &malformed);
-  if (malformed)
-    message("%s is not a number; using a seed from the clock", CAUSAL_ENV_SEED);
-  if (!envString(CAUSAL_ENV_SEED) || malformed)
-    c.seed = realtimeNs() ^ (uint64_t(getpid()) << 32);
-  malformed = false;
-  c.min_length_ns = envUnsigned(CAUSAL_ENV_EXPERIMENT_NS, CAUSAL_DEFAULT_EXPERIMENT_NS, &malformed);
-  if (malformed || c.min_length_ns < 1000000ull || c.min_length_ns > CAUSAL_MAX_EXPERIMENT_NS) {
-    message("%s must be from 1000000 to %llu ns; using %llu", CAUSAL_ENV_EXPERIMENT_NS,
-            (unsigned long long)CAUSAL_MAX_EXPERIMENT_NS,
-            (unsigned long long)CAUSAL_DEFAULT_EXPERIMENT_NS);
-    c.min_length_ns = CAUSAL_DEFAULT_EXPERIMENT_NS;
-  }
-  malformed = false;
-  c.cooloff_ns = envUnsigned(CAUSAL_ENV_COOLOFF_NS, CAUSAL_DEFAULT_COOLOFF_NS, &malformed);
-  if (malformed || c.cooloff_ns > CAUSAL_MAX_EXPERIMENT_NS) {
-    message("%s is not a number of ns (at most %llu); using %llu", CAUSAL_ENV_COOLOFF_NS,
-            (unsigned long long)CAUSAL_MAX_EXPERIMENT_NS,
-            (unsigned long long)CAUSAL_DEFAULT_COOLOFF_NS);
-    c.cooloff_ns = CAUSAL_DEFAULT_COOLOFF_NS;
-  }
-  if (const char *scope = envString(CAUSAL_ENV_SCOPE))
-    formatTo(c.scope, sizeof(c.scope), "%s", scope);
-  if (const char *scope = envString(CAUSAL_ENV_BINARY_SCOPE))
-    formatTo(c.binary_scope, sizeof(c.binary_scope), "%s", scope);
+void setupExperiments(const ExperimentSetup &setup) {
+  g_setup = setup;
+  g_setup_done.store(true, std::memory_order_release);
 }
 
 void onSampledLine(ThreadState *state, const ResolvedAddress &where, uint64_t weight) {
@@ -730,8 +662,9 @@ void onSampledLine(ThreadState *state, const ResolvedAddress &where, uint64_t we
   if (g_experiment.active.load(std::memory_order_acquire)) {
     if (packed == g_experiment.selected.load(std::memory_order_relaxed)) {
       uint64_t delay = g_experiment.delay_per_sample_ns.load(std::memory_order_relaxed);
-      // Minimize delays: only the local count grows (settleDelays stretches
-      // the delay to wall time, adds it and publishes).
+      // Minimize delays: only this thread's count grows (settleDelays adds
+      // it to the local count, or to the shared-CPU delay when the thread
+      // competes for a CPU, and publishes).
       state->selected_delay_ns += delay * weight;
       g_experiment.selected_samples.fetch_add(weight, std::memory_order_relaxed);
     }
@@ -750,7 +683,7 @@ void settleDelays(ThreadState *state) {
   SchedWindow window;
   if (active && (selected || global > local)) {
     // Only when there is a delay to add or to pay.
-    if (g_experiment_config.shared_cpus && g_process_oversubscribed.load(std::memory_order_relaxed))
+    if (g_setup.config.shared_cpus && g_process_oversubscribed.load(std::memory_order_relaxed))
       window = observeScheduler(state);
     if (selected && window.competing) {
       // CPU time taken from the CPUs the competing threads share; no
@@ -790,14 +723,14 @@ void threadEnds(ThreadState *state) {
 }
 
 void startExperiments() {
-  const ExperimentConfig &c = g_experiment_config;
+  const ExperimentConfig &c = g_setup.config;
   // Started only once there is something to measure: the thread makes the
   // process multi-threaded, which costs a single-threaded program libc's
   // fast paths (an uncontended mutex pair: ~4 ns -> ~20 ns here).
   if (!c.enabled || (!c.end_to_end && g_progress.size() == 0))
     return;
-  if (g_status.load(std::memory_order_acquire) != kActive)
-    return;
+  if (!g_setup_done.load(std::memory_order_acquire))
+    return; // profiling is not (yet) on
   uint32_t expected = 0;
   if (!g_thread_launching.compare_exchange_strong(expected, 1))
     return; // started, or being started, by another thread
@@ -809,8 +742,10 @@ void stopExperiments() {
   if (!g_thread_started.load(std::memory_order_acquire) || isProfilerThread())
     return;
   g_stop_requested.store(1, std::memory_order_release);
-  for (int i = 0; i < 2000 && !g_thread_stopped.load(std::memory_order_acquire); ++i)
-    sleepNs(1000000);
+  for (uint64_t waited = 0;
+       waited < CAUSAL_PROFILER_STOP_WAIT_NS && !g_thread_stopped.load(std::memory_order_acquire);
+       waited += CAUSAL_PROFILER_POLL_NS)
+    sleepNs(CAUSAL_PROFILER_POLL_NS);
   setExperimentActive(0);
   g_thread_started.store(0, std::memory_order_release);
   // Not restarted in this process (g_thread_launching stays set).
@@ -822,7 +757,7 @@ void experimentsForkChild() {
   g_experiment.candidate.store(kNoLine);
   g_experiment.selected_samples.store(0);
   // The parent writes its own pending records; the child's start empty.
-  g_pending_lock.store(false);
+  g_pending_lock.reset();
   g_pending_size = 0;
   bool was_running = g_thread_started.exchange(0) != 0;
   g_thread_launching.store(0);
@@ -839,7 +774,7 @@ void takePendingRecords(TextBuffer *out) {
 }
 
 const char *peekPendingRecords(size_t *size) {
-  if (g_pending_lock.exchange(true, std::memory_order_acquire)) {
+  if (!g_pending_lock.tryLock()) {
     *size = 0;
     return nullptr; // held by a thread that stopped inside it: skip
   }

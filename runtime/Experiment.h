@@ -24,6 +24,8 @@
 // the global count, or after CAUSAL_DRAIN_BATCHES batches' time.
 // Sync hooks (SyncHooks.cpp) pay owed delays before anything that can wake a
 // thread, and credit a woken thread with the delays inserted while it slept.
+// The runtime gives this part what it needs once (ExperimentSetup); the
+// sampler calls onSampledLine and settleDelays.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CAUSAL_RUNTIME_EXPERIMENT_H
@@ -74,16 +76,24 @@ struct ExperimentGlobals {
   std::atomic<uint64_t> candidate{kNoLine}; ///< next line, posted by a sample
 };
 
+/// What the experiments need from the rest of the runtime, given once at
+/// start-up (Runtime.cpp); until then no profiler thread starts.
+struct ExperimentSetup {
+  ExperimentConfig config;                 ///< the CAUSAL_* settings (Settings.h)
+  const ModuleRegistry *modules = nullptr; ///< line tables: lines to select, their files
+  const ThreadRegistry *threads = nullptr; ///< the sampled threads (drain, scheduler watch)
+  uint64_t period_ns = 0;                  ///< sampling period: a selected sample's delay
+  uint32_t batch = 0;                      ///< samples per batch: the drain's length
+  bool verbose = false;                    ///< say when a fixed line is missing
+};
+void setupExperiments(const ExperimentSetup &setup);
+
 extern ExperimentGlobals g_experiment;
-extern ExperimentConfig g_experiment_config;
 extern ProgressRegistry g_progress;
 extern std::atomic<uint64_t> g_paused_ns;   ///< time all threads spent pausing (verbose)
 extern std::atomic<uint64_t> g_drain_ns;    ///< time spent in end-of-experiment drains (verbose)
 extern std::atomic<uint64_t> g_spun_ns;     ///< part of g_paused_ns spent runnable (verbose)
 extern std::atomic<uint64_t> g_spun_cpu_ns; ///< CPU time those runnable pauses burnt
-
-/// Reads the experiment tunables (says what is malformed). Not signal-safe.
-void readExperimentConfig();
 
 /// Signal-safe: a sample of |weight| charged to |where| (outcome Line).
 void onSampledLine(ThreadState *state, const ResolvedAddress &where, uint64_t weight);

@@ -11,13 +11,6 @@
 
 namespace causal::rt {
 
-void ModuleRegistry::lock() {
-  while (writer_lock_.exchange(true, std::memory_order_acquire))
-    sched_yield();
-}
-
-void ModuleRegistry::unlock() { writer_lock_.store(false, std::memory_order_release); }
-
 ModuleRegistry::RegisterResult ModuleRegistry::registerModule(const void *start, const void *stop,
                                                               const char *image_path) {
   if (!start || !stop)
@@ -26,17 +19,17 @@ ModuleRegistry::RegisterResult ModuleRegistry::registerModule(const void *start,
   if (!table)
     return RegisterResult::InvalidTable;
 
-  lock();
+  writer_lock_.lock();
   uint32_t used = used_.load(std::memory_order_relaxed);
   for (uint32_t i = 0; i < used; ++i) {
     if (modules_[i].key == start &&
         modules_[i].state.load(std::memory_order_relaxed) == SlotState::Active) {
-      unlock();
+      writer_lock_.unlock();
       return RegisterResult::AlreadyRegistered;
     }
   }
   if (used == kCapacity) {
-    unlock();
+    writer_lock_.unlock();
     return RegisterResult::Full;
   }
 
@@ -48,7 +41,7 @@ ModuleRegistry::RegisterResult ModuleRegistry::registerModule(const void *start,
     // large table costs no time proportional to its size.
     counts = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (counts == MAP_FAILED) {
-      unlock();
+      writer_lock_.unlock();
       return RegisterResult::OutOfMemory;
     }
   }
@@ -67,14 +60,14 @@ ModuleRegistry::RegisterResult ModuleRegistry::registerModule(const void *start,
     imagePathOf(start, m.path, sizeof(m.path));
   m.state.store(SlotState::Active, std::memory_order_release);
   used_.store(used + 1, std::memory_order_release);
-  unlock();
+  writer_lock_.unlock();
   return RegisterResult::Registered;
 }
 
 bool ModuleRegistry::unregisterModule(const void *start) {
   if (!start)
     return false;
-  lock();
+  writer_lock_.lock();
   uint32_t used = used_.load(std::memory_order_relaxed);
   Module *found = nullptr;
   for (uint32_t i = 0; i < used; ++i)
@@ -82,7 +75,7 @@ bool ModuleRegistry::unregisterModule(const void *start) {
         modules_[i].state.load(std::memory_order_relaxed) == SlotState::Active)
       found = &modules_[i];
   if (!found) {
-    unlock();
+    writer_lock_.unlock();
     return false;
   }
   found->state.store(SlotState::Retired, std::memory_order_seq_cst);
@@ -98,7 +91,7 @@ bool ModuleRegistry::unregisterModule(const void *start) {
                [&](uint32_t line) { return found->counts[line].load(std::memory_order_relaxed); });
   found->retired_text = text.release();
   found->table = nullptr;
-  unlock();
+  writer_lock_.unlock();
   return true;
 }
 

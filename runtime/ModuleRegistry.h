@@ -11,6 +11,7 @@
 #ifndef CAUSAL_RUNTIME_MODULEREGISTRY_H
 #define CAUSAL_RUNTIME_MODULEREGISTRY_H
 
+#include "SpinLock.h"
 #include "Support.h"
 
 #include "causal/abi.h"
@@ -99,12 +100,9 @@ private:
     char path[kPathSize];
   };
 
-  void lock();
-  void unlock();
-
   Module modules_[kCapacity] = {};
   std::atomic<uint32_t> used_{0};
-  std::atomic<bool> writer_lock_{false};
+  SpinLock writer_lock_;
   mutable std::atomic<uint32_t> readers_{0};
 };
 

@@ -9,12 +9,6 @@
 
 namespace causal::rt {
 
-void ProgressRegistry::lock() {
-  while (lock_.exchange(true, std::memory_order_acquire))
-    __builtin_ia32_pause();
-}
-void ProgressRegistry::unlock() { lock_.store(false, std::memory_order_release); }
-
 uint64_t ProgressRegistry::sum(const CounterList &list) {
   uint64_t total = list.retired.load(std::memory_order_relaxed);
   uint32_t n = list.size.load(std::memory_order_acquire);
@@ -78,7 +72,7 @@ uint32_t ProgressRegistry::registerCounters(causal_counter *start, causal_counte
   if (!start || !stop || stop <= start)
     return 0;
   uint32_t added = 0;
-  lock();
+  lock_.lock();
   for (causal_counter *record = start; record < stop; ++record) {
     uint32_t index;
     if (addCounter(record->kind, record->name, &record->count, &index))
@@ -87,20 +81,20 @@ uint32_t ProgressRegistry::registerCounters(causal_counter *start, causal_counte
     if (index != kMaxPoints)
       __atomic_store_n(&record->flags, index + 1, __ATOMIC_RELEASE);
   }
-  unlock();
+  lock_.unlock();
   return added;
 }
 
 CozCounter *ProgressRegistry::cozCounter(int type, const char *name) {
   if (!name || type < int(CAUSAL_COUNTER_THROUGHPUT) || type > int(CAUSAL_COUNTER_END))
     return nullptr;
-  lock();
+  lock_.lock();
   uint32_t n = num_coz_.load(std::memory_order_relaxed);
   for (uint32_t i = 0; i < n; ++i) {
     CozSlot &slot = coz_[i];
     if (slot.type == type &&
         strncmp(points_[slot.point].name, name, CAUSAL_MAX_POINT_NAME - 1) == 0) {
-      unlock();
+      lock_.unlock();
       return &slot.counter;
     }
   }
@@ -118,7 +112,7 @@ CozCounter *ProgressRegistry::cozCounter(int type, const char *name) {
       result = &slot.counter;
     }
   }
-  unlock();
+  lock_.unlock();
   return result;
 }
 
@@ -162,7 +156,7 @@ ProgressRegistry::VisitSums ProgressRegistry::takeVisitSums(uint32_t point_index
 }
 
 void ProgressRegistry::retireRange(uintptr_t begin, uintptr_t end) {
-  lock();
+  lock_.lock();
   uint32_t n = num_points_.load(std::memory_order_relaxed);
   for (uint32_t p = 0; p < n; ++p) {
     for (CounterList *list : {&points_[p].begins, &points_[p].ends}) {
@@ -181,11 +175,11 @@ void ProgressRegistry::retireRange(uintptr_t begin, uintptr_t end) {
       }
     }
   }
-  unlock();
+  lock_.unlock();
 }
 
 void ProgressRegistry::resetForTesting() {
-  lock();
+  lock_.lock();
   for (Point &point : points_) {
     point.begin_ns.store(0);
     point.end_ns.store(0);
@@ -198,7 +192,7 @@ void ProgressRegistry::resetForTesting() {
   }
   num_points_.store(0);
   num_coz_.store(0);
-  unlock();
+  lock_.unlock();
 }
 
 } // namespace causal::rt

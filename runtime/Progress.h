@@ -13,6 +13,8 @@
 #ifndef CAUSAL_RUNTIME_PROGRESS_H
 #define CAUSAL_RUNTIME_PROGRESS_H
 
+#include "SpinLock.h"
+
 #include "causal/abi.h"
 #include "causal/tunables.h"
 
@@ -102,14 +104,11 @@ private:
   /// (kMaxPoints if none) even when the counter was there already.
   bool addCounter(uint32_t kind_code, const char *name, uint64_t *counter, uint32_t *index);
   uint32_t findOrAddPoint(PointKind kind, const char *name); // lock held
-  void lock();
-  void unlock();
-
   Point points_[kMaxPoints] = {};
   std::atomic<uint32_t> num_points_{0};
   CozSlot coz_[kMaxCozCounters] = {};
   std::atomic<uint32_t> num_coz_{0};
-  std::atomic<bool> lock_{false};
+  SpinLock lock_;
   std::atomic<bool> said_full_{false};
 };
 

@@ -1,5 +1,11 @@
 //===- runtime/Runtime.h - Process-wide state of libcausal_rt --------------===//
 //
+// The state the runtime's rooms share: start-up and registration
+// (Runtime.cpp), thread lifecycle (Threads.cpp), fork (Fork.cpp), process
+// end and signals (ProcessEnd.cpp), the Coz entry points (CozApi.cpp). The
+// sampler and the experiments do not reach in here: they are given what
+// they need at start-up (SamplerSetup, ExperimentSetup).
+//
 // Everything is constant-initialized (no static constructors, no
 // destructors): image constructors may register modules before the
 // runtime's own constructor runs, and signal handlers may still run while
@@ -11,40 +17,20 @@
 
 #include "ModuleRegistry.h"
 #include "SampleLog.h"
+#include "Settings.h"
 #include "Support.h"
 #include "ThreadState.h"
 
 #include <atomic>
-#include <limits.h>
 #include <stdint.h>
 
 namespace causal::rt {
-
-struct RuntimeConfig {
-  bool verbose = false;
-  SamplerKind requested = SamplerKind::None; ///< None = auto
-  uint64_t period_ns = 0;
-  uint32_t batch = 0;
-  uint32_t stack_copy_bytes = 0;
-  char output_path[PATH_MAX] = {};
-  char sample_log_path[PATH_MAX] = {};
-};
-
-struct RuntimeCounters {
-  std::atomic<uint64_t> attributed{0}; ///< charged to an instrumented line
-  std::atomic<uint64_t> outside{0};    ///< no instrumented frame
-  std::atomic<uint64_t> overhead{0};   ///< taken in the runtime itself: dropped
-  std::atomic<uint64_t> lost{0};       ///< dropped by the kernel (ring full)
-  std::atomic<uint64_t> signals{0};    ///< handler invocations
-  std::atomic<uint64_t> handler_ns{0}; ///< time spent in them
-};
 
 /// 0 = not initialized yet, 1 = profiling, 2 = disabled/failed (inert).
 enum RuntimeStatus : uint32_t { kUninitialized = 0, kActive = 1, kInert = 2 };
 
 extern std::atomic<uint32_t> g_status;
 extern RuntimeConfig g_config;
-extern RuntimeCounters g_counters;
 extern ModuleRegistry g_modules;
 extern ThreadRegistry g_threads;
 extern SampleLog g_sample_log;

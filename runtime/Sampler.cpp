@@ -4,7 +4,8 @@
 
 #include "Attribution.h"
 #include "Experiment.h"
-#include "Runtime.h"
+#include "ModuleRegistry.h"
+#include "SampleLog.h"
 
 #include "causal/tunables.h"
 
@@ -32,6 +33,10 @@ __thread ThreadState *tls_thread CAUSAL_RT_TLS = nullptr;
 
 namespace {
 
+// What the runtime gave at start-up (setupSampler); constant afterwards.
+SamplerSetup g_setup;
+SampleCounters g_counters;
+
 constexpr size_t kPageSize = 4096;
 constexpr uint64_t kUserRegsMask =
     (1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) | (1ull << PERF_REG_X86_IP);
@@ -46,19 +51,19 @@ pid_t currentTid() { return pid_t(rawSyscall(SYS_gettid)); }
 
 // ---- Recording one sample -------------------------------------------------
 
-// The single place a sample's outcome is recorded. The experiment logic of
-// a later issue hooks in here (selected-line check, local delay count).
+// The single place a sample's outcome is recorded: its line's count, the
+// sample log, and the experiments (selected-line check, local delay count).
 void recordSample(ThreadState *state, SampleOutcome outcome, const ResolvedAddress &where,
                   uint64_t weight) {
   state->samples += weight;
   state->samples_in_batch += weight;
   switch (outcome) {
   case SampleOutcome::Line:
-    g_modules.addSamples(where, weight);
+    g_setup.modules->addSamples(where, weight);
     g_counters.attributed.fetch_add(weight, std::memory_order_relaxed);
-    if (g_sample_log.enabled())
-      g_sample_log.add(where.module, where.link_address, weight);
-    if (g_experiment_config.enabled)
+    if (g_setup.sample_log && g_setup.sample_log->enabled())
+      g_setup.sample_log->add(where.module, where.link_address, weight);
+    if (g_setup.experiments)
       onSampledLine(state, where, weight);
     break;
   case SampleOutcome::Outside:
@@ -69,10 +74,6 @@ void recordSample(ThreadState *state, SampleOutcome outcome, const ResolvedAddre
     break;
   }
 }
-
-// Called after every CAUSAL_SAMPLE_BATCH samples of a thread, from its
-// signal handler. Delays are settled after every signal instead (below).
-void afterBatch(ThreadState *) {}
 
 // ---- perf_event ring ------------------------------------------------------
 
@@ -122,7 +123,7 @@ void handleRecord(ThreadState *state, const unsigned char *record,
                   const perf_event_header &header) {
   if (header.type == PERF_RECORD_SAMPLE) {
     PerfSample sample;
-    if (!decodeSample(record, header.size, g_config.stack_copy_bytes != 0, &sample))
+    if (!decodeSample(record, header.size, g_setup.stack_copy_bytes != 0, &sample))
       return;
     ResolvedAddress where;
     SampleOutcome outcome = attributePerfSample(sample, state, &where);
@@ -173,7 +174,8 @@ void processTimerTick(ThreadState *state, siginfo_t *info, void *ucontext) {
   // the same place.
   uint64_t weight = 1;
   if (info->si_overrun > 0)
-    weight += uint64_t(info->si_overrun) < 1000 ? uint64_t(info->si_overrun) : 1000;
+    weight += uint64_t(info->si_overrun) < CAUSAL_MAX_TIMER_OVERRUN ? uint64_t(info->si_overrun)
+                                                                    : CAUSAL_MAX_TIMER_OVERRUN;
   recordSample(state, outcome, where, weight);
 }
 
@@ -191,27 +193,26 @@ void onSampleSignal(int, siginfo_t *info, void *ucontext) {
     int cancel_state;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
     // CPU time of the handler (CAUSAL_VERBOSE only: costs two system calls).
-    uint64_t started = g_config.verbose ? threadCpuNs() : 0;
-    g_modules.beginRead();
+    uint64_t started = g_setup.verbose ? threadCpuNs() : 0;
+    g_setup.modules->beginRead();
     if (state->kind == SamplerKind::Perf)
       drainRing(state);
     else if (info && info->si_code == SI_TIMER)
       processTimerTick(state, info, ucontext);
-    g_modules.endRead();
+    g_setup.modules->endRead();
     // The kernel signals every perf sample when O_ASYNC is set (it ignores
     // wakeup_events for fasync notification), and a CPU-time timer signals
     // each expiration: batches of CAUSAL_SAMPLE_BATCH are formed here.
-    if (state->samples_in_batch >= g_config.batch) {
+    if (state->samples_in_batch >= g_setup.batch) {
       state->samples_in_batch = 0;
       state->batches++;
-      afterBatch(state);
     }
     // The paper: delays are checked and inserted right after processing
     // samples (every signal: the kernel signals each perf sample).
-    if (g_experiment_config.enabled)
+    if (g_setup.experiments)
       settleDelays(state);
     g_counters.signals.fetch_add(1, std::memory_order_relaxed);
-    if (g_config.verbose)
+    if (g_setup.verbose)
       g_counters.handler_ns.fetch_add(threadCpuNs() - started, std::memory_order_relaxed);
     pthread_setcancelstate(cancel_state, nullptr);
     state->in_handler = 0;
@@ -232,15 +233,16 @@ int perfEventOpen(perf_event_attr *attr) {
 }
 
 // Moves |fd| out of the low numbers the program expects to get from open():
-// to the first free number from min(soft limit / 2, 1000). Not higher: the
-// kernel sizes a process's descriptor table by its highest descriptor.
+// to the first free number from min(soft limit / 2, CAUSAL_PERF_FD_FLOOR).
+// Not higher: the kernel sizes a process's descriptor table by its highest
+// descriptor.
 int moveFdHigh(int fd) {
   struct rlimit limit;
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur < 256)
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur < CAUSAL_PERF_FD_MIN_LIMIT)
     return fd;
-  rlim_t base = limit.rlim_cur == RLIM_INFINITY ? 1000 : limit.rlim_cur / 2;
-  if (base > 1000)
-    base = 1000;
+  rlim_t base = limit.rlim_cur == RLIM_INFINITY ? CAUSAL_PERF_FD_FLOOR : limit.rlim_cur / 2;
+  if (base > CAUSAL_PERF_FD_FLOOR)
+    base = CAUSAL_PERF_FD_FLOOR;
   int high = fcntl(fd, F_DUPFD_CLOEXEC, int(base));
   if (high < 0)
     return fd;
@@ -258,10 +260,10 @@ bool ownsPerfFd(const ThreadState *state) {
 
 size_t ringDataPages() {
   // Room for two batches of the largest samples we ask for.
-  size_t sample_bytes = 64 + 8 * CAUSAL_MAX_CALLCHAIN + 48 + g_config.stack_copy_bytes;
-  size_t needed = 2 * size_t(g_config.batch) * sample_bytes;
+  size_t sample_bytes = 64 + 8 * CAUSAL_MAX_CALLCHAIN + 48 + g_setup.stack_copy_bytes;
+  size_t needed = 2 * size_t(g_setup.batch) * sample_bytes;
   size_t pages = CAUSAL_PERF_RING_PAGES;
-  while (pages * kPageSize < needed && pages < 1024)
+  while (pages * kPageSize < needed && pages < CAUSAL_MAX_PERF_RING_PAGES)
     pages *= 2;
   return pages;
 }
@@ -272,18 +274,18 @@ int startPerf(ThreadState *state) {
   attr.size = sizeof(attr);
   attr.type = PERF_TYPE_SOFTWARE;
   attr.config = PERF_COUNT_SW_TASK_CLOCK;
-  attr.sample_period = g_config.period_ns;
+  attr.sample_period = g_setup.period_ns;
   attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN;
-  if (g_config.stack_copy_bytes) {
+  if (g_setup.stack_copy_bytes) {
     attr.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
     attr.sample_regs_user = kUserRegsMask;
-    attr.sample_stack_user = g_config.stack_copy_bytes;
+    attr.sample_stack_user = g_setup.stack_copy_bytes;
   }
   attr.disabled = 1;
   attr.exclude_kernel = 1;
   attr.exclude_hv = 1;
   attr.exclude_callchain_kernel = 1;
-  attr.wakeup_events = g_config.batch;
+  attr.wakeup_events = g_setup.batch;
 
   int fd = perfEventOpen(&attr);
   if (fd < 0)
@@ -346,8 +348,8 @@ int startTimer(ThreadState *state) {
   state->timer_armed = true;
   state->kind = SamplerKind::Timer;
   struct itimerspec spec;
-  spec.it_interval.tv_sec = time_t(g_config.period_ns / 1000000000ull);
-  spec.it_interval.tv_nsec = long(g_config.period_ns % 1000000000ull);
+  spec.it_interval.tv_sec = time_t(g_setup.period_ns / 1000000000ull);
+  spec.it_interval.tv_nsec = long(g_setup.period_ns % 1000000000ull);
   spec.it_value = spec.it_interval;
   if (timer_settime(timer, 0, &spec, nullptr) != 0) {
     int error = errno;
@@ -385,11 +387,11 @@ void explainPerfFailure(int error, bool falling_back) {
   else if (error == EMFILE || error == ENFILE)
     hint = " (out of file descriptors)";
   message("perf_event sampling is not used: perf_event_open failed: %s; "
-          "kernel.perf_event_paranoid=%s%s.%s",
+          "kernel.perf_event_paranoid=%s%s.%s%s%s",
           strerror(error), paranoid, hint,
-          falling_back ? " Using the CPU-time timer sampler instead "
-                         "(set " CAUSAL_ENV_SAMPLER "=timer to skip the attempt)."
-                       : "");
+          falling_back ? " Using the CPU-time timer sampler instead (set " : "",
+          falling_back ? CAUSAL_ENV_SAMPLER : "",
+          falling_back ? "=timer to skip the attempt)." : "");
 }
 
 AddressRange stackOfCurrentThread(bool is_main_thread) {
@@ -422,6 +424,19 @@ AddressRange stackOfCurrentThread(bool is_main_thread) {
 
 } // namespace
 
+void setupSampler(const SamplerSetup &setup) { g_setup = setup; }
+
+const SampleCounters &sampleCounters() { return g_counters; }
+
+void resetSampleCounters() {
+  g_counters.attributed.store(0);
+  g_counters.outside.store(0);
+  g_counters.overhead.store(0);
+  g_counters.lost.store(0);
+  g_counters.signals.store(0);
+  g_counters.handler_ns.store(0);
+}
+
 int installSampleHandler() {
   struct sigaction action;
   memset(&action, 0, sizeof(action));
@@ -440,14 +455,14 @@ SamplerKind startThreadSampling(ThreadState *state, bool is_main_thread) {
     // First thread (the main thread, from the constructor): decide.
     SamplerKind chosen = SamplerKind::None;
     int perf_error = 0;
-    if (g_config.requested != SamplerKind::Timer) {
+    if (g_setup.requested != SamplerKind::Timer) {
       perf_error = startPerf(state);
       if (!perf_error)
         chosen = SamplerKind::Perf;
       else
-        explainPerfFailure(perf_error, g_config.requested != SamplerKind::Perf);
+        explainPerfFailure(perf_error, g_setup.requested != SamplerKind::Perf);
     }
-    if (chosen == SamplerKind::None && g_config.requested != SamplerKind::Perf) {
+    if (chosen == SamplerKind::None && g_setup.requested != SamplerKind::Perf) {
       int timer_error = startTimer(state);
       if (!timer_error)
         chosen = SamplerKind::Timer;
@@ -456,8 +471,9 @@ SamplerKind startThreadSampling(ThreadState *state, bool is_main_thread) {
                 "The program runs unprofiled.",
                 strerror(timer_error));
     } else if (chosen == SamplerKind::None) {
-      message("sampling is off (" CAUSAL_ENV_SAMPLER "=perf and perf_event is unavailable). "
-              "The program runs unprofiled.");
+      message("sampling is off (%s=perf and perf_event is unavailable). "
+              "The program runs unprofiled.",
+              CAUSAL_ENV_SAMPLER);
     }
     g_process_sampler.store(chosen, std::memory_order_relaxed);
     g_sampler_decided.store(true, std::memory_order_release);
@@ -471,7 +487,7 @@ SamplerKind startThreadSampling(ThreadState *state, bool is_main_thread) {
     int error = startPerf(state);
     if (!error)
       return SamplerKind::Perf;
-    if (g_config.requested == SamplerKind::Perf) {
+    if (g_setup.requested == SamplerKind::Perf) {
       if (!g_said_thread_failure.exchange(true))
         message("a thread could not start perf_event sampling (%s); it runs unsampled",
                 strerror(error));
@@ -504,9 +520,9 @@ void stopThreadSampling(ThreadState *state) {
     if (owned)
       ioctl(state->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
     state->in_handler = 1;
-    g_modules.beginRead();
+    g_setup.modules->beginRead();
     drainRing(state);
-    g_modules.endRead();
+    g_setup.modules->endRead();
     state->in_handler = 0;
     if (owned)
       close(state->perf_fd);
@@ -538,8 +554,8 @@ void resumeThreadSampling(ThreadState *state) {
     ioctl(state->perf_fd, PERF_EVENT_IOC_ENABLE, 0);
   } else if (state->kind == SamplerKind::Timer && state->timer_armed) {
     struct itimerspec spec;
-    spec.it_interval.tv_sec = time_t(g_config.period_ns / 1000000000ull);
-    spec.it_interval.tv_nsec = long(g_config.period_ns % 1000000000ull);
+    spec.it_interval.tv_sec = time_t(g_setup.period_ns / 1000000000ull);
+    spec.it_interval.tv_nsec = long(g_setup.period_ns % 1000000000ull);
     spec.it_value = spec.it_interval;
     timer_settime(state->timer, 0, &spec, nullptr);
   }

@@ -19,7 +19,40 @@
 #include "Support.h"
 #include "ThreadState.h"
 
+#include <atomic>
+#include <stdint.h>
+
 namespace causal::rt {
+
+class ModuleRegistry;
+class SampleLog;
+
+/// What the sampler needs from the rest of the runtime, given once at
+/// start-up before any thread samples (Runtime.cpp).
+struct SamplerSetup {
+  SamplerKind requested = SamplerKind::None; ///< None = auto (perf, else the timer)
+  uint64_t period_ns = 0;                    ///< CPU time between samples
+  uint32_t batch = 0;                        ///< samples per batch (ring size, batch count)
+  uint32_t stack_copy_bytes = 0;             ///< user stack copied with perf samples
+  bool verbose = false;                      ///< time the handler (two more system calls)
+  bool experiments = false;                  ///< hand samples to the experiments
+  ModuleRegistry *modules = nullptr;         ///< resolves addresses, counts samples per line
+  SampleLog *sample_log = nullptr;           ///< every sampled address (when enabled)
+};
+void setupSampler(const SamplerSetup &setup);
+
+/// Samples by outcome, for the verbose summary at exit.
+struct SampleCounters {
+  std::atomic<uint64_t> attributed{0}; ///< charged to an instrumented line
+  std::atomic<uint64_t> outside{0};    ///< no instrumented frame
+  std::atomic<uint64_t> overhead{0};   ///< taken in the runtime itself: dropped
+  std::atomic<uint64_t> lost{0};       ///< dropped by the kernel (ring full)
+  std::atomic<uint64_t> signals{0};    ///< handler invocations
+  std::atomic<uint64_t> handler_ns{0}; ///< time spent in them (verbose only)
+};
+const SampleCounters &sampleCounters();
+/// Fork child: the child's counts start from zero.
+void resetSampleCounters();
 
 /// The calling thread's state (null if it is not sampled).
 extern __thread ThreadState *tls_thread CAUSAL_RT_TLS;
@@ -29,9 +62,9 @@ extern __thread ThreadState *tls_thread CAUSAL_RT_TLS;
 int installSampleHandler();
 
 /// Starts sampling the calling thread into |state| (tid and stack are
-/// filled in here). Uses g_config; the first call decides between perf and
-/// the timer (saying once why perf is not used). Returns the sampler used
-/// (None if neither works; said once).
+/// filled in here). The first call decides between perf and the timer
+/// (saying once why perf is not used). Returns the sampler used (None if
+/// neither works; said once).
 SamplerKind startThreadSampling(ThreadState *state, bool is_main_thread);
 
 /// Stops sampling the calling thread and processes the samples still in

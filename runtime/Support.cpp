@@ -43,6 +43,18 @@ uint64_t threadCpuNs(pid_t tid) {
   return clockNs(clockid_t((~unsigned(tid) << 3) | 4 /* per thread */ | 2 /* sched */));
 }
 
+bool readSmallFile(const char *path, char *buffer, size_t size) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  ssize_t n = read(fd, buffer, size - 1);
+  close(fd);
+  if (n <= 0)
+    return false;
+  buffer[n] = 0;
+  return true;
+}
+
 bool parseSchedStat(const char *text, SchedStat *out) {
   uint64_t values[2] = {0, 0};
   const char *p = text;
@@ -76,16 +88,8 @@ bool readSchedStat(pid_t tid, SchedStat *out) {
       *p++ = *q++;
     *p = 0;
   }
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return false;
   char text[96];
-  ssize_t size = read(fd, text, sizeof text - 1);
-  close(fd);
-  if (size <= 0)
-    return false;
-  text[size] = 0;
-  return parseSchedStat(text, out);
+  return readSmallFile(path, text, sizeof text) && parseSchedStat(text, out);
 }
 
 double parseCgroupCpuMax(const char *text) {
@@ -100,19 +104,6 @@ double parseCgroupCpuMax(const char *text) {
 }
 
 namespace {
-
-// The first line of |path| into |buffer|; false if unreadable.
-bool readSmallFile(const char *path, char *buffer, size_t size) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return false;
-  ssize_t n = read(fd, buffer, size - 1);
-  close(fd);
-  if (n <= 0)
-    return false;
-  buffer[n] = 0;
-  return true;
-}
 
 // The lowest quota (in CPUs) on the path from |dir| up to |root|; 0 if none.
 double lowestQuota(const char *root, const char *relative, bool v2) {
@@ -177,15 +168,9 @@ double availableCpus(const cpu_set_t *threads_mask) {
   if (cpus <= 0)
     cpus = double(sysconf(_SC_NPROCESSORS_ONLN));
   // /proc/self/cgroup: "0::/path" (v2) and "N:cpu,cpuacct:/path" (v1).
-  int fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return cpus;
   char text[4096];
-  ssize_t n = read(fd, text, sizeof text - 1);
-  close(fd);
-  if (n <= 0)
+  if (!readSmallFile("/proc/self/cgroup", text, sizeof text))
     return cpus;
-  text[n] = 0;
   double quota = 0;
   for (char *line = text; line && *line;) {
     char *next = strchr(line, '\n');

@@ -41,6 +41,11 @@ inline long rawSyscall(long number, long a1 = 0, long a2 = 0, long a3 = 0, long 
 /// alone.
 bool rawSleepNs(uint64_t ns);
 
+/// Reads at most |size| - 1 bytes of the file at |path| into |buffer|,
+/// NUL-terminated. False if it cannot be read or is empty. Signal-safe
+/// (open, read, close).
+bool readSmallFile(const char *path, char *buffer, size_t size);
+
 /// Current CLOCK_MONOTONIC / CLOCK_REALTIME time in ns. Signal-safe.
 uint64_t monotonicNs();
 uint64_t realtimeNs();

@@ -1,15 +1,17 @@
 //===- runtime/ThreadState.h - What the runtime keeps per thread -----------===//
 //
 // One ThreadState per sampled thread, reached from the signal handler via
-// an initial-exec TLS pointer. States live in anonymous mappings that are
-// never unmapped: an exited thread's state is marked free and reused by the
-// next new thread, so code that enumerates threads (the experiment logic of
-// a later issue) never reads freed memory.
+// an initial-exec TLS pointer (tls_thread, Sampler.h). States live in
+// anonymous mappings that are never unmapped: an exited thread's state is
+// marked free and reused by the next new thread, so code that enumerates
+// threads (the experiments' drain and scheduler watch) never reads freed
+// memory.
 //
-// Fields used by the causal experiments (delay counts) are here already;
-// the sample path calls Sampler.cpp's recordSample() for every sample and
-// afterBatch() after every CAUSAL_SAMPLE_BATCH samples of the thread: that
-// is where the selected-line check and the delays will go.
+// The sample path calls Sampler.cpp's recordSample() for every sample,
+// which hands a sample of an instrumented line to the experiments
+// (onSampledLine: the selected-line check); after every signal the thread
+// settles its delays (settleDelays). Batches of CAUSAL_SAMPLE_BATCH samples
+// are only counted (samples_in_batch, batches).
 //
 //===----------------------------------------------------------------------===//
 #ifndef CAUSAL_RUNTIME_THREADSTATE_H
@@ -60,7 +62,8 @@ struct ThreadState {
   std::atomic<uint32_t> blocking_calls; // >0 while in a blocking call (a wake-up credits it)
   uint64_t excess_delay_ns;             // pause overshoot, subtracted from the next pause
   uint64_t selected_delay_ns;           // delay of this signal's selected samples, not yet
-                                        // stretched to wall time (settleDelays does that)
+                                        // counted (settleDelays adds it to the local count,
+                                        // or to the shared-CPU delay if the thread competes)
   SchedStat sched;                      // the last schedstat reading (sched_read: taken)
   bool sched_read;
   bool competing;                         // what that reading said (Experiment.cpp)

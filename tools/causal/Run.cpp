@@ -1,7 +1,7 @@
 //===- Run.cpp - `causal run`: run a program with profiling settings ------===//
 //
-// Turns options into the environment variables the runtime reads (names and
-// defaults in include/causal/tunables.h) and execs the program, so the program
+// Turns options into the environment variables the runtime reads (one row
+// each in include/causal/settings.def) and execs the program, so the program
 // keeps its pid, its exit status and its signals: `causal run` adds nothing
 // between the shell and the program.
 //
@@ -9,7 +9,7 @@
 #include "Commands.h"
 #include "InstallLayout.h"
 
-#include "causal/tunables.h"
+#include "causal/settings.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -25,85 +25,77 @@
 namespace causal {
 namespace {
 
-// One row per option that maps to a runtime environment variable. An option
-// with a |fixed_value| takes no argument and sets the variable to it.
-struct EnvOption {
-  const char *flag;
-  const char *env;
-  const char *metavar;
-  const char *help;
-  bool (*valid)(const std::string &);
-  const char *fixed_value = nullptr;
-  const char *alias = nullptr; // Coz's name for the same option
-};
-
 bool anyValue(const std::string &v) { return !v.empty(); }
-bool anyInteger(const std::string &v) {
-  return !v.empty() && v.size() <= 19 &&
-         std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
+bool digits(const std::string &v, size_t most) {
+  if (v.empty() || v.size() > most)
+    return false;
+  for (char c : v)
+    if (c < '0' || c > '9')
+      return false;
+  return true;
 }
 bool positiveInteger(const std::string &v) {
-  return v.size() <= 18 && anyInteger(v) && std::strtoull(v.c_str(), nullptr, 10) > 0;
+  return digits(v, 18) && std::strtoull(v.c_str(), nullptr, 10) > 0;
 }
-bool samplerName(const std::string &v) { return v == "auto" || v == "perf" || v == "timer"; }
-bool percent(const std::string &v) {
-  return anyInteger(v) && v.size() <= 3 && std::strtoul(v.c_str(), nullptr, 10) <= 100;
-}
+bool anyInteger(const std::string &v) { return digits(v, 19); }
 bool fileColonLine(const std::string &v) {
   size_t colon = v.rfind(':');
   return colon != std::string::npos && colon > 0 && positiveInteger(v.substr(colon + 1));
 }
+// One of the '|'-separated words of |words|.
+bool oneOf(const char *words, const std::string &v) {
+  std::string all = std::string("|") + words + "|";
+  return !v.empty() && v.find('|') == std::string::npos &&
+         all.find("|" + v + "|") != std::string::npos;
+}
 
-const EnvOption envOptions[] = {
-    {"--output", CAUSAL_ENV_OUTPUT, "FILE",
-     "profile to append to (default " CAUSAL_DEFAULT_OUTPUT " in the working directory)", anyValue},
-    {"--sampler", CAUSAL_ENV_SAMPLER, "auto|perf|timer",
-     "sample source; auto uses perf_event and falls back to a CPU-time timer", samplerName},
-    {"--sample-period", CAUSAL_ENV_SAMPLE_PERIOD, "NS",
-     "CPU time between samples of a thread, in nanoseconds (default 1000000)", positiveInteger},
-    {"--sample-log", CAUSAL_ENV_SAMPLE_LOG, "FILE",
-     "also write every sample's address (for `causal lines --check --samples`)", anyValue},
-    {"--scope", CAUSAL_ENV_SCOPE, "GLOBS",
-     "source files whose lines experiments may select (':'-separated fnmatch globs; default: "
-     "all but /usr/include, /usr/lib)",
-     anyValue, nullptr, "--source-scope"},
-    {"--binary-scope", CAUSAL_ENV_BINARY_SCOPE, "GLOBS",
-     "executables/libraries whose lines experiments may select (default: all instrumented)",
-     anyValue},
-    {"--fixed-line", CAUSAL_ENV_FIXED_LINE, "FILE:LINE", "every experiment selects this line",
-     fileColonLine},
-    {"--fixed-speedup", CAUSAL_ENV_FIXED_SPEEDUP, "PERCENT",
-     "every experiment uses this virtual speedup (0-100)", percent},
-    {"--end-to-end", CAUSAL_ENV_END_TO_END, "",
-     "one experiment per run, the end of the run is the progress point", anyValue, "1"},
-    {"--seed", CAUSAL_ENV_SEED, "N", "seed of the speedup choice (default: from the clock)",
-     anyInteger},
-    {"--experiment-length", CAUSAL_ENV_EXPERIMENT_NS, "NS",
-     "first and shortest experiment length (default 100000000; doubled while progress points "
-     "see fewer than 5 visits)",
-     positiveInteger},
-    {"--cooloff", CAUSAL_ENV_COOLOFF_NS, "NS", "pause between experiments (default 10000000)",
-     anyInteger},
-    {"--no-experiments", CAUSAL_ENV_EXPERIMENTS, "", "sample only: no experiments, no delays",
-     anyValue, "0"},
-    {"--no-shared-cpus", CAUSAL_ENV_SHARED_CPUS, "",
-     "Coz's model: treat every thread as having a CPU of its own (no shared-CPU accounting "
-     "when threads outnumber CPUs)",
-     anyValue, "0"},
-};
+// Whether |value| is one the option takes. The runtime checks the rest (a
+// number out of range: it says so and uses the default).
+bool validValue(const SettingInfo &s, const std::string &value) {
+  switch (s.kind) {
+  case SettingKind::Number:
+  case SettingKind::Floor:
+    return s.min > 0 ? positiveInteger(value) : anyInteger(value);
+  case SettingKind::Optional:
+    return anyInteger(value) && (s.max == 0 || std::strtoull(value.c_str(), nullptr, 10) <= s.max);
+  case SettingKind::Choice:
+    return oneOf(s.arg, value);
+  case SettingKind::FileLine:
+    return fileColonLine(value);
+  default:
+    return anyValue(value);
+  }
+}
+
+// " (default X)" for a setting whose default the help should name.
+std::string defaultNote(const SettingInfo &s) {
+  switch (s.kind) {
+  case SettingKind::Number:
+  case SettingKind::Floor:
+    return " (default " + std::to_string(s.number) + ")";
+  case SettingKind::Choice:
+  case SettingKind::Path:
+    return s.text[0] ? std::string(" (default ") + s.text + ")" : std::string();
+  default:
+    return {};
+  }
+}
 
 void printUsage(FILE *out) {
   std::fprintf(out, "usage: causal run [options] -- PROGRAM [ARGS...]\n\n"
                     "Runs PROGRAM (built with -fcausal-profile) and appends its profile.\n\n"
                     "options:\n");
-  for (const EnvOption &o : envOptions) {
-    std::string lhs = o.fixed_value ? std::string(o.flag) : std::string(o.flag) + " " + o.metavar;
-    if (o.alias)
-      lhs += std::string(", ") + o.alias;
-    std::fprintf(out, "  %-26s %s [%s]\n", lhs.c_str(), o.help, o.env);
+  for (const SettingInfo &s : kSettings) {
+    if (!s.option[0])
+      continue;
+    std::string lhs =
+        s.optionSetsValue() ? std::string(s.option) : std::string(s.option) + " " + s.arg;
+    if (s.alias[0])
+      lhs += std::string(", ") + s.alias;
+    std::string variable = s.optionSetsValue() ? std::string(s.variable) + "=" + s.arg : s.variable;
+    std::fprintf(out, "  %-26s %s%s [%s]\n", lhs.c_str(), s.help, defaultNote(s).c_str(),
+                 variable.c_str());
   }
-  std::fprintf(out, "  %-26s %s [%s]\n", "--verbose", "the runtime says what it does on stderr",
-               CAUSAL_ENV_VERBOSE);
   std::fprintf(out, "  %-26s %s\n", "-h, --help", "this text");
   std::fprintf(out, "\nEvery option is also read from its environment variable, so a program\n"
                     "built with -fcausal-profile can be configured when run directly.\n");
@@ -141,7 +133,6 @@ bool looksInstrumented(const std::string &file) {
 
 int runCommand(const Args &args) {
   std::vector<std::pair<const char *, std::string>> env;
-  bool verbose = false;
   size_t i = 0;
   for (; i < args.size(); ++i) {
     const std::string &arg = args[i];
@@ -153,31 +144,30 @@ int runCommand(const Args &args) {
       printUsage(stdout);
       return 0;
     }
-    if (arg == "--verbose") {
-      verbose = true;
-      continue;
-    }
     if (arg.empty() || arg[0] != '-')
       break; // first word of the program
-    const EnvOption *match = nullptr;
+    const SettingInfo *match = nullptr;
     std::string value;
-    for (const EnvOption &o : envOptions) {
-      if (o.fixed_value && (arg == o.flag || (o.alias && arg == o.alias))) {
-        match = &o;
-        value = o.fixed_value;
-        break;
-      }
-      if (o.fixed_value)
+    for (const SettingInfo &o : kSettings) {
+      if (!o.option[0])
         continue;
+      if (o.optionSetsValue()) {
+        if (arg == o.option || (o.alias[0] && arg == o.alias)) {
+          match = &o;
+          value = o.arg;
+          break;
+        }
+        continue;
+      }
       const char *flag =
-          o.alias && arg.compare(0, std::strlen(o.alias), o.alias) == 0 &&
+          o.alias[0] && arg.compare(0, std::strlen(o.alias), o.alias) == 0 &&
                   (arg.size() == std::strlen(o.alias) || arg[std::strlen(o.alias)] == '=')
               ? o.alias
-              : o.flag;
+              : o.option;
       size_t len = std::strlen(flag);
       if (arg == flag) {
         if (i + 1 >= args.size()) {
-          std::fprintf(stderr, "causal run: error: %s needs a value (%s)\n", o.flag, o.metavar);
+          std::fprintf(stderr, "causal run: error: %s needs a value (%s)\n", o.option, o.arg);
           return 2;
         }
         match = &o;
@@ -194,12 +184,12 @@ int runCommand(const Args &args) {
                    arg.c_str());
       return 2;
     }
-    if (!match->valid(value)) {
+    if (!match->optionSetsValue() && !validValue(*match, value)) {
       std::fprintf(stderr, "causal run: error: invalid value '%s' for %s (expected %s)\n",
-                   value.c_str(), match->flag, match->metavar);
+                   value.c_str(), match->option, match->arg);
       return 2;
     }
-    env.emplace_back(match->env, value);
+    env.emplace_back(match->variable, value);
   }
   if (i >= args.size()) {
     std::fprintf(stderr, "causal run: error: no program given\n");
@@ -222,8 +212,6 @@ int runCommand(const Args &args) {
   unsetenv(CAUSAL_ENV_DISABLE);
   for (auto &[name, value] : env)
     setenv(name, value.c_str(), 1);
-  if (verbose)
-    setenv(CAUSAL_ENV_VERBOSE, "1", 1);
 
   execvp(argv[0], argv.data());
   int err = errno;

@@ -1,0 +1,74 @@
+//===- runtime/Lifecycle.h - What the rooms of the runtime offer each other ===//
+//
+// The functions of the thread lifecycle (Threads.cpp), fork (Fork.cpp) and
+// process end (ProcessEnd.cpp) that start-up (Runtime.cpp) and the
+// interposers (pthread_create, _exit, _Exit, quick_exit, exec*) call.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CAUSAL_RUNTIME_LIFECYCLE_H
+#define CAUSAL_RUNTIME_LIFECYCLE_H
+
+#include "ThreadState.h"
+
+#include <pthread.h>
+#include <stdint.h>
+
+namespace causal::rt {
+
+// ---- Threads (Threads.cpp) ----------------------------------------------------
+
+/// What a new thread inherits from its creator (pthread_create's interposer
+/// allocates it, threadTrampoline frees it).
+struct ThreadLaunch {
+  void *(*start)(void *);
+  void *arg;
+  uint64_t inherited_delay_ns;
+  uint64_t inherited_excess_ns;
+};
+
+using PthreadCreateFn = int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+/// The C library's pthread_create (resolved once).
+PthreadCreateFn realPthreadCreate();
+/// Start routine of every thread the program creates: samples the thread,
+/// then calls the program's start routine. |raw|: a malloc'd ThreadLaunch.
+void *threadTrampoline(void *raw);
+
+/// Creates the key whose destructor ends a thread's sampling. False if it
+/// cannot (profiling is off then).
+bool setupThreads();
+/// Makes the calling thread a sampled thread. |inherited_delay_ns|: the
+/// creator's delay count (a thread inherits the delays its creator took).
+void beginThread(bool is_main_thread, uint64_t inherited_delay_ns, uint64_t inherited_excess_ns);
+/// Fork child: |self| (null if unsampled) is the one program thread left.
+void threadsForkChild(ThreadState *self);
+
+// ---- Fork (Fork.cpp) -------------------------------------------------------------
+
+/// pthread_atfork handlers: a child samples its one thread, and its profile
+/// block describes the child only.
+void installForkHandlers();
+
+// ---- Process end and signals (ProcessEnd.cpp) -------------------------------
+
+/// Start of the profile's clock (the block's start time and run time) and
+/// the process the profile is this process's (a vfork child is not).
+void startProfileClock();
+/// Fork child: a profile of its own, from now, not yet written.
+void profileForkChild();
+/// The profile is written at exit (atexit, and the runtime's destructor).
+void registerExitWriter();
+/// Terminating and fatal signals left at their default write the profile
+/// first (a one-shot handler), then end the process as they would have.
+void installFatalSignalHandlers();
+/// Writes the profile block (and the sample log) once per process.
+void writeProfileOnce();
+/// Called by the exec interposers (SyncHooks.cpp) and by _exit and _Exit:
+/// writes the profile now, except in a vfork child.
+void flushProfileBeforeExec();
+/// _exit and _Exit: the profile is written first, as exit writes it, then
+/// the process ends with |status|. Never returns.
+[[noreturn]] void exitProcessNow(int status);
+
+} // namespace causal::rt
+
+#endif // CAUSAL_RUNTIME_LIFECYCLE_H

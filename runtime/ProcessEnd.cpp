@@ -1,0 +1,199 @@
+//===- runtime/ProcessEnd.cpp - Process end and signals: the profile flush -===//
+//
+// The profile block is appended once per process: at exit (an atexit
+// handler, the runtime's destructor as a backup), at _exit, _Exit and
+// quick_exit (their interposers, Runtime.cpp), before exec (SyncHooks.cpp),
+// and on a terminating or fatal signal left at its default (a one-shot
+// handler that writes with async-signal-safe calls only, then lets the
+// signal end the process as it would have).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Experiment.h"
+#include "Lifecycle.h"
+#include "ProfileWriter.h"
+#include "Runtime.h"
+#include "Sampler.h"
+
+#include "causal/tunables.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace causal::rt {
+
+namespace {
+
+uint64_t g_startup_realtime_ns = 0;
+uint64_t g_startup_monotonic_ns = 0;
+std::atomic<bool> g_profile_written{false};
+pid_t g_pid = 0; // to recognize a vfork child (no atfork handlers)
+
+void sayWhatHappened() {
+  const SampleCounters &counters = sampleCounters();
+  uint64_t signals = counters.signals.load();
+  uint64_t handler_ns = counters.handler_ns.load();
+  message("samples: %llu charged to lines, %llu outside instrumented code, %llu profiler "
+          "overhead (dropped), %llu lost; %llu sample signals handled, %.2f us of CPU each "
+          "on average; "
+          "profile appended to %s",
+          (unsigned long long)counters.attributed.load(),
+          (unsigned long long)counters.outside.load(), (unsigned long long)counters.overhead.load(),
+          (unsigned long long)counters.lost.load(), (unsigned long long)signals,
+          signals ? double(handler_ns) / double(signals) / 1000.0 : 0.0, g_config.output_path);
+  message("experiments: %llu ns of delay inserted (global count), %llu ns paused by all "
+          "threads (%llu ns of it runnable, competing for a CPU), %llu ns spent in "
+          "end-of-experiment drains; %u progress points",
+          (unsigned long long)g_experiment.global_delay_ns.load(),
+          (unsigned long long)g_paused_ns.load(), (unsigned long long)g_spun_ns.load(),
+          (unsigned long long)g_drain_ns.load(), g_progress.size());
+}
+
+void writeSampleLog() {
+  size_t size = 0;
+  char *text = g_sample_log.render(g_modules, &size);
+  if (text) {
+    if (int error = appendToFile(g_config.sample_log_path, text, size))
+      message("cannot write the sample log to %s: %s", g_config.sample_log_path, strerror(error));
+    free(text);
+  }
+  if (uint64_t overflow = g_sample_log.overflowed())
+    message("the sample log table (%u addresses) overflowed: %llu samples are missing from %s",
+            g_sample_log.capacity(), (unsigned long long)overflow, g_config.sample_log_path);
+}
+
+void atExitHandler() { writeProfileOnce(); }
+
+__attribute__((destructor)) void runtimeDestructor() { writeProfileOnce(); }
+
+// ---- Fatal signals ------------------------------------------------------------
+
+constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+// Signals whose default action ends the process without a fault: a server
+// stopped with SIGTERM, a run interrupted with Ctrl-C, a closed pipe, a timer.
+constexpr int kTerminatingSignals[] = {SIGTERM, SIGINT,  SIGHUP,  SIGQUIT, SIGPIPE,  SIGALRM,
+                                       SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM};
+
+bool isFaultSignal(int signal) {
+  return signal == SIGSEGV || signal == SIGBUS || signal == SIGFPE || signal == SIGILL;
+}
+std::atomic<bool> g_fatal_once{false};
+
+void onFatalSignal(int signal, siginfo_t *info, void *) {
+  // SA_RESETHAND restored the program's disposition (the default: we only
+  // install where the program has none) before we got here.
+  int saved_errno = errno;
+  if (!g_fatal_once.exchange(true) && g_status.load(std::memory_order_acquire) == kActive &&
+      !g_profile_written.exchange(true)) {
+    size_t size = 0;
+    const char *experiments = peekPendingRecords(&size);
+    appendProfileSignalSafe(g_config.output_path, g_modules, g_startup_realtime_ns,
+                            monotonicNs() - g_startup_monotonic_ns, experiments, size,
+                            g_config.period_ns);
+  }
+  errno = saved_errno;
+  // A fault re-executes the instruction and dies by the default action; a
+  // sent signal (kill, raise, abort), and any signal that is not a fault
+  // (a timer's SIGALRM comes with si_code SI_KERNEL), is sent again.
+  if (!isFaultSignal(signal) || !info || info->si_code <= 0)
+    raise(signal);
+}
+
+// Where the program left the default disposition (a handler of its own, or
+// a parent's SIG_IGN, is left alone), a one-shot handler that writes the
+// profile and lets the signal end the process as it would have.
+void installFatalSignalHandler(int signal) {
+  struct sigaction current;
+  if (sigaction(signal, nullptr, &current) != 0 || current.sa_handler != SIG_DFL ||
+      (current.sa_flags & SA_SIGINFO))
+    return;
+  struct sigaction action;
+  memset(&action, 0, sizeof(action));
+  action.sa_sigaction = onFatalSignal;
+  action.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_ONSTACK;
+  sigemptyset(&action.sa_mask);
+  sigaddset(&action.sa_mask, CAUSAL_SAMPLE_SIGNAL);
+  sigaction(signal, &action, nullptr);
+}
+
+} // namespace
+
+void startProfileClock() {
+  g_startup_realtime_ns = realtimeNs();
+  g_startup_monotonic_ns = monotonicNs();
+  g_pid = getpid();
+}
+
+void profileForkChild() {
+  g_startup_realtime_ns = realtimeNs();
+  g_startup_monotonic_ns = monotonicNs();
+  g_profile_written.store(false);
+  g_pid = getpid();
+}
+
+void registerExitWriter() { atexit(atExitHandler); }
+
+void installFatalSignalHandlers() {
+  for (int signal : kFatalSignals)
+    installFatalSignalHandler(signal);
+  for (int signal : kTerminatingSignals)
+    if (signal != CAUSAL_SAMPLE_SIGNAL)
+      installFatalSignalHandler(signal);
+}
+
+void writeProfileOnce() {
+  if (g_status.load(std::memory_order_acquire) != kActive)
+    return;
+  if (g_profile_written.exchange(true))
+    return;
+  // End the running experiment (it is recorded) and the profiler thread.
+  stopExperiments();
+  // Process what the exiting thread has buffered and stop sampling it: the
+  // writing below is the profiler's time, not the program's.
+  if (ThreadState *self = tls_thread)
+    stopThreadSampling(self);
+  uint64_t runtime_ns = monotonicNs() - g_startup_monotonic_ns;
+
+  TextBuffer experiments;
+  takePendingRecords(&experiments);
+  TextBuffer block;
+  renderProfile(g_modules, g_startup_realtime_ns, runtime_ns, &block, experiments.data(),
+                experiments.size(), g_config.period_ns);
+  if (block.failed())
+    message("out of memory while rendering the profile; nothing written");
+  else if (int error = appendToFile(g_config.output_path, block.data(), block.size()))
+    message("cannot write the profile to %s: %s", g_config.output_path, strerror(error));
+
+  if (g_sample_log.enabled())
+    writeSampleLog();
+  if (g_config.verbose)
+    sayWhatHappened();
+}
+
+void flushProfileBeforeExec() {
+  // A vfork child shares our memory and runs no atfork handler: writing
+  // here would mark the parent's profile as written. Leave it to the parent.
+  if (g_pid && getpid() != g_pid)
+    return;
+  writeProfileOnce();
+}
+
+// _exit and _Exit, called by the program (or a library) through the C
+// library, end the process without atexit handlers; the profile is written
+// first all the same, as exit writes it, and the status is the program's.
+// exit's own end, and posix_spawn's child, call the C library's internal
+// _exit, which does not come here; a vfork child writes nothing (as for
+// exec). Never returns.
+[[noreturn]] void exitProcessNow(int status) {
+  flushProfileBeforeExec();
+  for (;;) {
+    syscall(SYS_exit_group, status);
+    syscall(SYS_exit, status);
+  }
+}
+
+} // namespace causal::rt

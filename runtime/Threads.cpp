@@ -1,0 +1,95 @@
+//===- runtime/Threads.cpp - Thread lifecycle: sampled from start to end ---===//
+//
+// pthread_create's interposer (Runtime.cpp) starts every thread of the
+// program in threadTrampoline, which samples the thread from its first
+// instruction of user code and hands it the creator's delay count; a TLS
+// key's destructor stops sampling when the thread ends (return,
+// pthread_exit, cancellation) and pays what the thread owes before joiners
+// wake.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Experiment.h"
+#include "Lifecycle.h"
+#include "Runtime.h"
+#include "Sampler.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+
+namespace causal::rt {
+
+namespace {
+
+pthread_key_t g_thread_key;
+std::atomic<int64_t> g_program_threads{0}; // live sampled threads of the program
+std::atomic<PthreadCreateFn> g_real_pthread_create{nullptr};
+
+void endThread(void *value) {
+  auto *state = static_cast<ThreadState *>(value);
+  if (!state)
+    return;
+  // Drain the last samples first: those in the selected line raise this
+  // thread's local count, which only settling publishes to the global count
+  // (other threads must still pause for them). Then settle: publish, and pay
+  // what this thread owes before joiners wake up when it ends.
+  stopThreadSampling(state);
+  if (tls_thread == state) {
+    payOwedDelays(state);
+    tls_thread = nullptr;
+  }
+  threadEnds(state);
+  g_threads.release(state);
+  // The last program thread ends (the main thread called pthread_exit
+  // earlier): the profiler thread must not keep the process alive.
+  if (g_program_threads.fetch_sub(1, std::memory_order_acq_rel) == 1)
+    stopExperiments();
+}
+
+} // namespace
+
+bool setupThreads() { return pthread_key_create(&g_thread_key, endThread) == 0; }
+
+void beginThread(bool is_main_thread, uint64_t inherited_delay_ns, uint64_t inherited_excess_ns) {
+  ThreadState *state = g_threads.acquire();
+  if (!state)
+    return;
+  state->local_delay_ns.store(inherited_delay_ns, std::memory_order_relaxed);
+  state->excess_delay_ns = inherited_excess_ns; // pause overshoot also delayed the creation
+  g_program_threads.fetch_add(1, std::memory_order_relaxed);
+  pthread_setspecific(g_thread_key, state);
+  startThreadSampling(state, is_main_thread);
+}
+
+void threadsForkChild(ThreadState *self) { g_program_threads.store(self ? 1 : 0); }
+
+PthreadCreateFn realPthreadCreate() {
+  PthreadCreateFn fn = g_real_pthread_create.load(std::memory_order_acquire);
+  if (!fn) {
+    fn = reinterpret_cast<PthreadCreateFn>(dlsym(RTLD_NEXT, "pthread_create"));
+    g_real_pthread_create.store(fn, std::memory_order_release);
+  }
+  return fn;
+}
+
+// Calls the user's thread function. In its own section so that attribution
+// knows where the runtime hands over to user code: a walk that reaches this
+// frame found no instrumented caller (outside), it is not profiler overhead.
+__attribute__((noinline, section("causal_rt_entry"))) void *callThreadStart(void *(*start)(void *),
+                                                                            void *arg) {
+  void *result = start(arg);
+  __asm__ __volatile__("" ::: "memory"); // no tail call: keep the return address here
+  return result;
+}
+
+void *threadTrampoline(void *raw) {
+  ThreadLaunch launch = *static_cast<ThreadLaunch *>(raw);
+  free(raw);
+  if (g_status.load(std::memory_order_acquire) == kActive)
+    beginThread(false, launch.inherited_delay_ns, launch.inherited_excess_ns);
+  return callThreadStart(launch.start, launch.arg);
+  // Returning ends the thread: endThread (the key's destructor) pays the
+  // delays it owes before joiners wake.
+}
+
+} // namespace causal::rt
