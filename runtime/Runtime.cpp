@@ -38,7 +38,7 @@
 // Bounds of the section holding callThreadStart (defined by the linker).
 extern "C" const char __start_causal_rt_entry[] CAUSAL_RT_HIDDEN;
 extern "C" const char __stop_causal_rt_entry[] CAUSAL_RT_HIDDEN;
-// Bounds of the sync-call wrappers (SyncHooks.cpp).
+// Bounds of the hooks' code (runtime/hooks/).
 extern "C" const char __start_causal_rt_forward[] CAUSAL_RT_HIDDEN;
 extern "C" const char __stop_causal_rt_forward[] CAUSAL_RT_HIDDEN;
 
@@ -167,18 +167,6 @@ struct ThreadLaunch {
   uint64_t inherited_delay_ns;
   uint64_t inherited_excess_ns;
 };
-
-using PthreadCreateFn = int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-std::atomic<PthreadCreateFn> g_real_pthread_create{nullptr};
-
-PthreadCreateFn realPthreadCreate() {
-  PthreadCreateFn fn = g_real_pthread_create.load(std::memory_order_acquire);
-  if (!fn) {
-    fn = reinterpret_cast<PthreadCreateFn>(dlsym(RTLD_NEXT, "pthread_create"));
-    g_real_pthread_create.store(fn, std::memory_order_release);
-  }
-  return fn;
-}
 
 } // namespace
 
@@ -485,7 +473,7 @@ AddressRange imageRangeOf(const void *address) {
 
 } // namespace
 
-// Called by the exec interposers (SyncHooks.cpp) and by _exit and _Exit.
+// Called by the exec hooks and by _exit, _Exit and quick_exit (runtime/hooks/).
 void flushProfileBeforeExec() {
   // A vfork child shares our memory and runs no atfork handler: writing
   // here would mark the parent's profile as written. Leave it to the parent.
@@ -497,31 +485,6 @@ void flushProfileBeforeExec() {
 } // namespace causal::rt
 
 using namespace causal::rt;
-
-// _exit and _Exit, called by the program (or a library) through the C
-// library, end the process without atexit handlers; the profile is written
-// first all the same, as exit writes it, and the status is the program's.
-// exit's own end, and posix_spawn's child, call the C library's internal
-// _exit, which does not come here; a vfork child writes nothing (as for
-// exec). Never returns.
-[[noreturn]] static void exitProcessNow(int status) {
-  flushProfileBeforeExec();
-  for (;;) {
-    syscall(SYS_exit_group, status);
-    syscall(SYS_exit, status);
-  }
-}
-extern "C" CAUSAL_RT_EXPORT void _exit(int status) { exitProcessNow(status); }
-extern "C" CAUSAL_RT_EXPORT void _Exit(int status) { exitProcessNow(status); }
-// quick_exit runs the at_quick_exit handlers, then glibc's internal _exit:
-// the profile is written first.
-extern "C" CAUSAL_RT_EXPORT void quick_exit(int status) {
-  flushProfileBeforeExec();
-  using QuickExitFn = void (*)(int);
-  if (auto real = reinterpret_cast<QuickExitFn>(dlsym(RTLD_NEXT, "quick_exit")))
-    real(status);
-  exitProcessNow(status);
-}
 
 extern "C" CAUSAL_RT_EXPORT void __causal_register_module(const void *start, const void *stop) {
   uint32_t status = g_status.load(std::memory_order_acquire);
@@ -610,9 +573,9 @@ extern "C" CAUSAL_RT_EXPORT void _coz_add_delays() {
       payOwedDelays(state);
 }
 
-extern "C" CAUSAL_RT_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
-                                               void *(*start)(void *), void *arg) {
-  PthreadCreateFn real = realPthreadCreate();
+// The pthread_create hook (runtime/hooks/) creates the program's threads here.
+int causal::rt::createProgramThread(PthreadCreateFn real, pthread_t *thread,
+                                    const pthread_attr_t *attr, void *(*start)(void *), void *arg) {
   if (!real)
     return EAGAIN;
   if (g_status.load(std::memory_order_acquire) != kActive)

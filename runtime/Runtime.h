@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 
 namespace causal::rt {
@@ -48,6 +49,17 @@ extern RuntimeCounters g_counters;
 extern ModuleRegistry g_modules;
 extern ThreadRegistry g_threads;
 extern SampleLog g_sample_log;
+
+/// Writes the pending profile block before the process image is replaced or
+/// the process ends without exit (the exec, _exit, _Exit and quick_exit hooks).
+void flushProfileBeforeExec();
+
+using PthreadCreateFn = int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+/// pthread_create for the program (its hook): the new thread is sampled from
+/// its first instruction of user code and inherits its creator's delay
+/// count; |real| creates it.
+int createProgramThread(PthreadCreateFn real, pthread_t *thread, const pthread_attr_t *attr,
+                        void *(*start)(void *), void *arg);
 
 } // namespace causal::rt
 

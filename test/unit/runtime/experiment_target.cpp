@@ -48,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <string>
 #include <sys/wait.h>
 #include <thread>
 #include <time.h>
@@ -366,24 +367,27 @@ int hookCountMode(int n) {
   return 0;
 }
 
-// Every function of CAUSAL_SYNC_FUNCTIONS has its hook, and the program's
-// own calls of it reach the runtime (interposed).
+// Every CAUSAL_HOOK function of causal/hooks.def has its hook, and the
+// program's own calls of it, and of every CAUSAL_INTERPOSER function, reach
+// the runtime (interposed).
 int symbolsMode() {
   int missing = 0;
   Dl_info runtime;
   dladdr(dlsym(RTLD_DEFAULT, "__causal_register_module"), &runtime);
-#define CAUSAL_CHECK_SYMBOL(name)                                                                  \
-  {                                                                                                \
-    Dl_info info;                                                                                  \
-    void *hook = dlsym(RTLD_DEFAULT, "__causal_hook_" #name);                                      \
-    void *interposed = dlsym(RTLD_DEFAULT, #name);                                                 \
-    if (!hook || !interposed || !dladdr(interposed, &info) ||                                      \
-        info.dli_fbase != runtime.dli_fbase) {                                                     \
-      printf("missing: %s\n", #name);                                                              \
-      ++missing;                                                                                   \
-    }                                                                                              \
-  }
-  CAUSAL_SYNC_FUNCTIONS(CAUSAL_CHECK_SYMBOL)
+  auto check = [&](const char *name, bool has_hook) {
+    Dl_info info;
+    std::string hook_name = std::string("__causal_hook_") + name;
+    void *hook = dlsym(RTLD_DEFAULT, hook_name.c_str());
+    void *interposed = dlsym(RTLD_DEFAULT, name);
+    if ((has_hook && !hook) || !interposed || !dladdr(interposed, &info) ||
+        info.dli_fbase != runtime.dli_fbase) {
+      printf("missing: %s\n", name);
+      ++missing;
+    }
+  };
+#define CAUSAL_HOOK(kind, outcome, ret, name, params, args, version) check(#name, true);
+#define CAUSAL_INTERPOSER(kind, outcome, ret, name, params, args, version) check(#name, false);
+#include "causal/hooks.def"
   printf("missing=%d\n", missing);
   return 0;
 }
