@@ -295,6 +295,15 @@ TEST_F(ExperimentTest, EverySyncFunctionHasAHookAndIsInterposed) {
   EXPECT_NE(r.out.find("missing=0"), std::string::npos) << r.out;
 }
 
+TEST_F(ExperimentTest, SpinLocksAreHookedThroughBothEntryPoints) {
+  ProcessResult r = run({"spinlocks", "1000"}, baseEnv());
+  ASSERT_TRUE(r.exited && r.status == 0) << r.err;
+  ASSERT_EQ(outputValue(r.out, "hooks"), 1u) << "a __causal_hook_pthread_spin_* is missing";
+  EXPECT_EQ(outputValue(r.out, "calls"), 6000u) << r.out;
+  EXPECT_EQ(outputValue(r.out, "failed"), 0u) << r.out;
+  EXPECT_EQ(outputValue(r.out, "busy"), 1u) << "the hook locked the real spin lock";
+}
+
 TEST_F(ExperimentTest, HookAndInterposedEntryPointsCountEachCallOnce) {
   ProcessResult r = run({"hookcount", "1000"}, baseEnv());
   ASSERT_TRUE(r.exited && r.status == 0) << r.err;

@@ -24,6 +24,8 @@
 //   forkexp MS    progress loop, fork, both loop MS ms more, child exits
 //   spin MS       workUnit for MS ms, no progress point
 //   symbols       checks that every sync function has a hook and is interposed
+//   spinlocks N   N rounds of spin lock, trylock and unlock through the hooks
+//                 and the interposed functions; prints the runtime's call count
 //   lockbench N   times N uncontended lock+unlock pairs (prints ns_per_pair)
 //
 //===----------------------------------------------------------------------===//
@@ -367,6 +369,42 @@ int hookCountMode(int n) {
   return 0;
 }
 
+// pthread_spin_lock (blocking), pthread_spin_trylock (trying) and
+// pthread_spin_unlock (waking) through both entry points.
+int spinlocksMode(int n) {
+  using SpinFn = int (*)(pthread_spinlock_t *);
+  auto hook = [](const char *name) { return reinterpret_cast<SpinFn>(dlsym(RTLD_DEFAULT, name)); };
+  SpinFn lock = hook("__causal_hook_pthread_spin_lock");
+  SpinFn trylock = hook("__causal_hook_pthread_spin_trylock");
+  SpinFn unlock = hook("__causal_hook_pthread_spin_unlock");
+  if (!lock || !trylock || !unlock) {
+    printf("hooks=0\n");
+    return 0;
+  }
+  pthread_spinlock_t s;
+  pthread_spin_init(&s, PTHREAD_PROCESS_PRIVATE);
+  uint64_t before = __causal_test_sync_calls();
+  int failed = 0;
+  for (int i = 0; i < n; ++i) {
+    failed += lock(&s) != 0;
+    failed += unlock(&s) != 0;
+    failed += trylock(&s) != 0;
+    failed += unlock(&s) != 0;
+    failed += pthread_spin_lock(&s) != 0;
+    failed += pthread_spin_unlock(&s) != 0;
+  }
+  uint64_t after = __causal_test_sync_calls();
+  // The hook really locked: a try from another thread must fail.
+  lock(&s);
+  int busy = 0;
+  std::thread([&] { busy = pthread_spin_trylock(&s) == EBUSY; }).join();
+  unlock(&s);
+  pthread_spin_destroy(&s);
+  printf("hooks=1 calls=%llu failed=%d busy=%d\n", (unsigned long long)(after - before), failed,
+         busy);
+  return 0;
+}
+
 // Every CAUSAL_HOOK function of causal/hooks.def has its hook, and the
 // program's own calls of it, and of every CAUSAL_INTERPOSER function, reach
 // the runtime (interposed).
@@ -443,6 +481,8 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(mode, "symbols"))
     return symbolsMode();
+  if (!strcmp(mode, "spinlocks"))
+    return spinlocksMode(int(arg));
   if (!strcmp(mode, "hookcount"))
     return hookCountMode(int(arg));
   if (!strcmp(mode, "crash")) {
