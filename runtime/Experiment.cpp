@@ -146,7 +146,7 @@ void pause(ThreadState *state, uint64_t ns, bool competing) {
       __builtin_ia32_pause();
     } else {
       // Not the interposed nanosleep. A signal handler that ran meanwhile
-      // is remembered (SyncHooks.cpp: the call the thread paid before
+      // is remembered (hooks/HookCore.h: the call the thread paid before
       // would have been interrupted); then loop on the clock.
       if (!rawSleepNs(plan.sleep_ns - elapsed))
         ++state->pause_interruptions;

@@ -1,15 +1,17 @@
 //===- runtime/hooks/Exec.cpp - The execl family --------------------------===//
 //
 // exec writes the pending profile block before the process image is
-// replaced: execve, execv, execvp, execvpe and fexecve are lines of kind Exec
-// in causal/hooks.def. The variadic execl, execlp and execle collect their
-// arguments and call the interposed execv, execvp or execve.
+// replaced: the exec functions with an argument vector are lines of kind Exec
+// in causal/hooks.def. The variadic ones (execl, execlp, execle) collect
+// their arguments and do what the hook of the vector variant does.
 //
 //===----------------------------------------------------------------------===//
 
 #include "HookCore.h"
 
 #include <stdarg.h>
+
+using namespace causal::rt;
 
 namespace {
 // Collects the variadic arguments of the execl family (NULL-terminated),
@@ -33,13 +35,13 @@ namespace {
 
 extern "C" CAUSAL_RT_EXPORT CAUSAL_FORWARD int execl(const char *path, const char *arg, ...) {
   CAUSAL_COLLECT_ARGS(arg, false)
-  return execv(path, const_cast<char *const *>(argv));
+  return hooks::Exec::call<hooks::real_execv>(path, const_cast<char *const *>(argv));
 }
 extern "C" CAUSAL_RT_EXPORT CAUSAL_FORWARD int execlp(const char *file, const char *arg, ...) {
   CAUSAL_COLLECT_ARGS(arg, false)
-  return execvp(file, const_cast<char *const *>(argv));
+  return hooks::Exec::call<hooks::real_execvp>(file, const_cast<char *const *>(argv));
 }
 extern "C" CAUSAL_RT_EXPORT CAUSAL_FORWARD int execle(const char *path, const char *arg, ...) {
   CAUSAL_COLLECT_ARGS(arg, true)
-  return execve(path, const_cast<char *const *>(argv), envp);
+  return hooks::Exec::call<hooks::real_execve>(path, const_cast<char *const *>(argv), envp);
 }
