@@ -22,6 +22,25 @@ namespace {
 // delays inserted meanwhile), another thread or a signal ended it early
 // (woken: credited), or it failed without waiting (neither).
 
+// Sleeps return 0 when they ran their length (their own timer ended them);
+// else |interrupted| says whether a signal handler cut them short (credited)
+// or they failed.
+template <typename R> R endSleep(BlockScope &scope, R r, bool interrupted) {
+  if (r == 0)
+    scope.timedOut();
+  else
+    scope.woken(interrupted);
+  return r;
+}
+
+// A sleep that a signal handler interrupts at once, as it would have without
+// the pause (BlockScope::signal_while_paying): -1 and EINTR.
+int interruptedAtOnce(BlockScope &scope) {
+  errno = EINTR;
+  scope.woken(true);
+  return -1;
+}
+
 // Waits that return a count of ready descriptors, 0 on timeout, -1 and errno.
 inline void endReadinessWait(BlockScope &scope, int r) {
   if (r == 0)
@@ -77,16 +96,10 @@ CAUSAL_FORWARD int nanosleepHook(const struct timespec *req, struct timespec *re
   if (__builtin_expect(scope.signal_while_paying, 0) && isValidLength(req) && !isZero(req)) {
     if (rem)
       *rem = *req; // interrupted at once: all of it is left
-    errno = EINTR;
-    scope.woken(true);
-    return -1;
+    return interruptedAtOnce(scope);
   }
   int r = REAL(nanosleep)(req, rem);
-  if (r == 0)
-    scope.timedOut();
-  else
-    scope.woken(errno == EINTR);
-  return r;
+  return endSleep(scope, r, errno == EINTR);
 }
 CAUSAL_FORWARD int clock_nanosleepHook(clockid_t c, int flags, const struct timespec *req,
                                        struct timespec *rem) {
@@ -105,25 +118,14 @@ CAUSAL_FORWARD int clock_nanosleepHook(clockid_t c, int flags, const struct time
     }
   }
   int r = REAL(clock_nanosleep)(c, flags, req, rem); // an error number, errno untouched
-  if (r == 0)
-    scope.timedOut();
-  else
-    scope.woken(r == EINTR);
-  return r;
+  return endSleep(scope, r, r == EINTR);
 }
 CAUSAL_FORWARD int usleepHook(useconds_t us) {
   BlockScope scope;
-  if (__builtin_expect(scope.signal_while_paying, 0) && us != 0) {
-    errno = EINTR;
-    scope.woken(true);
-    return -1;
-  }
+  if (__builtin_expect(scope.signal_while_paying, 0) && us != 0)
+    return interruptedAtOnce(scope);
   int r = REAL(usleep)(us);
-  if (r == 0)
-    scope.timedOut();
-  else
-    scope.woken(errno == EINTR);
-  return r;
+  return endSleep(scope, r, errno == EINTR);
 }
 CAUSAL_FORWARD unsigned sleepHook(unsigned seconds) {
   BlockScope scope;
@@ -132,11 +134,7 @@ CAUSAL_FORWARD unsigned sleepHook(unsigned seconds) {
     return seconds; // none of them slept
   }
   unsigned left = REAL(sleep)(seconds); // seconds not slept: a signal handler ran
-  if (left == 0)
-    scope.timedOut();
-  else
-    scope.woken(true);
-  return left;
+  return endSleep(scope, left, true);
 }
 CAUSAL_FORWARD int selectHook(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *t) {
   BlockScope scope;

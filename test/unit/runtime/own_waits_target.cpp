@@ -26,7 +26,6 @@
 
 #include <atomic>
 #include <dlfcn.h>
-#include <link.h>
 #include <memory>
 #include <poll.h>
 #include <pthread.h>
@@ -55,15 +54,15 @@ bool programThread() {
          (g_helper_started.load(std::memory_order_acquire) && pthread_equal(self, g_helper_thread));
 }
 
-uintptr_t g_runtime_begin = 0, g_runtime_end = 0; // the runtime's loaded segments
+const void *g_runtime_base = nullptr; // where libcausal_rt.so is loaded
 std::atomic<uint64_t> g_program_calls{0}, g_runtime_calls{0};
 constexpr int kNamesKept = 16;
 std::atomic<const char *> g_runtime_callees[kNamesKept];
 
 void noteCall(const char *name, void *return_address) {
-  auto caller = reinterpret_cast<uintptr_t>(return_address);
-  bool from_runtime = caller >= g_runtime_begin && caller < g_runtime_end;
-  if (g_runtime_end && (from_runtime || !programThread())) {
+  Dl_info caller;
+  if (g_runtime_base && ((dladdr(return_address, &caller) && caller.dli_fbase == g_runtime_base) ||
+                         !programThread())) {
     uint64_t index = g_runtime_calls.fetch_add(1);
     if (index < kNamesKept)
       g_runtime_callees[index].store(name);
@@ -132,32 +131,6 @@ namespace {
 std::unique_ptr<causal::test::InMemoryLineTable> g_table;
 causal_counter g_work[] = {{0, "work", CAUSAL_COUNTER_THROUGHPUT, 0}};
 
-// The runtime's image: the loaded segments of the object defining
-// __causal_register_module.
-void findRuntime() {
-  Dl_info info;
-  if (!dladdr(dlsym(RTLD_DEFAULT, "__causal_register_module"), &info))
-    return;
-  dl_iterate_phdr(
-      [](struct dl_phdr_info *phdr, size_t, void *data) -> int {
-        if (reinterpret_cast<void *>(phdr->dlpi_addr) != static_cast<Dl_info *>(data)->dli_fbase)
-          return 0;
-        uintptr_t low = UINTPTR_MAX, high = 0;
-        for (int i = 0; i < phdr->dlpi_phnum; ++i) {
-          const ElfW(Phdr) &ph = phdr->dlpi_phdr[i];
-          if (ph.p_type != PT_LOAD)
-            continue;
-          uintptr_t begin = phdr->dlpi_addr + ph.p_vaddr;
-          low = begin < low ? begin : low;
-          high = begin + ph.p_memsz > high ? begin + ph.p_memsz : high;
-        }
-        g_runtime_begin = low;
-        g_runtime_end = high;
-        return 1;
-      },
-      &info);
-}
-
 uint64_t nowNs() {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -197,8 +170,10 @@ int main(int argc, char **argv) {
     return 2;
   g_main_thread = pthread_self();
   resolveNextDefinitions();
-  findRuntime();
-  if (!g_runtime_end) {
+  Dl_info runtime;
+  if (dladdr(dlsym(RTLD_DEFAULT, "__causal_register_module"), &runtime))
+    g_runtime_base = runtime.dli_fbase;
+  if (!g_runtime_base) {
     printf("the runtime's image was not found\n");
     return 1;
   }
