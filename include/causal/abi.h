@@ -2,8 +2,9 @@
 //
 // The ONE place that defines what the compiler side (pass + front-end plugin),
 // the link step (causal-ld) and the runtime (libcausal_rt) agree on: section
-// names, record layouts, hook symbols and format versions. Nothing else
-// hard-codes any of these. Plain C, usable from C and C++, no libc calls, so
+// names, record layouts, hook symbols and format versions, with its table of
+// the hooked functions beside it (causal/hooks.def, "Hooks" below). Nothing
+// else hard-codes any of these. Plain C, usable from C and C++, no libc calls, so
 // the runtime can use the inline lookup below inside a signal handler.
 //
 // How a module (executable or DSO) is described at run time:

@@ -61,9 +61,7 @@
 // that calls a real function of the table carries it.
 #define CAUSAL_FORWARD __attribute__((section("causal_rt_forward")))
 
-namespace causal::rt {
-
-namespace hooks {
+namespace causal::rt::hooks {
 
 // ---- The real functions ---------------------------------------------------------
 
@@ -224,11 +222,9 @@ struct HandlerRan {
 // arguments of the entry point. Always inlined into the entry points, which
 // are in the forwarding section.
 
-#define CAUSAL_HOOK_KIND_CALL template <auto &Real, typename... Args>
-#define CAUSAL_HOOK_INLINE __attribute__((always_inline)) static inline
-
 template <typename Outcome> struct Blocking {
-  CAUSAL_HOOK_KIND_CALL CAUSAL_HOOK_INLINE auto call(Args... args) {
+  template <auto &Real, typename... Args>
+  __attribute__((always_inline)) static auto call(Args... args) {
     BlockScope scope;
     auto r = resolved<Real>()(args...);
     if (Outcome::timedOut(r))
@@ -239,37 +235,37 @@ template <typename Outcome> struct Blocking {
 };
 
 template <typename Outcome> struct WakingThenBlocking {
-  CAUSAL_HOOK_KIND_CALL CAUSAL_HOOK_INLINE auto call(Args... args) {
+  template <auto &Real, typename... Args>
+  __attribute__((always_inline)) static auto call(Args... args) {
     beforeWaking(); // a condition wait unlocks its mutex; the last arrival wakes the others
     return Blocking<Outcome>::template call<Real>(args...);
   }
 };
 
 struct Waking {
-  CAUSAL_HOOK_KIND_CALL CAUSAL_HOOK_INLINE auto call(Args... args) {
+  template <auto &Real, typename... Args>
+  __attribute__((always_inline)) static auto call(Args... args) {
     beforeWaking();
     return resolved<Real>()(args...);
   }
 };
 
 struct Trying {
-  CAUSAL_HOOK_KIND_CALL CAUSAL_HOOK_INLINE auto call(Args... args) {
+  template <auto &Real, typename... Args>
+  __attribute__((always_inline)) static auto call(Args... args) {
     plainCall();
     return resolved<Real>()(args...);
   }
 };
 
 struct Exec {
-  CAUSAL_HOOK_KIND_CALL CAUSAL_HOOK_INLINE auto call(Args... args) {
+  template <auto &Real, typename... Args>
+  __attribute__((always_inline)) static auto call(Args... args) {
     flushProfileBeforeExec();
     return resolved<Real>()(args...);
   }
 };
 
-#undef CAUSAL_HOOK_KIND_CALL
-#undef CAUSAL_HOOK_INLINE
-
-} // namespace hooks
-} // namespace causal::rt
+} // namespace causal::rt::hooks
 
 #endif // CAUSAL_RUNTIME_HOOKS_HOOKCORE_H
