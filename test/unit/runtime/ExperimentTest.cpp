@@ -324,7 +324,9 @@ TEST_F(ExperimentTest, TheRuntimesOwnWaitsNeverEnterAHook) {
   env[CAUSAL_ENV_COOLOFF_NS] = "1000000";
   ProcessResult r = causal::test::runTarget(CAUSAL_OWN_WAITS_TARGET, {"400"}, env, dir_);
   ASSERT_TRUE(r.exited && r.status == 0) << r.err << r.out;
-  EXPECT_GT(outputValue(r.out, "program"), 1000u) << "the target sees the program's calls";
+  // Each round of the loops makes 3 calls; how many rounds fit in 400 ms
+  // depends on the machine's load.
+  EXPECT_GT(outputValue(r.out, "program"), 30u) << "the target sees the program's calls";
   EXPECT_EQ(outputValue(r.out, "runtime"), 0u) << r.out;
   std::vector<Experiment> exps = experiments(profile());
   ASSERT_FALSE(exps.empty());
