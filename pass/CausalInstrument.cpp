@@ -17,11 +17,12 @@
 //     Before each increment, the visit check of abi.h: a load of the
 //     runtime's CAUSAL_DELAYS_ACTIVE_VAR and, while an experiment runs, a call
 //     of CAUSAL_PROGRESS_VISIT_FN with the counter, so the thread pays what
-//     it owes before it is counted and a latency visit records its time. The same check goes before
-//     the inline increments of Coz's coz.h macros (recognized by the _call_coz_get_counter call
-//     that fills the counter pointer, before inlining).
-//   * Sync hooks (abi.h "Synchronization hooks"). Each direct call of a
-//     declared CAUSAL_SYNC_FUNCTIONS function X calls instead
+//     it owes before it is counted and a latency visit records its time. The
+//     same check goes before the inline increments of Coz's coz.h macros
+//     (recognized by the _call_coz_get_counter call that fills the counter
+//     pointer, before inlining).
+//   * Sync hooks (abi.h "Hooks"). Each direct call of a declared function X
+//     of a CAUSAL_HOOK line of causal/hooks.def calls instead
 //     `&HOOK != null ? HOOK : X` with HOOK the extern_weak
 //     CAUSAL_HOOK_PREFIX X, so a program without the runtime runs unchanged.
 //     Functions named __causal* (the runtime's own) are left alone.
@@ -140,11 +141,11 @@ static CausalInstrumentOptions overrideFromCommandLine(CausalInstrumentOptions O
 
 namespace {
 
-/// The synchronization functions whose direct calls go through hooks.
+/// The functions whose direct calls go through hooks (the CAUSAL_HOOK lines
+/// of causal/hooks.def).
 const char *const SyncFunctionNames[] = {
-#define CAUSAL_SYNC_FUNCTION_NAME(X) #X,
-    CAUSAL_SYNC_FUNCTIONS(CAUSAL_SYNC_FUNCTION_NAME)
-#undef CAUSAL_SYNC_FUNCTION_NAME
+#define CAUSAL_HOOK(Kind, Outcome, Ret, Name, Params, Args, Version) #Name,
+#include "causal/hooks.def"
 };
 
 /// Named metadata that marks a module whose build-time progress points are

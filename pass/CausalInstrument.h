@@ -28,8 +28,9 @@ struct CausalInstrumentOptions {
   /// Emit the module constructor/destructor that register the line table of
   /// the linked image with the runtime.
   bool RegisterModule = true;
-  /// Rewrite direct calls of the CAUSAL_SYNC_FUNCTIONS into calls of their
-  /// CAUSAL_HOOK_PREFIX hooks (when the runtime defines them).
+  /// Rewrite direct calls of the CAUSAL_HOOK functions of causal/hooks.def
+  /// into calls of their CAUSAL_HOOK_PREFIX hooks (when the runtime defines
+  /// them).
   bool SyncHooks = true;
   /// Progress points named at build time (-fcausal-progress and friends).
   std::vector<ProgressPointSpec> ProgressPoints;

@@ -34,7 +34,7 @@ struct AttributionSetup {
   const ModuleRegistry *registry = nullptr;
   AddressRange runtime_code; ///< samples whose frames reach here first: overhead
   AddressRange thread_entry; ///< the call of user thread functions: stop, outside
-  /// The sync-call wrappers (SyncHooks.cpp): transparent, so a sample in
+  /// The hooks' code (runtime/hooks/): transparent, so a sample in
   /// libc's mutex code is charged to the program line that called it, as
   /// without the wrapper.
   AddressRange forwarding_code;

@@ -146,7 +146,7 @@ void pause(ThreadState *state, uint64_t ns, bool competing) {
                            ? 0
                            : plan.sleep_ns - CAUSAL_PAUSE_SPIN_NS;
   // Not the interposed nanosleep. A signal handler that ran meanwhile is
-  // remembered (hooks: the call the thread paid before would have been
+  // remembered (hooks/HookCore.h: the call the thread paid before would have been
   // interrupted); then loop on the clock.
   while (elapsed < spin_from) {
     if (!rawSleepNs(spin_from - elapsed))

@@ -22,7 +22,7 @@
 // longer adds delays, and the experiment's clock and progress counts stop
 // only when every running thread (not in a blocking call) has paid up to
 // the global count, or after CAUSAL_DRAIN_BATCHES batches' time.
-// Sync hooks (SyncHooks.cpp) pay owed delays before anything that can wake a
+// Sync hooks (runtime/hooks/) pay owed delays before anything that can wake a
 // thread, and credit a woken thread with the delays inserted while it slept.
 // The runtime gives this part what it needs once (ExperimentSetup); the
 // sampler calls onSampledLine and settleDelays.

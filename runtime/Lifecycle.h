@@ -2,7 +2,8 @@
 //
 // The functions of the thread lifecycle (Threads.cpp), fork (Fork.cpp) and
 // process end (ProcessEnd.cpp) that start-up (Runtime.cpp) and the
-// interposers (pthread_create, _exit, _Exit, quick_exit, exec*) call.
+// hooks of pthread_create, _exit, _Exit, quick_exit and exec* (runtime/hooks/)
+// call.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CAUSAL_RUNTIME_LIFECYCLE_H
@@ -17,7 +18,7 @@ namespace causal::rt {
 
 // ---- Threads (Threads.cpp) ----------------------------------------------------
 
-/// What a new thread inherits from its creator (pthread_create's interposer
+/// What a new thread inherits from its creator (createProgramThread
 /// allocates it, threadTrampoline frees it).
 struct ThreadLaunch {
   void *(*start)(void *);
@@ -27,8 +28,11 @@ struct ThreadLaunch {
 };
 
 using PthreadCreateFn = int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-/// The C library's pthread_create (resolved once).
-PthreadCreateFn realPthreadCreate();
+/// pthread_create for the program (its hook, runtime/hooks/): the new thread
+/// is sampled from its first instruction of user code and inherits its
+/// creator's delay count; |real| (the C library's) creates it.
+int createProgramThread(PthreadCreateFn real, pthread_t *thread, const pthread_attr_t *attr,
+                        void *(*start)(void *), void *arg);
 /// Start routine of every thread the program creates: samples the thread,
 /// then calls the program's start routine. |raw|: a malloc'd ThreadLaunch.
 void *threadTrampoline(void *raw);
@@ -62,7 +66,7 @@ void registerExitWriter();
 void installFatalSignalHandlers();
 /// Writes the profile block (and the sample log) once per process.
 void writeProfileOnce();
-/// Called by the exec interposers (SyncHooks.cpp) and by _exit and _Exit:
+/// Called by the exec hooks and by _exit, _Exit and quick_exit (runtime/hooks/):
 /// writes the profile now, except in a vfork child.
 void flushProfileBeforeExec();
 /// _exit and _Exit: the profile is written first, as exit writes it, then

@@ -2,7 +2,7 @@
 //
 // The profile block is appended once per process: at exit (an atexit
 // handler, the runtime's destructor as a backup), at _exit, _Exit and
-// quick_exit (their interposers, Runtime.cpp), before exec (SyncHooks.cpp),
+// quick_exit and before exec (their hooks, runtime/hooks/),
 // and on a terminating or fatal signal left at its default (a one-shot
 // handler that writes with async-signal-safe calls only, then lets the
 // signal end the process as it would have).
@@ -191,8 +191,8 @@ void flushProfileBeforeExec() {
 [[noreturn]] void exitProcessNow(int status) {
   flushProfileBeforeExec();
   for (;;) {
-    syscall(SYS_exit_group, status);
-    syscall(SYS_exit, status);
+    rawSyscall(SYS_exit_group, status);
+    rawSyscall(SYS_exit, status);
   }
 }
 

@@ -15,9 +15,8 @@
 //   * process end and signals (ProcessEnd.cpp): the profile block is
 //     appended once (exit, _exit, quick_exit, exec, terminating signals);
 //   * Coz's entry points (CozApi.cpp).
-// The interposers of pthread_create, _exit, _Exit and quick_exit are at the
-// end of this file; they call into Threads.cpp and ProcessEnd.cpp
-// (Lifecycle.h).
+// The hooks of pthread_create, _exit, _Exit, quick_exit and exec
+// (runtime/hooks/) call into Threads.cpp and ProcessEnd.cpp (Lifecycle.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -215,19 +214,6 @@ using namespace causal::rt;
 
 // ---- Interposers ------------------------------------------------------------
 
-// _exit and _Exit write the profile first (exitProcessNow, ProcessEnd.cpp).
-extern "C" CAUSAL_RT_EXPORT void _exit(int status) { exitProcessNow(status); }
-extern "C" CAUSAL_RT_EXPORT void _Exit(int status) { exitProcessNow(status); }
-// quick_exit runs the at_quick_exit handlers, then glibc's internal _exit:
-// the profile is written first.
-extern "C" CAUSAL_RT_EXPORT void quick_exit(int status) {
-  flushProfileBeforeExec();
-  using QuickExitFn = void (*)(int);
-  if (auto real = reinterpret_cast<QuickExitFn>(dlsym(RTLD_NEXT, "quick_exit")))
-    real(status);
-  exitProcessNow(status);
-}
-
 extern "C" CAUSAL_RT_EXPORT void __causal_register_module(const void *start, const void *stop) {
   uint32_t status = g_status.load(std::memory_order_acquire);
   if (status == kInert || (status == kUninitialized && disabledByEnvironment()))
@@ -284,24 +270,3 @@ extern "C" CAUSAL_RT_EXPORT void __causal_register_counters(struct causal_counte
     startExperiments(); // the first progress point starts the profiler thread
 }
 
-extern "C" CAUSAL_RT_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
-                                               void *(*start)(void *), void *arg) {
-  PthreadCreateFn real = realPthreadCreate();
-  if (!real)
-    return EAGAIN;
-  if (g_status.load(std::memory_order_acquire) != kActive)
-    return real(thread, attr, start, arg);
-  auto *launch = static_cast<ThreadLaunch *>(malloc(sizeof(ThreadLaunch)));
-  if (!launch)
-    return real(thread, attr, start, arg);
-  launch->start = start;
-  launch->arg = arg;
-  ThreadState *creator = tls_thread;
-  launch->inherited_delay_ns =
-      creator ? creator->local_delay_ns.load(std::memory_order_relaxed) : 0;
-  launch->inherited_excess_ns = creator ? creator->excess_delay_ns : 0;
-  int result = real(thread, attr, threadTrampoline, launch);
-  if (result != 0)
-    free(launch);
-  return result;
-}

@@ -20,7 +20,7 @@
 namespace causal::rt {
 
 /// A system call made directly, without a libc wrapper: the runtime
-/// interposes some of those wrappers (nanosleep, syscall: SyncHooks.cpp) and
+/// interposes some of those wrappers (nanosleep, syscall: runtime/hooks/) and
 /// must never run its own hooks. Returns the kernel's result (-errno on
 /// failure) and leaves errno alone. Signal-safe.
 inline long rawSyscall(long number, long a1 = 0, long a2 = 0, long a3 = 0, long a4 = 0, long a5 = 0,

@@ -15,6 +15,7 @@
 #include "Sampler.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdlib.h>
 
 namespace causal::rt {
@@ -23,7 +24,6 @@ namespace {
 
 pthread_key_t g_thread_key;
 std::atomic<int64_t> g_program_threads{0}; // live sampled threads of the program
-std::atomic<PthreadCreateFn> g_real_pthread_create{nullptr};
 
 void endThread(void *value) {
   auto *state = static_cast<ThreadState *>(value);
@@ -63,13 +63,27 @@ void beginThread(bool is_main_thread, uint64_t inherited_delay_ns, uint64_t inhe
 
 void threadsForkChild(ThreadState *self) { g_program_threads.store(self ? 1 : 0); }
 
-PthreadCreateFn realPthreadCreate() {
-  PthreadCreateFn fn = g_real_pthread_create.load(std::memory_order_acquire);
-  if (!fn) {
-    fn = reinterpret_cast<PthreadCreateFn>(dlsym(RTLD_NEXT, "pthread_create"));
-    g_real_pthread_create.store(fn, std::memory_order_release);
-  }
-  return fn;
+// The pthread_create hook (runtime/hooks/ThreadsAndLocks.cpp) creates the
+// program's threads here, with |real| the C library's pthread_create.
+int createProgramThread(PthreadCreateFn real, pthread_t *thread, const pthread_attr_t *attr,
+                        void *(*start)(void *), void *arg) {
+  if (!real)
+    return EAGAIN;
+  if (g_status.load(std::memory_order_acquire) != kActive)
+    return real(thread, attr, start, arg);
+  auto *launch = static_cast<ThreadLaunch *>(malloc(sizeof(ThreadLaunch)));
+  if (!launch)
+    return real(thread, attr, start, arg);
+  launch->start = start;
+  launch->arg = arg;
+  ThreadState *creator = tls_thread;
+  launch->inherited_delay_ns =
+      creator ? creator->local_delay_ns.load(std::memory_order_relaxed) : 0;
+  launch->inherited_excess_ns = creator ? creator->excess_delay_ns : 0;
+  int result = real(thread, attr, threadTrampoline, launch);
+  if (result != 0)
+    free(launch);
+  return result;
 }
 
 // Calls the user's thread function. In its own section so that attribution

@@ -2,8 +2,9 @@
 //
 // The ONE place that defines what the compiler side (pass + front-end plugin),
 // the link step (causal-ld) and the runtime (libcausal_rt) agree on: section
-// names, record layouts, hook symbols and format versions. Nothing else
-// hard-codes any of these. Plain C, usable from C and C++, no libc calls, so
+// names, record layouts, hook symbols and format versions, with its table of
+// the hooked functions beside it (causal/hooks.def, "Hooks" below). Nothing
+// else hard-codes any of these. Plain C, usable from C and C++, no libc calls, so
 // the runtime can use the inline lookup below inside a signal handler.
 //
 // How a module (executable or DSO) is described at run time:
@@ -185,67 +186,25 @@ void __causal_register_counters(struct causal_counter *start, struct causal_coun
 extern uint32_t __causal_delays_active;
 void __causal_progress_visit(void *counter);
 
-/* ---- Synchronization hooks ----------------------------------------------- */
+/* ---- Hooks ---------------------------------------------------------------- */
 
-/* The calls the runtime must see to keep virtual speedups exact across
+/* The calls the runtime must see: to keep virtual speedups exact across
  * blocking and waking (Coz paper, Tables 1 and 2, plus timed, try and clock
  * variants, sleeps, I/O waits with timeouts, and syscall(), whose futex
- * operations wait and wake; every other system call passes through). For
- * each X below, the pass rewrites direct calls to X in instrumented code into
- * calls to CAUSAL_HOOK_PREFIX X (same signature); the runtime defines those
- * hooks and also interposes X itself for code it did not compile. One
- * implementation of each, two entry points. */
+ * operations wait and wake; every other system call passes through), and to
+ * write the profile before the process image goes (exec, _exit). They are
+ * listed once, one line each, in causal/hooks.def, an X-macro table beside
+ * this header (it documents its columns). For each CAUSAL_HOOK line X, the
+ * pass rewrites direct calls to X in instrumented code into calls to
+ * CAUSAL_HOOK_PREFIX X (same signature); the runtime defines those hooks and
+ * also interposes X itself for code it did not compile. A CAUSAL_INTERPOSER
+ * line is interposed only. One implementation of each, two entry points.
+ * Usage, where only the names are needed (the arguments are just tokens):
+ *
+ *   #define CAUSAL_HOOK(kind, outcome, ret, name, params, args, version) #name,
+ *   #include "causal/hooks.def"
+ */
 #define CAUSAL_HOOK_PREFIX "__causal_hook_"
-#define CAUSAL_SYNC_FUNCTIONS(X)                                                                   \
-  X(pthread_mutex_lock)                                                                            \
-  X(pthread_mutex_trylock)                                                                         \
-  X(pthread_mutex_timedlock)                                                                       \
-  X(pthread_mutex_clocklock)                                                                       \
-  X(pthread_mutex_unlock)                                                                          \
-  X(pthread_cond_wait)                                                                             \
-  X(pthread_cond_timedwait)                                                                        \
-  X(pthread_cond_clockwait)                                                                        \
-  X(pthread_cond_signal)                                                                           \
-  X(pthread_cond_broadcast)                                                                        \
-  X(pthread_rwlock_rdlock)                                                                         \
-  X(pthread_rwlock_tryrdlock)                                                                      \
-  X(pthread_rwlock_timedrdlock)                                                                    \
-  X(pthread_rwlock_clockrdlock)                                                                    \
-  X(pthread_rwlock_wrlock)                                                                         \
-  X(pthread_rwlock_trywrlock)                                                                      \
-  X(pthread_rwlock_timedwrlock)                                                                    \
-  X(pthread_rwlock_clockwrlock)                                                                    \
-  X(pthread_rwlock_unlock)                                                                         \
-  X(sem_wait)                                                                                      \
-  X(sem_trywait)                                                                                   \
-  X(sem_timedwait)                                                                                 \
-  X(sem_clockwait)                                                                                 \
-  X(sem_post)                                                                                      \
-  X(pthread_barrier_wait)                                                                          \
-  X(pthread_join)                                                                                  \
-  X(pthread_tryjoin_np)                                                                            \
-  X(pthread_timedjoin_np)                                                                          \
-  X(pthread_clockjoin_np)                                                                          \
-  X(pthread_create)                                                                                \
-  X(pthread_exit)                                                                                  \
-  X(pthread_kill)                                                                                  \
-  X(pthread_sigqueue)                                                                              \
-  X(sigwait)                                                                                       \
-  X(sigwaitinfo)                                                                                   \
-  X(sigtimedwait)                                                                                  \
-  X(sigsuspend)                                                                                    \
-  X(nanosleep)                                                                                     \
-  X(clock_nanosleep)                                                                               \
-  X(usleep)                                                                                        \
-  X(sleep)                                                                                         \
-  X(select)                                                                                        \
-  X(pselect)                                                                                       \
-  X(poll)                                                                                          \
-  X(ppoll)                                                                                         \
-  X(epoll_wait)                                                                                    \
-  X(epoll_pwait)                                                                                   \
-  X(epoll_pwait2)                                                                                  \
-  X(syscall)
 
 /* ---- Front-end plugin / pass options ------------------------------------ */
 

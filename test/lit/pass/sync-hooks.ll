@@ -1,4 +1,4 @@
-; Direct calls and invokes of the synchronization functions of abi.h call the
+; Direct calls and invokes of the hooked functions of causal/hooks.def call the
 ; runtime's hook instead when it is defined: `&hook != null ? hook : X`, with
 ; the hook an extern_weak declaration of the same type. One function per
 ; family (mutex, cond, rwlock, sem, barrier, join, create/exit, signals).
@@ -7,11 +7,11 @@
 ; RUN: %opt -load-pass-plugin %plugin -passes=causal-instrument -S %s -o - | FileCheck %s
 ; Off with -causal-sync-hooks=false.
 ; RUN: %opt -load-pass-plugin %plugin -passes=causal-instrument -causal-sync-hooks=false -S %s -o - | FileCheck %s --check-prefix=OFF
-; Every function of CAUSAL_SYNC_FUNCTIONS, from abi.h itself.
-; RUN: %python %S/Inputs/sync-calls.py %src_root/include/causal/abi.h > %t.ll
+; Every function of a CAUSAL_HOOK line, from causal/hooks.def itself.
+; RUN: %python %S/Inputs/sync-calls.py %src_root/include/causal/hooks.def > %t.ll
 ; RUN: %opt -load-pass-plugin %plugin -passes=causal-instrument -S %t.ll -o %t.out.ll
 ; RUN: grep -c 'hook.target[0-9]* = select' %t.out.ll > %t.count
-; RUN: grep -c '^  X(' %src_root/include/causal/abi.h | diff - %t.count
+; RUN: grep -c '^CAUSAL_HOOK(' %src_root/include/causal/hooks.def | diff - %t.count
 ; RUN: FileCheck %s --check-prefix=ALL < %t.out.ll
 
 target triple = "x86_64-unknown-linux-gnu"

@@ -289,11 +289,45 @@ TEST_F(ExperimentTest, EverySyncFunctionHasAHookAndIsInterposed) {
   EXPECT_NE(r.out.find("missing=0"), std::string::npos) << r.out;
 }
 
+TEST_F(ExperimentTest, SpinLocksAreHookedThroughBothEntryPoints) {
+  ProcessResult r = run({"spinlocks", "1000"}, baseEnv());
+  ASSERT_TRUE(r.exited && r.status == 0) << r.err;
+  ASSERT_EQ(outputValue(r.out, "hooks"), 1u) << "a __causal_hook_pthread_spin_* is missing";
+  EXPECT_EQ(outputValue(r.out, "calls"), 6000u) << r.out;
+  EXPECT_EQ(outputValue(r.out, "failed"), 0u) << r.out;
+  EXPECT_EQ(outputValue(r.out, "busy"), 1u) << "the hook locked the real spin lock";
+}
+
 TEST_F(ExperimentTest, HookAndInterposedEntryPointsCountEachCallOnce) {
   ProcessResult r = run({"hookcount", "1000"}, baseEnv());
   ASSERT_TRUE(r.exited && r.status == 0) << r.err;
   EXPECT_EQ(outputValue(r.out, "calls"), 4000u) << r.out;
   EXPECT_EQ(outputValue(r.out, "busy"), 1u) << "the hook locked the real mutex";
+}
+
+// The runtime's own waits (the profiler thread's sleeps, the pauses that pay
+// delays, the profile written at exit) make the system call or call the real
+// function: none enters a hook. The target defines every hooked function
+// itself, ahead of the runtime, and notes the calls from the runtime's code
+// and from threads it did not create.
+TEST_F(ExperimentTest, TheRuntimesOwnWaitsNeverEnterAHook) {
+  std::map<std::string, std::string> env = baseEnv();
+  env[CAUSAL_ENV_FIXED_LINE] = "own_work.cpp:10";
+  env[CAUSAL_ENV_FIXED_SPEEDUP] = "50";
+  env[CAUSAL_ENV_EXPERIMENT_NS] = "10000000";
+  env[CAUSAL_ENV_COOLOFF_NS] = "1000000";
+  ProcessResult r = causal::test::runTarget(CAUSAL_OWN_WAITS_TARGET, {"400"}, env, dir_);
+  ASSERT_TRUE(r.exited && r.status == 0) << r.err << r.out;
+  // Each round of the loops makes 3 calls; how many rounds fit in 400 ms
+  // depends on the machine's load.
+  EXPECT_GT(outputValue(r.out, "program"), 30u) << "the target sees the program's calls";
+  EXPECT_EQ(outputValue(r.out, "runtime"), 0u) << r.out;
+  std::vector<Experiment> exps = experiments(profile());
+  ASSERT_FALSE(exps.empty());
+  uint64_t delays = 0;
+  for (const Experiment &e : exps)
+    delays += number(e.record, "delay");
+  EXPECT_GT(delays, 0u) << "delays were inserted (the helper thread paid them)";
 }
 
 TEST_F(ExperimentTest, NoLostWakeUpsWithDelaysForcedOn) {

@@ -24,6 +24,8 @@
 //   forkexp MS    progress loop, fork, both loop MS ms more, child exits
 //   spin MS       workUnit for MS ms, no progress point
 //   symbols       checks that every sync function has a hook and is interposed
+//   spinlocks N   N rounds of spin lock, trylock and unlock through the hooks
+//                 and the interposed functions; prints the runtime's call count
 //   lockbench N   times N uncontended lock+unlock pairs (prints ns_per_pair)
 //
 //===----------------------------------------------------------------------===//
@@ -48,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <string>
 #include <sys/wait.h>
 #include <thread>
 #include <time.h>
@@ -332,24 +335,63 @@ int hookCountMode(int n) {
   return 0;
 }
 
-// Every function of CAUSAL_SYNC_FUNCTIONS has its hook, and the program's
-// own calls of it reach the runtime (interposed).
+// pthread_spin_lock (blocking), pthread_spin_trylock (trying) and
+// pthread_spin_unlock (waking) through both entry points.
+int spinlocksMode(int n) {
+  using SpinFn = int (*)(pthread_spinlock_t *);
+  auto hook = [](const char *name) { return reinterpret_cast<SpinFn>(dlsym(RTLD_DEFAULT, name)); };
+  SpinFn lock = hook("__causal_hook_pthread_spin_lock");
+  SpinFn trylock = hook("__causal_hook_pthread_spin_trylock");
+  SpinFn unlock = hook("__causal_hook_pthread_spin_unlock");
+  if (!lock || !trylock || !unlock) {
+    printf("hooks=0\n");
+    return 0;
+  }
+  pthread_spinlock_t s;
+  pthread_spin_init(&s, PTHREAD_PROCESS_PRIVATE);
+  uint64_t before = __causal_test_sync_calls();
+  int failed = 0;
+  for (int i = 0; i < n; ++i) {
+    failed += lock(&s) != 0;
+    failed += unlock(&s) != 0;
+    failed += trylock(&s) != 0;
+    failed += unlock(&s) != 0;
+    failed += pthread_spin_lock(&s) != 0;
+    failed += pthread_spin_unlock(&s) != 0;
+  }
+  uint64_t after = __causal_test_sync_calls();
+  // The hook really locked: a try from another thread must fail.
+  lock(&s);
+  int busy = 0;
+  std::thread([&] { busy = pthread_spin_trylock(&s) == EBUSY; }).join();
+  unlock(&s);
+  pthread_spin_destroy(&s);
+  printf("hooks=1 calls=%llu failed=%d busy=%d\n", (unsigned long long)(after - before), failed,
+         busy);
+  return 0;
+}
+
+// Every CAUSAL_HOOK function of causal/hooks.def has its hook, and the
+// program's own calls of it, and of every CAUSAL_INTERPOSER function, reach
+// the runtime (interposed).
 int symbolsMode() {
   int missing = 0;
   Dl_info runtime;
   dladdr(dlsym(RTLD_DEFAULT, "__causal_register_module"), &runtime);
-#define CAUSAL_CHECK_SYMBOL(name)                                                                  \
-  {                                                                                                \
-    Dl_info info;                                                                                  \
-    void *hook = dlsym(RTLD_DEFAULT, "__causal_hook_" #name);                                      \
-    void *interposed = dlsym(RTLD_DEFAULT, #name);                                                 \
-    if (!hook || !interposed || !dladdr(interposed, &info) ||                                      \
-        info.dli_fbase != runtime.dli_fbase) {                                                     \
-      printf("missing: %s\n", #name);                                                              \
-      ++missing;                                                                                   \
-    }                                                                                              \
-  }
-  CAUSAL_SYNC_FUNCTIONS(CAUSAL_CHECK_SYMBOL)
+  auto check = [&](const char *name, bool has_hook) {
+    Dl_info info;
+    std::string hook_name = std::string("__causal_hook_") + name;
+    void *hook = dlsym(RTLD_DEFAULT, hook_name.c_str());
+    void *interposed = dlsym(RTLD_DEFAULT, name);
+    if ((has_hook && !hook) || !interposed || !dladdr(interposed, &info) ||
+        info.dli_fbase != runtime.dli_fbase) {
+      printf("missing: %s\n", name);
+      ++missing;
+    }
+  };
+#define CAUSAL_HOOK(kind, outcome, ret, name, params, args, version) check(#name, true);
+#define CAUSAL_INTERPOSER(kind, outcome, ret, name, params, args, version) check(#name, false);
+#include "causal/hooks.def"
   printf("missing=%d\n", missing);
   return 0;
 }
@@ -405,6 +447,8 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(mode, "symbols"))
     return symbolsMode();
+  if (!strcmp(mode, "spinlocks"))
+    return spinlocksMode(int(arg));
   if (!strcmp(mode, "hookcount"))
     return hookCountMode(int(arg));
   if (!strcmp(mode, "crash")) {

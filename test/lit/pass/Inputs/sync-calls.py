@@ -1,9 +1,10 @@
-"""Prints an IR module that calls every function of CAUSAL_SYNC_FUNCTIONS
-(read from the abi.h given as argument) once, directly."""
+"""Prints an IR module that calls every function of a CAUSAL_HOOK line (read
+from the causal/hooks.def given as argument) once, directly."""
 import re
 import sys
 
-names = re.findall(r"^\s*X\((\w+)\)", open(sys.argv[1]).read(), re.M)
+# CAUSAL_HOOK(KIND, OUTCOME, RET, NAME, ...): the fourth argument.
+names = re.findall(r"^CAUSAL_HOOK\((?:[^,]*,){3}\s*(\w+)\s*,", open(sys.argv[1]).read(), re.M)
 print('target triple = "x86_64-unknown-linux-gnu"')
 for name in names:
     print("declare i32 @%s(ptr)" % name)

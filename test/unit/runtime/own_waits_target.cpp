@@ -1,0 +1,202 @@
+//===- test/unit/runtime/own_waits_target.cpp - The runtime's waits are its own -===//
+//
+// Linked with libcausal_rt.so like experiment_target, with one difference: the
+// program itself defines every function of causal/hooks.def that has a fixed
+// signature and returns (exported, so it comes before the runtime in the
+// symbol lookup order, as the runtime comes before libc). Each definition
+// notes who called it, then calls the next one: the runtime's hook, which
+// calls libc. So every call of a hooked function by name, from anywhere in
+// the process, passes here first. A call made from the runtime's own code, or
+// on a thread the program did not create (the profiler thread), is a hook the
+// runtime entered for itself.
+//
+// argv[1] = MS: for MS ms the main thread loops work in a registered line
+// ("own_work.cpp:10"), a mutex and a short nanosleep, and visits a progress
+// point, while experiments run; a helper thread takes the same mutex and
+// sleeps, and pauses for the delays the main thread's samples insert. At exit, after the runtime's
+// exit handler stopped the experiments and wrote the profile, prints
+//   program=N   calls from the program (the interposition works)
+//   runtime=N   calls from the runtime's code or its threads, then their names
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestLineTable.h"
+
+#include "causal/abi.h"
+
+#include <atomic>
+#include <dlfcn.h>
+#include <memory>
+#include <poll.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <time.h>
+#include <unistd.h>
+
+extern "C" void __causal_register_module(const void *start, const void *stop);
+extern "C" void __causal_register_counters(causal_counter *start, causal_counter *stop);
+extern "C" const char __start_causal_own_work[], __stop_causal_own_work[];
+
+namespace {
+
+pthread_t g_main_thread;
+std::atomic<bool> g_helper_started{false};
+pthread_t g_helper_thread; // set before g_helper_started
+
+bool programThread() {
+  pthread_t self = pthread_self();
+  return pthread_equal(self, g_main_thread) ||
+         (g_helper_started.load(std::memory_order_acquire) && pthread_equal(self, g_helper_thread));
+}
+
+const void *g_runtime_base = nullptr; // where libcausal_rt.so is loaded
+std::atomic<uint64_t> g_program_calls{0}, g_runtime_calls{0};
+constexpr int kNamesKept = 16;
+std::atomic<const char *> g_runtime_callees[kNamesKept];
+
+void noteCall(const char *name, void *return_address) {
+  Dl_info caller;
+  if (g_runtime_base && ((dladdr(return_address, &caller) && caller.dli_fbase == g_runtime_base) ||
+                         !programThread())) {
+    uint64_t index = g_runtime_calls.fetch_add(1);
+    if (index < kNamesKept)
+      g_runtime_callees[index].store(name);
+  } else {
+    g_program_calls.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+// The definition after this program's (the runtime's).
+template <typename F> void next(F *pointer, const char *name) {
+  *pointer = reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
+}
+
+} // namespace
+
+// Every function with a fixed signature that returns: noted, then passed on
+// to the next definition, resolved at start-up (not in a signal handler).
+#define OWN_Blocking OWN_DEFINITION
+#define OWN_WakingThenBlocking OWN_DEFINITION
+#define OWN_Waking OWN_DEFINITION
+#define OWN_Trying OWN_DEFINITION
+#define OWN_Exec OWN_DEFINITION
+#define OWN_Custom OWN_DEFINITION
+#define OWN_CustomNoReturn(...)
+#define OWN_Variadic(...)
+
+#define OWN_DEFINITION(ret, name, params, args)                                                    \
+  decltype(&::name) g_next_##name = nullptr;                                                       \
+  extern "C" __attribute__((noinline)) ret name params {                                           \
+    noteCall(#name, __builtin_return_address(0));                                                  \
+    if (!g_next_##name)                                                                            \
+      next(&g_next_##name, #name);                                                                 \
+    return g_next_##name args;                                                                     \
+  }
+#define CAUSAL_HOOK(kind, outcome, ret, name, params, args, version)                               \
+  OWN_##kind(ret, name, params, args)
+#define CAUSAL_INTERPOSER CAUSAL_HOOK
+#include "causal/hooks.def"
+#undef OWN_DEFINITION
+
+void resolveNextDefinitions() {
+#define OWN_DEFINITION(ret, name, params, args) next(&g_next_##name, #name);
+#define CAUSAL_HOOK(kind, outcome, ret, name, params, args, version)                               \
+  OWN_##kind(ret, name, params, args)
+#define CAUSAL_INTERPOSER CAUSAL_HOOK
+#include "causal/hooks.def"
+#undef OWN_DEFINITION
+}
+
+__attribute__((noinline, section("causal_own_work"))) uint64_t workUnit(uint64_t cpu_ns) {
+  struct timespec now;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  uint64_t start = uint64_t(now.tv_sec) * 1000000000ull + uint64_t(now.tv_nsec), current = start;
+  volatile uint64_t sink = 0;
+  while (current - start < cpu_ns) {
+    for (int i = 0; i < 2000; ++i)
+      sink = sink + uint64_t(i);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    current = uint64_t(now.tv_sec) * 1000000000ull + uint64_t(now.tv_nsec);
+  }
+  return sink;
+}
+
+namespace {
+
+std::unique_ptr<causal::test::InMemoryLineTable> g_table;
+causal_counter g_work[] = {{0, "work", CAUSAL_COUNTER_THROUGHPUT, 0}};
+
+uint64_t nowNs() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+// Runs after the runtime's exit handler (atexit handlers run before the
+// images' destructors): the profiler thread has stopped, the profile is written.
+__attribute__((destructor)) void printCalls() {
+  uint64_t runtime = g_runtime_calls.load();
+  printf("program=%llu runtime=%llu\n", (unsigned long long)g_program_calls.load(),
+         (unsigned long long)runtime);
+  for (uint64_t i = 0; i < runtime && i < kNamesKept; ++i)
+    printf("runtime called: %s\n", g_runtime_callees[i].load());
+}
+
+} // namespace
+
+pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;
+std::atomic<bool> g_stop{false};
+
+void *helper(void *) {
+  g_helper_thread = pthread_self();
+  g_helper_started.store(true, std::memory_order_release);
+  while (!g_stop.load(std::memory_order_relaxed)) {
+    pthread_mutex_lock(&g_mutex);
+    pthread_mutex_unlock(&g_mutex);
+    struct timespec pause = {0, 200000};
+    nanosleep(&pause, nullptr);
+  }
+  return nullptr;
+}
+
+int main(int argc, char **argv) {
+  setvbuf(stdout, nullptr, _IONBF, 0);
+  if (argc < 2)
+    return 2;
+  g_main_thread = pthread_self();
+  resolveNextDefinitions();
+  Dl_info runtime;
+  if (dladdr(dlsym(RTLD_DEFAULT, "__causal_register_module"), &runtime))
+    g_runtime_base = runtime.dli_fbase;
+  if (!g_runtime_base) {
+    printf("the runtime's image was not found\n");
+    return 1;
+  }
+  g_table =
+      std::make_unique<causal::test::InMemoryLineTable>(causal::test::InMemoryLineTable::singleLine(
+          __start_causal_own_work, uint32_t(__stop_causal_own_work - __start_causal_own_work),
+          "own_work.cpp", 10));
+  __causal_register_module(g_table->start(), g_table->stop());
+  __causal_register_counters(g_work, g_work + 1); // starts the profiler thread
+
+  pthread_t helper_thread;
+  if (pthread_create(&helper_thread, nullptr, helper, nullptr) != 0)
+    return 1;
+  uint64_t end = nowNs() + strtoull(argv[1], nullptr, 10) * 1000000ull;
+  while (nowNs() < end) {
+    workUnit(200000);
+    pthread_mutex_lock(&g_mutex);
+    __atomic_add_fetch(&g_work[0].count, 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&g_mutex);
+    struct timespec pause = {0, 100000};
+    nanosleep(&pause, nullptr);
+  }
+  g_stop.store(true);
+  pthread_join(helper_thread, nullptr);
+  return 0;
+}
