@@ -99,13 +99,6 @@ using namespace causal::rt;
 
 // ---- The rest of the hook layer's interface -------------------------------------
 
-// The pass's check at progress points calls this while an experiment runs.
-extern "C" CAUSAL_RT_EXPORT void __causal_settle_delays() {
-  ThreadState *state = tls_thread;
-  if (state && __builtin_expect(owesDelays(state), 0))
-    payOwedDelays(state);
-}
-
 // For the runtime's tests: synchronization calls the calling thread made
 // through either entry point (each call counts once), or UINT64_MAX if the
 // thread is not profiled.
