@@ -1,11 +1,14 @@
 // bench/accuracy/accuracy.h - what the accuracy programs share: their one
-// optional argument (a count) and pinning a thread to a CPU. Included after
-// the system headers (pinToCpu needs _GNU_SOURCE from the first line).
+// optional argument (a count), pinning a thread to a CPU and the monotonic
+// clock the latency cases time their requests with. Included after the
+// system headers (pinToCpu needs _GNU_SOURCE from the first line).
 #ifndef CAUSAL_BENCH_ACCURACY_H
 #define CAUSAL_BENCH_ACCURACY_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 // The count given as the only argument, else |fallback|; a negative one
 // prints "usage: USAGE" and exits with status 2.
@@ -16,6 +19,13 @@ static inline long countArg(int argc, char **argv, long fallback, const char *us
     exit(2);
   }
   return count;
+}
+
+// CLOCK_MONOTONIC in nanoseconds.
+static inline uint64_t monotonicNs(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
 #ifdef CPU_SET

@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "accuracy.h"
+
 #ifndef LINE_COST_PERCENT
 #define LINE_COST_PERCENT 100
 #endif
@@ -56,11 +58,7 @@ static void *threadB(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  rounds = argc > 1 ? atol(argv[1]) : 1000;
-  if (rounds < 0) {
-    fprintf(stderr, "usage: barrier [ROUNDS]\n");
-    return 2;
-  }
+  rounds = countArg(argc, argv, 1000, "barrier [ROUNDS]");
   pthread_barrier_init(&meet, NULL, 2);
   pthread_t b;
   pthread_create(&b, NULL, threadB, NULL);

@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "accuracy.h"
+
 #ifndef LINE_COST_PERCENT
 #define LINE_COST_PERCENT 100
 #endif
@@ -46,20 +48,6 @@ static uint64_t question[CLIENTS], answer[CLIENTS];
 static long requestsPerClient = 300;
 static struct timespec think;
 
-static uint64_t nowNs(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-__attribute__((noinline)) static uint64_t work(uint64_t request) {
-  for (volatile uint64_t x = 0; x < knobIterations; x++) { // KNOB
-  }
-  for (volatile uint64_t y = 0; y < FIXED_ITERATIONS; y++) { // FIXED
-  }
-  return request * 2654435761u;
-}
-
 static void *server(void *arg) {
   (void)arg;
   pthread_mutex_lock(&lock);
@@ -74,9 +62,13 @@ static void *server(void *arg) {
     --queued;
     uint64_t request = question[client];
     pthread_mutex_unlock(&lock);
-    uint64_t result = work(request);
+    // The request's work.
+    for (volatile uint64_t x = 0; x < knobIterations; x++) { // KNOB
+    }
+    for (volatile uint64_t y = 0; y < FIXED_ITERATIONS; y++) { // FIXED
+    }
     pthread_mutex_lock(&lock);
-    answer[client] = result;
+    answer[client] = request * 2654435761u;
     waiting[client] = 0;
     answered[client] = 1;
     pthread_cond_broadcast(&replied);
@@ -93,7 +85,7 @@ static void *client(void *arg) {
   int self = (int)(intptr_t)arg;
   struct ClientResult *result = calloc(1, sizeof *result);
   for (long r = 0; r < requestsPerClient; ++r) {
-    uint64_t begin = nowNs();
+    uint64_t begin = monotonicNs();
     CAUSAL_BEGIN("request");
     pthread_mutex_lock(&lock);
     question[self] = (uint64_t)(r * CLIENTS + self);
@@ -106,7 +98,7 @@ static void *client(void *arg) {
     result->checksum += answer[self];
     pthread_mutex_unlock(&lock);
     CAUSAL_END("request");
-    result->latencyNs += nowNs() - begin;
+    result->latencyNs += monotonicNs() - begin;
     nanosleep(&think, NULL);
   }
   return result;

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "accuracy.h"
+
 #ifndef LINE_COST_PERCENT
 #define LINE_COST_PERCENT 100
 #endif
@@ -68,11 +70,7 @@ static void *heartbeat(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  roundsPerWorker = argc > 1 ? atol(argv[1]) : 1500;
-  if (roundsPerWorker < 0) {
-    fprintf(stderr, "usage: heartbeat [ROUNDS_PER_WORKER]\n");
-    return 2;
-  }
+  roundsPerWorker = countArg(argc, argv, 1500, "heartbeat [ROUNDS_PER_WORKER]");
   pthread_t workers[WORKERS], beat;
   pthread_create(&beat, NULL, heartbeat, NULL);
   for (int i = 0; i < WORKERS; ++i)

@@ -29,6 +29,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "accuracy.h"
+
 #ifndef LINE_COST_PERCENT
 #define LINE_COST_PERCENT 100
 #endif
@@ -49,12 +51,6 @@ static uint64_t queue[QUEUE_SIZE];
 static size_t head, tail;
 static int done;
 static uint64_t checksum, latencyNs, served;
-
-static uint64_t nowNs(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
 
 __attribute__((noinline)) static uint64_t work(uint64_t request) {
   for (volatile uint64_t x = 0; x < knobIterations; x++) { // KNOB
@@ -82,11 +78,11 @@ static void *worker(void *arg) {
     uint64_t request = queue[head++ % QUEUE_SIZE];
     pthread_mutex_unlock(&lock);
 
-    uint64_t begin = nowNs();
+    uint64_t begin = monotonicNs();
     CAUSAL_BEGIN("request");
     uint64_t result = work(request);
     CAUSAL_END("request");
-    uint64_t end = nowNs();
+    uint64_t end = monotonicNs();
     bookkeeping();
 
     pthread_mutex_lock(&lock);

@@ -28,20 +28,15 @@ int nanosleep(const struct timespec *req, struct timespec *rem) {
   return r;
 }
 
-int pthread_mutex_lock(pthread_mutex_t *m) {
-  static int (*real)(pthread_mutex_t *);
-  if (!real)
-    real = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_lock");
-  int r = real(m);
-  calls = calls + 1;
-  return r;
-}
-
-int pthread_mutex_unlock(pthread_mutex_t *m) {
-  static int (*real)(pthread_mutex_t *);
-  if (!real)
-    real = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_unlock");
-  int r = real(m);
-  calls = calls + 1;
-  return r;
-}
+// The mutex functions, each like the two above.
+#define EMPTY_WRAPPER_OF_MUTEX(name)                                                               \
+  int name(pthread_mutex_t *m) {                                                                   \
+    static int (*real)(pthread_mutex_t *);                                                         \
+    if (!real)                                                                                     \
+      real = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, #name);                                  \
+    int r = real(m);                                                                               \
+    calls = calls + 1;                                                                             \
+    return r;                                                                                      \
+  }
+EMPTY_WRAPPER_OF_MUTEX(pthread_mutex_lock)
+EMPTY_WRAPPER_OF_MUTEX(pthread_mutex_unlock)
