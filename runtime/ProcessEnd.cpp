@@ -93,7 +93,7 @@ void onFatalSignal(int signal, siginfo_t *info, void *) {
     const char *experiments = peekPendingRecords(&size);
     appendProfileSignalSafe(g_config.output_path, g_modules, g_startup_realtime_ns,
                             monotonicNs() - g_startup_monotonic_ns, experiments, size,
-                            g_config.period_ns);
+                            g_config.period_ns, sampleCounters().outside.load());
   }
   errno = saved_errno;
   // A fault re-executes the instruction and dies by the default action; a
@@ -161,8 +161,10 @@ void writeProfileOnce() {
   TextBuffer experiments;
   takePendingRecords(&experiments);
   TextBuffer block;
+  const SampleCounters &counters = sampleCounters();
+  uint64_t outside = counters.outside.load();
   renderProfile(g_modules, g_startup_realtime_ns, runtime_ns, &block, experiments.data(),
-                experiments.size(), g_config.period_ns);
+                experiments.size(), g_config.period_ns, outside);
   if (block.failed())
     message("out of memory while rendering the profile; nothing written");
   else if (int error = appendToFile(g_config.output_path, block.data(), block.size()))
@@ -172,6 +174,10 @@ void writeProfileOnce() {
     writeSampleLog();
   if (g_config.verbose)
     sayWhatHappened();
+  if (outside > 0 && counters.attributed.load() == 0)
+    message("no sample landed in instrumented code (%llu outside it): was the code compiled "
+            "with -fcausal-profile?",
+            (unsigned long long)outside);
 }
 
 void flushProfileBeforeExec() {

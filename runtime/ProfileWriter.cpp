@@ -75,7 +75,7 @@ namespace {
 template <class Sink>
 void writeRun(Sink &out, const ModuleRegistry &registry, uint64_t startup_realtime_ns,
               uint64_t runtime_ns, const char *experiments, size_t experiments_size,
-              uint64_t sample_period_ns) {
+              uint64_t sample_period_ns, uint64_t samples_outside) {
   records::Startup startup;
   startup.time = startup_realtime_ns;
   startup.profiler = "causal";
@@ -85,6 +85,7 @@ void writeRun(Sink &out, const ModuleRegistry &registry, uint64_t startup_realti
     out.putLines(experiments, experiments_size);
   records::Runtime runtime;
   runtime.time = runtime_ns;
+  runtime.samples_outside = samples_outside;
   writeRecord(out, runtime);
   uint32_t used = registry.slotsUsed();
   for (uint32_t slot = 0; slot < used; ++slot) {
@@ -101,9 +102,10 @@ void writeRun(Sink &out, const ModuleRegistry &registry, uint64_t startup_realti
 
 void renderProfile(const ModuleRegistry &registry, uint64_t startup_realtime_ns,
                    uint64_t runtime_ns, TextBuffer *out, const char *experiments,
-                   size_t experiments_size, uint64_t sample_period_ns) {
+                   size_t experiments_size, uint64_t sample_period_ns,
+                   uint64_t samples_outside) {
   writeRun(*out, registry, startup_realtime_ns, runtime_ns, experiments, experiments_size,
-           sample_period_ns);
+           sample_period_ns, samples_outside);
 }
 
 namespace {
@@ -181,13 +183,13 @@ char SignalSafeWriter::buffer_[1 << 16];
 int appendProfileSignalSafe(const char *path, const ModuleRegistry &registry,
                             uint64_t startup_realtime_ns, uint64_t runtime_ns,
                             const char *experiments, size_t experiments_size,
-                            uint64_t sample_period_ns) {
+                            uint64_t sample_period_ns, uint64_t samples_outside) {
   int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0)
     return errno;
   SignalSafeWriter out(fd);
   writeRun(out, registry, startup_realtime_ns, runtime_ns, experiments, experiments_size,
-           sample_period_ns);
+           sample_period_ns, samples_outside);
   out.flush(true);
   close(fd);
   return out.error();

@@ -370,6 +370,9 @@ void summarizeRuns(const Profile &profile, Analysis &analysis) {
         ++analysis.runsWithAssumedPeriod;
     }
     allCausal = allCausal && run.writtenByCausal;
+    analysis.samplesOutside += run.samplesOutside;
+    for (const auto &entry : run.samples)
+      analysis.samplesInLines += entry.second;
   }
   analysis.latencyTimeAveraged = allCausal;
 }

@@ -578,7 +578,10 @@ private:
   }
 
   bool applyRecord(const records::Runtime &fields, size_t lineNo, std::string &) {
-    profile.runs[runIndex(lineNo)].runtimeNs = fields.time;
+    Run &run = profile.runs[runIndex(lineNo)];
+    run.runtimeNs = fields.time;
+    if (fields.samples_outside != -1)
+      run.samplesOutside = fields.samples_outside;
     return true;
   }
 

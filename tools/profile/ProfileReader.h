@@ -75,6 +75,7 @@ struct Run {
   double runtimeNs = -1;        // last `runtime time=` of the run, -1 if none
   double samplePeriodNs = -1;   // `startup sample-period=` (causal extension), -1 if none
   double shutdownSamples = -1;  // `shutdown samples=` (old Coz), -1 if none
+  double samplesOutside = 0;    // last `runtime samples-outside=` (causal): no line to charge
   /// Samples per FILE:LINE. Coz writes cumulative counts, possibly several
   /// times per run; the last value written for a location wins.
   std::map<std::string, double> samples;

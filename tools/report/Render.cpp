@@ -471,6 +471,14 @@ void writeOtherNotes(std::ostream &out, const Analysis &analysis, const Analysis
   for (const std::string &warning : analysis.warnings)
     out << paint("warning:", kYellow, color) << " " << warning << "\n";
 
+  // A program that links the runtime but whose code was built without the
+  // flag: more samples cannot help.
+  if (analysis.samplesOutside > 0 && analysis.samplesInLines == 0) {
+    out << paint("warning:", kYellow, color) << " no samples in instrumented code ("
+        << jsonNumber(analysis.samplesOutside)
+        << " outside it): was the code compiled with -fcausal-profile?\n";
+    return;
+  }
   // Is there enough behind this profile?
   const double kEnoughExperimentTimeNs = 30e9;
   const size_t kEnoughExperiments = 200;
@@ -568,6 +576,8 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
       << ",\"dropped_bad_duration\":" << analysis.droppedBadDuration
       << ",\"latency_time_averaged\":" << (analysis.latencyTimeAveraged ? "true" : "false")
       << ",\"runs_with_assumed_sample_period\":" << analysis.runsWithAssumedPeriod
+      << ",\"samples_in_lines\":" << jsonNumber(analysis.samplesInLines)
+      << ",\"samples_outside_instrumented_code\":" << jsonNumber(analysis.samplesOutside)
       << ",\"progress_points\":[";
   for (size_t i = 0; i < analysis.progressPoints.size(); ++i) {
     const auto &point = analysis.progressPoints[i];
