@@ -142,9 +142,8 @@ void pause(ThreadState *state, uint64_t ns, bool competing) {
     return;
   uint64_t begin = monotonicNs();
   uint64_t elapsed = 0;
-  uint64_t spin_from = competing || plan.sleep_ns <= CAUSAL_PAUSE_SPIN_NS
-                           ? 0
-                           : plan.sleep_ns - CAUSAL_PAUSE_SPIN_NS;
+  uint64_t spin_from =
+      competing || plan.sleep_ns <= CAUSAL_PAUSE_SPIN_NS ? 0 : plan.sleep_ns - CAUSAL_PAUSE_SPIN_NS;
   // Not the interposed nanosleep. A signal handler that ran meanwhile is
   // remembered (hooks/HookCore.h: the call the thread paid before would have been
   // interrupted); then loop on the clock.
@@ -792,13 +791,18 @@ bool isProfilerThread() { return tls_is_profiler; }
 // and a latency visit records that time.
 extern "C" CAUSAL_RT_EXPORT void __causal_progress_visit(void *counter) {
   using namespace causal::rt;
+  constexpr uint32_t kNoPoint = ProgressRegistry::kNoLatencyPoint;
   ThreadState *state = tls_thread;
   if (state && __builtin_expect(owesDelays(state), 0))
     payOwedDelays(state);
-  if (!counter || !g_experiment.active.load(std::memory_order_acquire))
+  // Called only while the flag is set (abi.h); a visit that races the end of
+  // the experiment lands in sums the next experiment discards at its start.
+  bool end = false;
+  uint32_t point = counter ? g_progress.latencyPointOf(counter, &end) : kNoPoint;
+  if (point == kNoPoint) // a throughput point: no clock read
     return;
   int64_t real = int64_t(monotonicNs() - g_experiment.start_ns.load(std::memory_order_relaxed));
   int64_t inserted = int64_t(g_experiment.global_delay_ns.load(std::memory_order_relaxed) -
                              g_experiment.start_global_ns.load(std::memory_order_relaxed));
-  g_progress.recordVisit(counter, real - inserted);
+  g_progress.recordVisit(point, end, real - inserted);
 }

@@ -77,9 +77,13 @@ uint32_t ProgressRegistry::registerCounters(causal_counter *start, causal_counte
     uint32_t index;
     if (addCounter(record->kind, record->name, &record->count, &index))
       ++added;
-    // recordVisit finds the point through the record (abi.h).
+    // latencyPointOf finds the point through the record (abi.h): index + 1,
+    // with kThroughputFlag for a throughput point (nothing to record).
     if (index != kMaxPoints)
-      __atomic_store_n(&record->flags, index + 1, __ATOMIC_RELEASE);
+      __atomic_store_n(&record->flags,
+                       (index + 1) |
+                           (points_[index].kind == PointKind::Throughput ? kThroughputFlag : 0u),
+                       __ATOMIC_RELEASE);
   }
   lock_.unlock();
   return added;
@@ -116,30 +120,32 @@ CozCounter *ProgressRegistry::cozCounter(int type, const char *name) {
   return result;
 }
 
-void ProgressRegistry::recordVisit(const void *counter, int64_t virtual_ns) {
+uint32_t ProgressRegistry::latencyPointOf(const void *counter, bool *end) const {
   uint32_t index;
-  bool end;
   uintptr_t address = reinterpret_cast<uintptr_t>(counter);
   uintptr_t coz_begin = reinterpret_cast<uintptr_t>(&coz_[0].counter);
   if (address >= coz_begin && address < coz_begin + sizeof coz_ &&
       (address - coz_begin) % sizeof(CozSlot) == 0) {
     size_t slot_index = (address - coz_begin) / sizeof(CozSlot);
     if (slot_index >= num_coz_.load(std::memory_order_acquire))
-      return;
+      return kNoLatencyPoint;
     const CozSlot &slot = coz_[slot_index];
     index = slot.point;
-    end = slot.type == int(CAUSAL_COUNTER_END);
+    *end = slot.type == int(CAUSAL_COUNTER_END);
   } else {
     const causal_counter *record = static_cast<const causal_counter *>(counter);
     uint32_t flags = __atomic_load_n(&record->flags, __ATOMIC_ACQUIRE);
-    if (flags == 0) // not registered (yet)
-      return;
-    index = flags - 1;
-    end = record->kind == CAUSAL_COUNTER_END;
+    if (flags == 0 || (flags & kThroughputFlag)) // not registered (yet), or throughput
+      return kNoLatencyPoint;
+    *end = record->kind == CAUSAL_COUNTER_END;
+    return flags - 1;
   }
-  if (index >= num_points_.load(std::memory_order_acquire) ||
-      points_[index].kind != PointKind::Latency)
-    return;
+  if (points_[index].kind != PointKind::Latency)
+    return kNoLatencyPoint;
+  return index;
+}
+
+void ProgressRegistry::recordVisit(uint32_t index, bool end, int64_t virtual_ns) {
   Point &point = points_[index];
   (end ? point.end_ns : point.begin_ns).fetch_add(virtual_ns, std::memory_order_relaxed);
   (end ? point.end_visits : point.begin_visits).fetch_add(1, std::memory_order_relaxed);

@@ -67,11 +67,18 @@ public:
     uint64_t begins = 0, ends = 0;
   };
 
-  /// Signal-safe: the program visits |counter| (a causal_counter of an
-  /// image or a CozCounter handed out here) at virtual time |virtual_ns|.
-  /// Latency counters add it to their point's sums; anything else is
-  /// ignored.
-  void recordVisit(const void *counter, int64_t virtual_ns);
+  /// Signal-safe: the latency point a visit of |counter| (a causal_counter
+  /// of an image or a CozCounter handed out here) belongs to, as its index
+  /// (and in |end| whether it is the point's end); kNoLatencyPoint for a
+  /// throughput counter or one the registry does not know. No search.
+  static constexpr uint32_t kNoLatencyPoint = ~0u;
+  /// In a registered causal_counter's flags: the point is a throughput one.
+  static constexpr uint32_t kThroughputFlag = 1u << 31;
+  uint32_t latencyPointOf(const void *counter, bool *end) const;
+
+  /// Signal-safe: a visit of point |point| (its end if |end|) at virtual
+  /// time |virtual_ns| is added to its sums.
+  void recordVisit(uint32_t point, bool end, int64_t virtual_ns);
 
   /// Returns point |point|'s sums and starts new ones.
   VisitSums takeVisitSums(uint32_t point);

@@ -135,8 +135,9 @@ struct causal_counter {
   uint64_t count;   /* visits */
   const char *name; /* NUL-terminated progress point name */
   uint32_t kind;    /* CAUSAL_COUNTER_* */
-  uint32_t flags;   /* 0 in the image; the runtime's point index + 1 once
-                       registered (CAUSAL_PROGRESS_VISIT_FN) */
+  uint32_t flags;   /* 0 in the image; once registered, the runtime's point
+                       index + 1, bit 31 set for a throughput point
+                       (CAUSAL_PROGRESS_VISIT_FN) */
 };
 
 /* void CAUSAL_REGISTER_COUNTERS_FN(struct causal_counter *start,
@@ -180,7 +181,8 @@ void __causal_register_counters(struct causal_counter *start, struct causal_coun
  * and records a latency visit; it may be called from a signal handler and
  * with a counter the runtime does not know (then it only pays). To find a
  * causal_counter's point without a search, the runtime stores the point's
- * index + 1 in its flags field when it registers it. */
+ * index + 1 (bit 31 set for a throughput point) in its flags field when it
+ * registers it. */
 #define CAUSAL_DELAYS_ACTIVE_VAR "__causal_delays_active"
 #define CAUSAL_PROGRESS_VISIT_FN "__causal_progress_visit"
 extern uint32_t __causal_delays_active;

@@ -51,8 +51,10 @@ inline std::vector<ProfileRecord> parseProfile(const std::string &text,
     if (ok && record.type == "startup")
       ok = (parts.size() == 3 || (parts.size() == 4 && record.fields.count("sample-period"))) &&
            record.fields.count("time") && record.fields["profiler"] == "causal";
+    // ... and samples-outside= when samples landed outside instrumented code.
     if (ok && record.type == "runtime")
-      ok = parts.size() == 2 && record.fields.count("time");
+      ok = (parts.size() == 2 || (parts.size() == 3 && record.fields.count("samples-outside"))) &&
+           record.fields.count("time");
     if (ok && record.type == "experiment")
       ok = parts.size() == 10 && record.fields.count("selected") &&
            record.fields.count("speedup") && record.fields.count("duration") &&

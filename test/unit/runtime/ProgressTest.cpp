@@ -108,12 +108,20 @@ TEST(ProgressTest, LatencyVisitsAddTheirVirtualTimesToTheirPoint) {
   ASSERT_NE(req, ~0u);
   ASSERT_NE(other, ~0u);
   EXPECT_NE(image[0].flags, 0u) << "registration marks the record with its point";
-  registry->recordVisit(&image[0], 100);
-  registry->recordVisit(&image[0], -40); // virtual time may run backwards
-  registry->recordVisit(&image[1], 250);
-  registry->recordVisit(&image[2], 999);    // throughput: not a latency visit
-  registry->recordVisit(&unregistered, 77); // flags 0: not ours
-  registry->recordVisit(&image[3], 5);
+  // What the runtime's visit function does with a counter and a time.
+  auto visit = [&](const void *counter, int64_t virtual_ns) {
+    bool end = false;
+    uint32_t point = registry->latencyPointOf(counter, &end);
+    if (point != ProgressRegistry::kNoLatencyPoint)
+      registry->recordVisit(point, end, virtual_ns);
+    return point;
+  };
+  EXPECT_EQ(visit(&image[0], 100), req);
+  EXPECT_EQ(visit(&image[0], -40), req); // virtual time may run backwards
+  EXPECT_EQ(visit(&image[1], 250), req);
+  EXPECT_EQ(visit(&image[2], 999), ProgressRegistry::kNoLatencyPoint) << "throughput";
+  EXPECT_EQ(visit(&unregistered, 77), ProgressRegistry::kNoLatencyPoint) << "flags 0: not ours";
+  EXPECT_EQ(visit(&image[3], 5), other);
   ProgressRegistry::VisitSums sums = registry->takeVisitSums(req);
   EXPECT_EQ(sums.begin_ns, 60);
   EXPECT_EQ(sums.end_ns, 250);
@@ -131,9 +139,14 @@ TEST(ProgressTest, CozLatencyVisitsFindTheirPointThroughTheCounter) {
   ASSERT_TRUE(begin && end);
   uint32_t lat = findPoint(*registry, "lat", PointKind::Latency);
   ASSERT_NE(lat, ~0u);
-  registry->recordVisit(begin, 10);
-  registry->recordVisit(end, 30);
-  registry->recordVisit(end, 40);
+  for (auto [counter, virtual_ns] :
+       {std::pair<CozCounter *, int64_t>{begin, 10}, {end, 30}, {end, 40}}) {
+    bool is_end = false;
+    uint32_t point = registry->latencyPointOf(counter, &is_end);
+    ASSERT_EQ(point, lat);
+    EXPECT_EQ(is_end, counter == end);
+    registry->recordVisit(point, is_end, virtual_ns);
+  }
   ProgressRegistry::VisitSums sums = registry->takeVisitSums(lat);
   EXPECT_EQ(sums.begin_ns, 10);
   EXPECT_EQ(sums.end_ns, 70);
