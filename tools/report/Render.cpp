@@ -576,7 +576,6 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
       << ",\"dropped_bad_duration\":" << analysis.droppedBadDuration
       << ",\"latency_time_averaged\":" << (analysis.latencyTimeAveraged ? "true" : "false")
       << ",\"runs_with_assumed_sample_period\":" << analysis.runsWithAssumedPeriod
-      << ",\"samples_in_lines\":" << jsonNumber(analysis.samplesInLines)
       << ",\"samples_outside_instrumented_code\":" << jsonNumber(analysis.samplesOutside)
       << ",\"progress_points\":[";
   for (size_t i = 0; i < analysis.progressPoints.size(); ++i) {

@@ -68,7 +68,7 @@ std::string writeEveryRecord() {
 
   rt::TextBuffer out;
   rt::renderProfile(*registry, 100, 5000, &out, experiments.data(), experiments.size(),
-                    /*sample_period_ns=*/250000);
+                    /*sample_period_ns=*/250000, /*samples_outside=*/6);
   rt::records::Shutdown shutdown;
   shutdown.time = 6000;
   shutdown.samples = 40;
@@ -122,6 +122,7 @@ TEST(ProfileRoundTrip, EveryRecordTypeAndFieldIsWrittenAndReadBack) {
   EXPECT_TRUE(run.writtenByCausal);
   EXPECT_EQ(run.samplePeriodNs, 250000);
   EXPECT_EQ(run.runtimeNs, 5000);
+  EXPECT_EQ(run.samplesOutside, 6);
   EXPECT_EQ(run.samples.at("/src/a.c:3"), 40);
   EXPECT_EQ(run.shutdownSamples, 40);
   ASSERT_EQ(profile.experiments.size(), 1u);
@@ -175,11 +176,15 @@ TEST(ProfileForwardCompatibility, NewerRecordsAndFieldsWarnOncePerNameAndFile) {
   Profile profile = readStrictly(newer);
   ASSERT_EQ(profile.warnings.size(), 3u);
   EXPECT_EQ(profile.warnings[0], "p.coz:1: field 'clock' of startup records is newer than this "
-                                 "reader (profile schema 1): it is ignored");
+                                 "reader (profile schema " +
+                                 std::to_string(profile_schema::kSchemaVersion) +
+                                 "): it is ignored");
   EXPECT_EQ(profile.warnings[1].rfind("p.coz:2: field 'colour' of experiment records", 0), 0u)
       << profile.warnings[1];
   EXPECT_EQ(profile.warnings[2], "p.coz:3: record type 'waits' is newer than this reader "
-                                 "(profile schema 1): such records are skipped");
+                                 "(profile schema " +
+                                 std::to_string(profile_schema::kSchemaVersion) +
+                                 "): such records are skipped");
   // The unknown record does not end the experiment: its point still counts.
   ASSERT_EQ(profile.experiments.size(), 2u);
   EXPECT_EQ(profile.experiments[0].points.size(), 1u);
