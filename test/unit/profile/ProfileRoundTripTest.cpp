@@ -177,14 +177,14 @@ TEST(ProfileForwardCompatibility, NewerRecordsAndFieldsWarnOncePerNameAndFile) {
   ASSERT_EQ(profile.warnings.size(), 3u);
   EXPECT_EQ(profile.warnings[0], "p.coz:1: field 'clock' of startup records is newer than this "
                                  "reader (profile schema " +
-                                 std::to_string(profile_schema::kSchemaVersion) +
-                                 "): it is ignored");
+                                     std::to_string(profile_schema::kSchemaVersion) +
+                                     "): it is ignored");
   EXPECT_EQ(profile.warnings[1].rfind("p.coz:2: field 'colour' of experiment records", 0), 0u)
       << profile.warnings[1];
   EXPECT_EQ(profile.warnings[2], "p.coz:3: record type 'waits' is newer than this reader "
                                  "(profile schema " +
-                                 std::to_string(profile_schema::kSchemaVersion) +
-                                 "): such records are skipped");
+                                     std::to_string(profile_schema::kSchemaVersion) +
+                                     "): such records are skipped");
   // The unknown record does not end the experiment: its point still counts.
   ASSERT_EQ(profile.experiments.size(), 2u);
   EXPECT_EQ(profile.experiments[0].points.size(), 1u);
