@@ -804,5 +804,10 @@ extern "C" CAUSAL_RT_EXPORT void __causal_progress_visit(void *counter) {
   int64_t real = int64_t(monotonicNs() - g_experiment.start_ns.load(std::memory_order_relaxed));
   int64_t inserted = int64_t(g_experiment.global_delay_ns.load(std::memory_order_relaxed) -
                              g_experiment.start_global_ns.load(std::memory_order_relaxed));
-  g_progress.recordVisit(point, end, real - inserted);
+  // A thread that paused longer than it owed (the overshoot is taken off
+  // its next pause) is that much behind the virtual clock until then: a
+  // request that began right after such a pause pays less than the delays
+  // inserted during it, and would otherwise look that much faster.
+  int64_t behind = state ? int64_t(state->excess_delay_ns) : 0;
+  g_progress.recordVisit(point, end, real - inserted - behind);
 }
