@@ -102,8 +102,7 @@ void writeRun(Sink &out, const ModuleRegistry &registry, uint64_t startup_realti
 
 void renderProfile(const ModuleRegistry &registry, uint64_t startup_realtime_ns,
                    uint64_t runtime_ns, TextBuffer *out, const char *experiments,
-                   size_t experiments_size, uint64_t sample_period_ns,
-                   uint64_t samples_outside) {
+                   size_t experiments_size, uint64_t sample_period_ns, uint64_t samples_outside) {
   writeRun(*out, registry, startup_realtime_ns, runtime_ns, experiments, experiments_size,
            sample_period_ns, samples_outside);
 }

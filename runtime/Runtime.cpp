@@ -269,4 +269,3 @@ extern "C" CAUSAL_RT_EXPORT void __causal_register_counters(struct causal_counte
   if (g_progress.registerCounters(start, stop))
     startExperiments(); // the first progress point starts the profiler thread
 }
-

@@ -11,7 +11,6 @@
 
 #include "HookCore.h"
 
-
 namespace causal::rt::hooks {
 CAUSAL_FORWARD void _exitHook(int status) { exitProcessNow(status); }
 CAUSAL_FORWARD void _ExitHook(int status) { exitProcessNow(status); }

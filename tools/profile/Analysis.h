@@ -183,7 +183,7 @@ struct Analysis {
   double insertedDelayNs = 0;       // sum of `delay=` (causal extension) where written
   bool latencyTimeAveraged = false; // every run was written by causal
   size_t runsWithAssumedPeriod =
-      0; // runs with runtime but no sample-period: kDefaultSamplePeriodNs
+      0;                     // runs with runtime but no sample-period: kDefaultSamplePeriodNs
   double samplesInLines = 0; // over runs: each run's last samples records
   double samplesOutside = 0; // over runs: samples outside instrumented code (causal)
   std::vector<std::string> warnings;
