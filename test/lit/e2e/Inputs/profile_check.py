@@ -6,8 +6,10 @@ hard-code line numbers.
 
   profile_check.py hottest PROFILE SOURCE MARKER
       the line holding MARKER has the most samples of all lines in PROFILE
-  profile_check.py has PROFILE SOURCE MARKER [--min-share PCT]
-      the line holding MARKER has samples (at least PCT % of all samples)
+  profile_check.py has PROFILE SOURCE MARKER [--min-share PCT | --min-file-share PCT]
+      the line holding MARKER has samples (at least PCT % of all samples, or
+      of the samples in SOURCE's lines: the latter does not depend on how
+      fast the rest of the program ran)
   profile_check.py below PROFILE SOURCE MARKER_LOW MARKER_HIGH
       MARKER_LOW's line has fewer samples than MARKER_HIGH's
 """
@@ -69,10 +71,17 @@ def main(argv):
     elif cmd == "has":
         line = marker_line(source, argv[4])
         mine = count_at(counts, source, line)
-        share = float(argv[6]) if len(argv) > 6 and argv[5] == "--min-share" else 0.0
-        if mine == 0 or 100.0 * mine / total < share:
-            fail("line %d (%s) has %d of %d samples (want > 0 and >= %.1f%%); top: %s"
-                 % (line, argv[4], mine, total, share, describe(counts)))
+        share, among, what = 0.0, total, "all"
+        if len(argv) > 6 and argv[5] == "--min-share":
+            share = float(argv[6])
+        elif len(argv) > 6 and argv[5] == "--min-file-share":
+            share, what = float(argv[6]), os.path.basename(source) + "'s"
+            among = sum(c for (p, _), c in counts.items() if p == os.path.realpath(source))
+        elif len(argv) > 5:
+            fail("unknown option %r" % argv[5])
+        if mine == 0 or 100.0 * mine / among < share:
+            fail("line %d (%s) has %d of %s %d samples (want > 0 and >= %.1f%%); top: %s"
+                 % (line, argv[4], mine, what, among, share, describe(counts)))
     elif cmd == "below":
         low = count_at(counts, source, marker_line(source, argv[4]))
         high = count_at(counts, source, marker_line(source, argv[5]))
