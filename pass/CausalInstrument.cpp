@@ -250,6 +250,8 @@ private:
   bool placeBuildTimeProgressPoints();
   void placeAtFunction(Function &F, uint32_t Kind, StringRef Name);
   bool placeAtLines(ArrayRef<const ProgressPointSpec *> Specs);
+  void recordProgressRequests(ArrayRef<const ProgressPointSpec *> Specs,
+                              const std::vector<bool> &Matched);
   GlobalVariable *getOrCreateCounter(uint32_t Kind, StringRef Name);
   void emitIncrement(Instruction *Before, uint32_t Kind, StringRef Name, DebugLoc Loc);
   void emitVisitCheck(AtomicRMWInst *Increment);
@@ -640,14 +642,19 @@ bool ModuleInstrumenter::placeBuildTimeProgressPoints() {
   // Lines first: the function increments add instructions with lines.
   bool Changed = !LineSpecs.empty() && placeAtLines(LineSpecs);
   if (!FunctionSpecs.empty()) {
+    std::vector<bool> Matched(FunctionSpecs.size(), false);
     for (Function &F : M) {
       if (F.isDeclaration() || F.getName().starts_with("__causal"))
         continue;
       std::string Qualified = functionNameOf(F.getName());
-      for (const ProgressPointSpec *Spec : FunctionSpecs)
-        if (Spec->Where.Function == F.getName() || Spec->Where.Function == Qualified)
-          FunctionPoints.emplace_back(&F, Spec->Kind, Spec->Name);
+      for (unsigned I = 0; I < FunctionSpecs.size(); ++I)
+        if (FunctionSpecs[I]->Where.Function == F.getName() ||
+            FunctionSpecs[I]->Where.Function == Qualified) {
+          FunctionPoints.emplace_back(&F, FunctionSpecs[I]->Kind, FunctionSpecs[I]->Name);
+          Matched[I] = true;
+        }
     }
+    recordProgressRequests(FunctionSpecs, Matched);
   }
   for (auto &[F, Kind, Name] : FunctionPoints) {
     placeAtFunction(*F, Kind, Name);
@@ -655,6 +662,22 @@ bool ModuleInstrumenter::placeBuildTimeProgressPoints() {
   }
   M.getOrInsertNamedMetadata(ProgressPlacedMetadata);
   return true;
+}
+
+// The function-named progress options of this module and whether each matched
+// here, for causal-ld's warning about names that match no function anywhere
+// (causal/abi.h, CAUSAL_PROGRESS_REQUESTS_SECTION).
+void ModuleInstrumenter::recordProgressRequests(ArrayRef<const ProgressPointSpec *> Specs,
+                                                const std::vector<bool> &Matched) {
+  std::string Records;
+  for (unsigned I = 0; I < Specs.size(); ++I)
+    Records += (Matched[I] ? "1\t" : "0\t") + Specs[I]->Origin + "\n";
+  Constant *Data = ConstantDataArray::getString(Ctx, Records, /*AddNull=*/false);
+  auto *Requests = new GlobalVariable(M, Data->getType(), /*isConstant=*/true,
+                                      GlobalValue::PrivateLinkage, Data, "causal.progress_requests");
+  Requests->setSection(CAUSAL_PROGRESS_REQUESTS_SECTION);
+  Requests->setAlignment(Align(1));
+  appendToUsed(M, {Requests});
 }
 
 // ---- Sync hooks ----------------------------------------------------------------

@@ -150,6 +150,16 @@ struct causal_counter {
 #define CAUSAL_REGISTER_COUNTERS_FN "__causal_register_counters"
 void __causal_register_counters(struct causal_counter *start, struct causal_counter *stop);
 
+/* Function-named progress points the build asked for (-fcausal-progress-fn),
+ * so that the link step can name those that matched no function: a module
+ * compiled with such options holds, in section
+ * CAUSAL_PROGRESS_REQUESTS_SECTION (read-only, byte-aligned, kept by
+ * llvm.used), one text record per option: '1' if the option matched a
+ * function defined in that module, else '0', a tab, the option as written,
+ * a newline. causal-ld unions the records of all modules and warns about the
+ * options that no module matched. Nothing reads the section at run time. */
+#define CAUSAL_PROGRESS_REQUESTS_SECTION "causal_progress_requests"
+
 /* What the macros of causal/causal.h expand to: a call, guarded by a null
  * check of this weak function, that the pass replaces with the inline
  * increment of counter (kind, name). In a build without the pass the weak

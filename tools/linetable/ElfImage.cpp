@@ -104,6 +104,24 @@ Expected<ArrayRef<uint8_t>> ElfImage::contents(const Section &S) const {
   return ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(Data.data()) + S.FileOffset, S.Size);
 }
 
+bool ElfImage::dynamicStringsContain(StringRef Name) const {
+  const Section *DynStr = findSection(".dynstr");
+  if (!DynStr)
+    return false;
+  Expected<ArrayRef<uint8_t>> Bytes = contents(*DynStr);
+  if (!Bytes) {
+    consumeError(Bytes.takeError());
+    return false;
+  }
+  StringRef Strings(reinterpret_cast<const char *>(Bytes->data()), Bytes->size());
+  // Whole strings only: preceded by a NUL (or the start) and followed by one.
+  for (size_t At = Strings.find(Name); At != StringRef::npos; At = Strings.find(Name, At + 1))
+    if ((At == 0 || Strings[At - 1] == '\0') && At + Name.size() < Strings.size() &&
+        Strings[At + Name.size()] == '\0')
+      return true;
+  return false;
+}
+
 std::vector<ElfImage::Function> ElfImage::functions() const {
   std::vector<Function> Result;
   const auto &Elf = cast<object::ELF64LEObjectFile>(object());

@@ -73,6 +73,9 @@ public:
   /// Contents of a section with file contents (empty for SHT_NOBITS).
   llvm::Expected<llvm::ArrayRef<uint8_t>> contents(const Section &S) const;
   bool hasDebugLine() const { return findSection(".debug_line") != nullptr; }
+  /// Whether the dynamic string table (.dynstr) holds \p Name as a whole
+  /// string: the image imports or exports that symbol, or needs that library.
+  bool dynamicStringsContain(llvm::StringRef Name) const;
 
   /// Functions of the symbol table (STT_FUNC with a size), sorted by address.
   struct Function {

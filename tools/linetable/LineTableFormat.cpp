@@ -176,10 +176,18 @@ std::string TableView::describe(uint32_t LineIndex) const {
 
 Expected<EmbeddedTable> readEmbeddedTable(const ElfImage &Image) {
   const Section *S = Image.findSection(CAUSAL_LINETAB_SECTION);
-  if (!S)
+  if (!S) {
+    // Instrumented modules' constructors import the runtime's registration.
+    if (Image.dynamicStringsContain(CAUSAL_REGISTER_MODULE_FN))
+      return formatError(Image.path() + ": no " CAUSAL_LINETAB_SECTION
+                                        " section: its code was compiled with -fcausal-profile "
+                                        "but not linked by causal-ld (link with causal-clang "
+                                        "-fcausal-profile too)");
     return formatError(Image.path() + ": no " CAUSAL_LINETAB_SECTION
-                                      " section: not linked by causal-ld (build and link with "
+                                      " section: none of its code was compiled with "
+                                      "-fcausal-profile (compile, not only link, with "
                                       "causal-clang -fcausal-profile)");
+  }
   if (!S->HasFileContents)
     return formatError(Image.path() + ": section " CAUSAL_LINETAB_SECTION " has no contents");
   Expected<ArrayRef<uint8_t>> Bytes = Image.contents(*S);

@@ -411,11 +411,54 @@ bool linkArguments(const linker::LinkArgs &L, bool IsLld, const std::string &Rea
   return true;
 }
 
-/// The line table of link 1's DWARF (empty without line info).
+/// Warns when link 1's image has no instrumented code (it would run and
+/// profile nothing, silently) and names the -fcausal-progress-fn options that
+/// matched no function in any of its modules (causal/abi.h,
+/// CAUSAL_PROGRESS_REQUESTS_SECTION).
+void checkInstrumentation(const linker::LinkArgs &L, const linetable::ElfImage &Image) {
+  // Every instrumented module's constructor calls the runtime's registration,
+  // so an image with instrumented code imports it.
+  if (!L.Static && !Image.dynamicStringsContain(CAUSAL_REGISTER_MODULE_FN))
+    warning(L.Output + ": no object of this link was compiled with -fcausal-profile: it runs, "
+                       "but none of its code is profiled (add -fcausal-profile to the compile "
+                       "flags too, not only to the link)");
+  const linetable::Section *Requests = Image.findSection(CAUSAL_PROGRESS_REQUESTS_SECTION);
+  if (!Requests)
+    return;
+  Expected<ArrayRef<uint8_t>> Bytes = Image.contents(*Requests);
+  if (!Bytes) {
+    consumeError(Bytes.takeError());
+    return;
+  }
+  // Records "M\tOPTION\n": OPTION matched in some module if any M is 1.
+  std::vector<std::pair<std::string, bool>> Options; // in first-seen order
+  StringRef Rest(reinterpret_cast<const char *>(Bytes->data()), Bytes->size());
+  while (!Rest.empty()) {
+    auto [Record, Tail] = Rest.split('\n');
+    Rest = Tail;
+    if (Record.size() < 3 || Record[1] != '\t')
+      continue; // padding or damage: nothing to say about it
+    std::string Option = Record.drop_front(2).str();
+    auto It = llvm::find_if(Options, [&](const auto &O) { return O.first == Option; });
+    if (It == Options.end())
+      Options.emplace_back(Option, Record[0] == '1');
+    else
+      It->second |= Record[0] == '1';
+  }
+  for (const auto &[Option, Matched] : Options)
+    if (!Matched)
+      warning(L.Output + ": " + Option +
+              " matched no function defined in this link, so it placed no progress point (C++ "
+              "names are qualified: ns::Server::handle)");
+}
+
+/// The line table of link 1's DWARF (empty without line info), after the
+/// instrumentation checks on the same image.
 Expected<linetable::Table> tableOfLink1(const linker::LinkArgs &L) {
   auto Image = linetable::ElfImage::open(L.Output);
   if (!Image)
     return Image.takeError();
+  checkInstrumentation(L, **Image);
   if (!(*Image)->hasDebugLine())
     return linetable::Table(); // no line info: no table
   return linetable::buildTableFromDwarf(**Image);
