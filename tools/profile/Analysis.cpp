@@ -16,6 +16,8 @@ const char *shortfallText(Shortfall reason) {
     return "ok";
   case Shortfall::NoBaseline:
     return "no 0% (baseline) experiment";
+  case Shortfall::BaselineTooFewVisits:
+    return "too few visits in the 0% (baseline) experiments";
   case Shortfall::InvalidBaseline:
     return "baseline without progress";
   case Shortfall::TooFewSpeedups:
@@ -422,6 +424,7 @@ ObservationsByLine collectObservations(const Profile &profile, const AnalysisOpt
       summary.kind = point.kind;
       ++summary.experiments;
       summary.visits += point.kind == PointKind::Throughput ? point.delta : point.arrivals;
+      summary.durationNs += experiment.durationNs;
       if (!wanted.empty()) {
         if (!wanted.count(point.name))
           continue;
@@ -556,10 +559,11 @@ bool computeValues(PointWork &work, const RunRate &rate, const AnalysisOptions &
   };
   if (result.baselineExperiments == 0 ||
       !enoughVisits(result.kind, work.sums.baseline, options.minVisits)) {
-    if (result.baselineExperiments)
-      ++analysis.droppedLowVisits;
     shortfall.distinctSpeedups = work.groups.size() - 1;
-    return fail(Shortfall::NoBaseline);
+    if (result.baselineExperiments == 0)
+      return fail(Shortfall::NoBaseline);
+    ++analysis.droppedLowVisits;
+    return fail(Shortfall::BaselineTooFewVisits);
   }
   work.curve = computeCurve(result.kind, work.sums, rate, options.phaseCorrection);
   if (!work.curve.baselineValid)
@@ -758,7 +762,16 @@ Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
     analysis.lines.push_back(std::move(lineResult));
   }
   rankLines(analysis, options);
+  for (ProgressPointSummary &point : analysis.progressPoints)
+    for (const NotEnoughData &entry : analysis.notEnoughData)
+      if (entry.point == point.name && entry.reason != Shortfall::InvalidBaseline)
+        ++point.pairsShortOfVisits;
   return analysis;
+}
+
+bool ProgressPointSummary::sparse(const AnalysisOptions &o) const {
+  double needed = o.minExperiments ? o.minEvidenceVisits / double(o.minExperiments) : 0;
+  return experiments && visitsPerExperiment() < std::max(needed, o.minVisits);
 }
 
 std::vector<LineSamples> hottestLines(const Profile &profile) {

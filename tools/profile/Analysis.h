@@ -102,7 +102,14 @@ struct Bound {
 };
 
 /// Why a (line, point) pair has no curve.
-enum class Shortfall { None, NoBaseline, InvalidBaseline, TooFewSpeedups, TooLittleEvidence };
+enum class Shortfall {
+  None,
+  NoBaseline,
+  BaselineTooFewVisits,
+  InvalidBaseline,
+  TooFewSpeedups,
+  TooLittleEvidence
+};
 
 struct PointResult {
   std::string point;
@@ -166,6 +173,14 @@ struct ProgressPointSummary {
   PointKind kind = PointKind::Throughput;
   size_t experiments = 0; // experiments in which it was measured
   double visits = 0;      // delta or arrivals, summed
+  double durationNs = 0;  // of those experiments, summed
+  /// Line/point pairs of this point left unranked for want of visits
+  /// (NotEnoughData with a reason other than an invalid baseline).
+  size_t pairsShortOfVisits = 0;
+  double visitsPerExperiment() const { return experiments ? visits / experiments : 0; }
+  /// Too few visits per experiment for a line to reach the evidence minimum
+  /// in `minExperiments` experiments at speedups above 0.
+  bool sparse(const struct AnalysisOptions &o) const;
 };
 
 struct Analysis {

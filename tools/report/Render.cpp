@@ -361,6 +361,38 @@ void writeRanking(std::ostream &out, const Analysis &analysis, size_t shown,
         << " more line(s) with a curve (--top 0 shows all)\n";
 }
 
+/// For each progress point too sparse for the lines it left unranked or
+/// the speedups it dropped: its visit rate, what a line needs, and what
+/// would give more (docs/report.md, "Too few visits").
+void writeVisitAdvice(std::ostream &out, const Analysis &analysis, const AnalysisOptions &o,
+                      bool color) {
+  for (const profile::ProgressPointSummary &point : analysis.progressPoints) {
+    if (!point.sparse(o) || (point.pairsShortOfVisits == 0 && analysis.droppedLowVisits == 0))
+      continue;
+    const char *visits = point.kind == profile::PointKind::Throughput ? "visits" : "arrivals";
+    double perExperiment = point.visitsPerExperiment();
+    double perSecond = point.durationNs > 0 ? point.visits / (point.durationNs / 1e9) : 0;
+    double lengthMs = point.durationNs / 1e6 / double(point.experiments);
+    char figures[320];
+    std::snprintf(figures, sizeof figures,
+                  "progress point '%s' saw %.2g %s per experiment (%.3g per second; experiments "
+                  "of %.0f ms on average)",
+                  point.name.c_str(), perExperiment, visits, perSecond, lengthMs);
+    out << paint("advice:", kYellow, color) << " " << figures;
+    if (point.pairsShortOfVisits)
+      out << ", too few for " << point.pairsShortOfVisits << " line(s)";
+    out << ". A line is ranked after " << jsonNumber(o.minEvidenceVisits) << " " << visits
+        << " at speedups above 0";
+    if (perExperiment > 0)
+      out << " (about " << std::lround(std::ceil(o.minEvidenceVisits / perExperiment))
+          << " of its experiments at this rate)";
+    out << ", and a speedup is kept after " << jsonNumber(o.minVisits) << ". A finer progress "
+        << "point gives more per experiment: one visited per item instead of once per batch of "
+           "k items gives k times as many. Otherwise run longer or more often (runs append), "
+           "or lengthen experiments (--experiment-length; each run then covers fewer lines).\n";
+  }
+}
+
 /// The (line, point) pairs without a curve, and why.
 void writeNotEnoughData(std::ostream &out, const Analysis &analysis, const AnalysisOptions &o,
                         const TextOptions &options) {
@@ -386,6 +418,7 @@ void writeNotEnoughData(std::ostream &out, const Analysis &analysis, const Analy
     if (listed < analysis.notEnoughData.size())
       out << "  ... and " << analysis.notEnoughData.size() - listed << " more (see --json)\n";
   }
+  writeVisitAdvice(out, analysis, o, color);
 }
 
 /// Curves the phase correction was not applied to.
@@ -582,7 +615,10 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
     const auto &point = analysis.progressPoints[i];
     out << (i ? "," : "") << "{\"name\":\"" << jsonEscape(point.name) << "\",\"kind\":\""
         << profile::pointKindName(point.kind) << "\",\"experiments\":" << point.experiments
-        << ",\"visits\":" << jsonNumber(point.visits) << "}";
+        << ",\"visits\":" << jsonNumber(point.visits)
+        << ",\"duration_ns\":" << jsonNumber(point.durationNs)
+        << ",\"visits_per_experiment\":" << jsonNumber(point.visitsPerExperiment())
+        << ",\"pairs_short_of_visits\":" << point.pairsShortOfVisits << "}";
   }
   out << "],\"lines\":[";
   for (size_t i = 0; i < analysis.lines.size(); ++i) {

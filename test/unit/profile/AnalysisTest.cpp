@@ -245,8 +245,8 @@ TEST(Analysis, ReportsLinesWithoutEnoughDataInsteadOfHidingThem) {
   EXPECT_EQ(byLine["few.c:2"].reason, Shortfall::TooFewSpeedups);
   EXPECT_EQ(byLine["few.c:2"].distinctSpeedups, 3u);
   EXPECT_EQ(byLine["nobase.c:3"].reason, Shortfall::NoBaseline);
-  // Its baseline saw no visit at all: dropped, so no baseline.
-  EXPECT_EQ(byLine["stalled.c:4"].reason, Shortfall::NoBaseline);
+  // Its baseline saw no visit at all: dropped.
+  EXPECT_EQ(byLine["stalled.c:4"].reason, Shortfall::BaselineTooFewVisits);
   EXPECT_EQ(analysis.droppedLowVisits, 1u);
 
   options.minSpeedups = 3;

@@ -94,3 +94,13 @@ write("ranking.coz", lines)
 
 write("flat.coz", curve_lines([("a.c:1", lambda s: 0.0), ("b.c:2", lambda s: 0.6 * s),
                                ("e.c:9", lambda s: 0.3 * s)]))
+
+# A sparse progress point: 2 visits per 100 ms experiment. Every speedup's two
+# experiments see 4 visits (< 5: dropped) and the line 80 at speedups above 0
+# (< 100: not ranked); the report advises a finer point.
+lines = ["startup\ttime=1\tprofiler=causal"]
+for k in range(21):
+    for _ in range(2):
+        lines += [f"experiment\tselected=sparse.c:5\tspeedup={k / 20:.2f}\tduration=100000000"
+                  "\tselected-samples=100", "throughput-point\tname=batch\tdelta=2"]
+write("sparse.coz", lines)
