@@ -680,6 +680,12 @@ void bootstrapIntervals(PointWork &work, const RunRate &rate, const AnalysisOpti
     if (result.curve[v].experiments >= 2)
       result.curve[v].interval = percentileInterval(pointSamples[v], confidence);
   result.slopeInterval = percentileInterval(slopeSamples, confidence);
+  if (!slopeSamples.empty()) {
+    size_t atOrBelowZero = 0;
+    for (double slope : slopeSamples)
+      atOrBelowZero += !(slope > 0);
+    result.slopePValue = (1.0 + atOrBelowZero) / (1.0 + slopeSamples.size());
+  }
   result.maxImpactInterval = percentileInterval(maxSamples, confidence);
 }
 
@@ -700,15 +706,47 @@ bool analyzePoint(PointWork &work, std::map<int, std::vector<Observation>> &bySp
   return true;
 }
 
-/// Step 9: lines by rank key. A line whose curve exceeds its physical bound
-/// is noise: it ranks below every line that respects its bound, whatever
-/// its slope. Lines without enough data: most experiments first.
+/// Step 9a, many lines compared: Benjamini-Hochberg at the false-discovery
+/// rate q over the lines' p-values. Sorted ascending, p_(1) <= ... <= p_(m),
+/// the k smallest are kept for the largest k with p_(k) <= k q / m: among
+/// the kept lines the expected share of lines with no positive effect is at
+/// most q (independent or positively dependent p-values).
+void controlFalseDiscoveries(Analysis &analysis, const AnalysisOptions &options) {
+  if (!(options.falseDiscoveryRate > 0) || options.bootstrapRounds == 0)
+    return;
+  std::vector<LineResult *> compared;
+  for (LineResult &line : analysis.lines)
+    if (!std::isnan(line.pValue))
+      compared.push_back(&line);
+  if (compared.empty())
+    return;
+  std::stable_sort(compared.begin(), compared.end(),
+                   [](const LineResult *a, const LineResult *b) { return a->pValue < b->pValue; });
+  size_t kept = 0;
+  const double m = double(compared.size());
+  for (size_t k = 1; k <= compared.size(); ++k)
+    if (compared[k - 1]->pValue <= k * options.falseDiscoveryRate / m)
+      kept = k;
+  for (size_t k = 0; k < kept; ++k)
+    compared[k]->discovery = true;
+  analysis.fdrApplied = true;
+  analysis.fdrRate = options.falseDiscoveryRate;
+  analysis.fdrCompared = compared.size();
+  analysis.discoveries = kept;
+}
+
+/// Step 9b: lines by rank key. A line whose curve exceeds its physical
+/// bound is noise: it ranks below every line that respects its bound,
+/// whatever its slope. Then the lines the false-discovery control kept,
+/// above the others. Lines without enough data: most experiments first.
 void rankLines(Analysis &analysis, const AnalysisOptions &options) {
   std::stable_sort(analysis.lines.begin(), analysis.lines.end(),
                    [&](const LineResult &a, const LineResult &b) {
                      if (options.rankBy != RankBy::Name) {
                        if (a.exceedsBound != b.exceedsBound)
                          return b.exceedsBound;
+                       if (a.discovery != b.discovery)
+                         return a.discovery;
                        if (a.rankKey != b.rankKey)
                          return a.rankKey > b.rankKey;
                      }
@@ -754,13 +792,18 @@ Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
       continue;
     double key = -INFINITY;
     for (const PointResult &point : lineResult.points) {
-      key = std::max(
-          key, rankValue(options.rankBy == RankBy::MaxImpact ? point.maxImpact : point.slope));
+      double value =
+          rankValue(options.rankBy == RankBy::MaxImpact ? point.maxImpact : point.slope);
+      if (value > key || &point == &lineResult.points.front()) {
+        key = std::max(key, value);
+        lineResult.pValue = point.slopePValue;
+      }
       lineResult.exceedsBound = lineResult.exceedsBound || point.bound.exceeded();
     }
     lineResult.rankKey = key;
     analysis.lines.push_back(std::move(lineResult));
   }
+  controlFalseDiscoveries(analysis, options);
   rankLines(analysis, options);
   for (ProgressPointSummary &point : analysis.progressPoints)
     for (const NotEnoughData &entry : analysis.notEnoughData)

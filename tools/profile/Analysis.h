@@ -65,6 +65,10 @@ struct AnalysisOptions {
   /// arrivals (latency) they saw together.
   size_t minExperiments = 10;
   double minEvidenceVisits = 100;
+  /// Many lines compared: Benjamini-Hochberg over the ranked lines' one-sided
+  /// bootstrap p-values (slope <= 0); the lines it keeps at this false-
+  /// discovery rate rank above the others. 0, or no bootstrap: off.
+  double falseDiscoveryRate = 0.1;
 };
 
 /// Sample period assumed for a run that did not record one (`startup
@@ -117,6 +121,9 @@ struct PointResult {
   std::vector<CurvePoint> curve; // sorted by speedup, baseline (0 %) first
   double slope = 0;
   Interval slopeInterval;
+  /// One-sided bootstrap p-value of "slope <= 0": (1 + replicates <= 0) /
+  /// (1 + replicates); NaN without intervals.
+  double slopePValue = NAN;
   double maxImpact = NAN; // NaN: no speedup above 0 was measured twice
   double maxImpactSpeedup = NAN;
   Interval maxImpactInterval;
@@ -155,6 +162,8 @@ struct LineResult {
   size_t experiments = 0;
   double rankKey = 0;        // slope or max impact of its best point
   bool exceedsBound = false; // some point exceeds its physical bound
+  double pValue = NAN;       // slopePValue of the point that gave rankKey
+  bool discovery = false;    // kept by the false-discovery control
   Saturation saturation;
 };
 
@@ -201,6 +210,12 @@ struct Analysis {
       0;                     // runs with runtime but no sample-period: kDefaultSamplePeriodNs
   double samplesInLines = 0; // over runs: each run's last samples records
   double samplesOutside = 0; // over runs: samples outside instrumented code (causal)
+  /// The false-discovery control: applied (options and intervals allow it),
+  /// lines it compared (those with a p-value), lines it kept.
+  bool fdrApplied = false;
+  double fdrRate = 0;
+  size_t fdrCompared = 0;
+  size_t discoveries = 0;
   std::vector<std::string> warnings;
 };
 

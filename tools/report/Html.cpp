@@ -134,7 +134,10 @@ const char *const kScript = R"HTML(
     // One plot per (line, progress point).
     var plots = [];
     data.lines.forEach(function (line) {
-      line.points.forEach(function (point) { plots.push({ line: line.line, rank: line.rank, point: point }); });
+      line.points.forEach(function (point) {
+        plots.push({ line: line.line, rank: line.rank, point: point,
+                     doubtful: data.false_discovery_control !== null && !line.discovery });
+      });
     });
     var low = 0, high = 0;
     plots.forEach(function (plot) {
@@ -161,7 +164,7 @@ const char *const kScript = R"HTML(
       var p = plot.point;
       var card = html('div', null, container, 'card');
       plot.card = card;
-      html('h3', '#' + plot.rank + ' ' + plot.line, card);
+      html('h3', '#' + plot.rank + (plot.doubtful ? '?' : '') + ' ' + plot.line, card);
       var meta = html('div', null, card, 'meta');
       var significant = p.slope_ci && (p.slope_ci[0] > 0 || p.slope_ci[1] < 0);
       html('span', p.name + ' (' + p.kind + ') \u2014 slope ', meta);
@@ -172,6 +175,8 @@ const char *const kScript = R"HTML(
         ', ' + p.experiments + ' experiments' +
         (p.phase_corrected ? ', phase \u00d7' + p.phase_factor.toFixed(2) : '') +
         (p.bound ? ', bound b ' + p.bound.limit.toFixed(3) : ''), meta);
+      if (plot.doubtful)
+        html('span', ' not kept by the false-discovery control: may be noise', meta, 'exceeded');
       if (p.bound && p.bound.exceeded)
         html('span', ' exceeded: noise, ranked below the lines within their bound', meta, 'exceeded');
       var root = svg('svg', { 'class': 'plot', width: W, height: H, viewBox: '0 0 ' + W + ' ' + H }, card);

@@ -115,7 +115,8 @@ OptionResult parseCommonOption(const std::vector<std::string> &args, size_t &i,
                                           "--sort",
                                           "--baseline-window",
                                           "--min-experiments",
-                                          "--min-evidence-visits"};
+                                          "--min-evidence-visits",
+                                          "--fdr"};
   bool known = false;
   for (const char *option : withValue)
     known = known || name == option;
@@ -195,6 +196,14 @@ OptionResult parseCommonOption(const std::vector<std::string> &args, size_t &i,
       return OptionResult::Error;
     }
     options.analysis.confidence = c;
+  } else if (name == "--fdr") {
+    char *end = nullptr;
+    double q = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end || !(q >= 0 && q < 1)) {
+      error = "--fdr needs a false-discovery rate from 0 (off) to below 1, not '" + value + "'";
+      return OptionResult::Error;
+    }
+    options.analysis.falseDiscoveryRate = q;
   } else if (name == "--sort") {
     if (value == "slope")
       options.analysis.rankBy = profile::RankBy::Slope;
@@ -237,6 +246,9 @@ const char *commonOptionsHelp() {
          "  --baseline-window K    pool into each line's baseline the K nearest 0% experiments\n"
          "                         (same run and point) of each of its experiments (default\n"
          "                         1; 0: only the line's own 0% experiments)\n"
+         "  --fdr Q                rank first the lines whose slope is > 0 at false-discovery\n"
+         "                         rate Q over all lines compared (Benjamini-Hochberg on\n"
+         "                         bootstrap p-values; default 0.1; 0: off)\n"
          "  --no-phase-correction  do not apply the phase correction (Coz paper, Eq. 8)\n"
          "  --bootstrap N          bootstrap rounds for the intervals (default 1000; 0: none)\n"
          "  --confidence C         interval level (default 0.95)\n"

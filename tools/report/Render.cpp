@@ -309,7 +309,9 @@ std::vector<std::vector<std::string>> rankingRows(const Analysis &analysis, size
         std::snprintf(note, sizeof note, "  phase x%.2f", point.phaseFactor);
         curve += note;
       }
-      rows.push_back({p == 0 ? std::to_string(i + 1) : "", p == 0 ? shortName(line.line) : "",
+      // '?': not kept by the false-discovery control, possibly noise.
+      std::string rank = std::to_string(i + 1) + (analysis.fdrApplied && !line.discovery ? "?" : "");
+      rows.push_back({p == 0 ? rank : "", p == 0 ? shortName(line.line) : "",
                       shortName(point.point, 32), slope, impact, boundText(point.bound), curve});
       bool significant = point.slopeInterval.valid &&
                          (point.slopeInterval.low > 0 || point.slopeInterval.high < 0);
@@ -346,6 +348,23 @@ void writeTable(std::ostream &out, const std::vector<std::vector<std::string>> &
   }
 }
 
+/// What the false-discovery control kept (docs/report.md, "Many lines
+/// compared").
+void writeDiscoveries(std::ostream &out, const Analysis &analysis, bool color) {
+  if (!analysis.fdrApplied || analysis.discoveries == analysis.lines.size())
+    return;
+  const std::string rate = jsonNumber(analysis.fdrRate * 100) + "%";
+  if (analysis.discoveries == 0)
+    out << paint("note:", kYellow, color) << " no line stands out from the noise: none of the "
+        << analysis.fdrCompared << " lines compared has a slope above 0 at a false-discovery rate of "
+        << rate << " (--fdr); every rank is marked '?'. Run longer or more often (runs append).\n";
+  else
+    out << paint("note:", kYellow, color) << " ranks 1-" << analysis.discoveries
+        << " have a slope above 0 at a false-discovery rate of " << rate << " over the "
+        << analysis.fdrCompared
+        << " lines compared (--fdr); the ranks marked '?' after them may be noise.\n";
+}
+
 /// The ranked lines with their curves.
 void writeRanking(std::ostream &out, const Analysis &analysis, size_t shown,
                   const TextOptions &options) {
@@ -359,6 +378,7 @@ void writeRanking(std::ostream &out, const Analysis &analysis, size_t shown,
   if (shown < analysis.lines.size())
     out << "... " << analysis.lines.size() - shown
         << " more line(s) with a curve (--top 0 shows all)\n";
+  writeDiscoveries(out, analysis, options.color);
 }
 
 /// For each progress point too sparse for the lines it left unranked or
@@ -599,7 +619,7 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
       << "\",\"baseline_window\":" << o.baselineWindow
       << ",\"min_experiments\":" << o.minExperiments
       << ",\"min_evidence_visits\":" << jsonNumber(o.minEvidenceVisits)
-      << "},\"runs\":" << analysis.runs << ",\"runs_with_runtime\":" << analysis.runsWithRuntime
+      << ",\"false_discovery_rate\":" << jsonNumber(o.falseDiscoveryRate) << "},\"runs\":" << analysis.runs << ",\"runs_with_runtime\":" << analysis.runsWithRuntime
       << ",\"experiments\":" << analysis.experiments
       << ",\"experiments_used\":" << analysis.experimentsUsed
       << ",\"experiment_time_ns\":" << jsonNumber(analysis.experimentTimeNs)
@@ -610,6 +630,13 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
       << ",\"latency_time_averaged\":" << (analysis.latencyTimeAveraged ? "true" : "false")
       << ",\"runs_with_assumed_sample_period\":" << analysis.runsWithAssumedPeriod
       << ",\"samples_outside_instrumented_code\":" << jsonNumber(analysis.samplesOutside)
+      << ",\"false_discovery_control\":";
+  if (analysis.fdrApplied)
+    out << "{\"rate\":" << jsonNumber(analysis.fdrRate) << ",\"compared\":" << analysis.fdrCompared
+        << ",\"discoveries\":" << analysis.discoveries << "}";
+  else
+    out << "null";
+  out
       << ",\"progress_points\":[";
   for (size_t i = 0; i < analysis.progressPoints.size(); ++i) {
     const auto &point = analysis.progressPoints[i];
@@ -624,7 +651,8 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
   for (size_t i = 0; i < analysis.lines.size(); ++i) {
     const LineResult &line = analysis.lines[i];
     out << (i ? ",\n" : "\n") << "{\"rank\":" << i + 1 << ",\"line\":\"" << jsonEscape(line.line)
-        << "\",\"experiments\":" << line.experiments;
+        << "\",\"experiments\":" << line.experiments << ",\"p_value\":" << jsonNumber(line.pValue)
+        << ",\"discovery\":" << (line.discovery ? "true" : "false");
     // The line's b (the same for all its points: whole-run samples) and
     // whether any of its curves exceeds its bound.
     double b = NAN;

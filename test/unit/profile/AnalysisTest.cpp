@@ -693,3 +693,87 @@ TEST(Analysis, MaximumImpactNeverRestsOnOneExperiment) {
   EXPECT_TRUE(std::isnan(single.maxImpact));
   EXPECT_FALSE(single.maxImpactInterval.valid);
 }
+
+// ---- Many lines compared: the false-discovery control -------------------------
+
+namespace {
+
+/// Deterministic uniform noise in [-amplitude/2, amplitude/2].
+struct Noise {
+  uint64_t state;
+  double operator()(double amplitude) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return (double((state >> 11) & 0xFFFF) / 65535.0 - 0.5) * amplitude;
+  }
+};
+
+/// One line of real effect 0.08 s and \p noiseLines lines of no effect, every
+/// experiment +-15 % of noise (a property of the progress point, the same
+/// for all lines), interleaved in time as a run interleaves them, speedups
+/// drawn as the runtime draws them (0 % with weight 8 of 28, else one of
+/// 5 %..100 %). The real line, with more samples, gets three experiments to
+/// every even line's one and every odd line's third, so their slopes scatter
+/// more and the luckiest of them leads by slope.
+Profile realAmongNoise(int noiseLines, bool withRealLine) {
+  Generator g;
+  Noise noise{42};
+  Noise pick{7};
+  auto speedup = [&]() {
+    int r = int(pick(28.0) + 14.0); // 0..27
+    return r < 8 ? 0.0 : (r - 7) / 20.0;
+  };
+  for (int round = 0; round < 40; ++round) {
+    for (int c = 0; c < 3 && withRealLine; ++c) {
+      double s = speedup();
+      g.throughput("real.c:1", s, 0.08 * s + noise(0.3));
+    }
+    for (int n = 0; n < noiseLines; ++n)
+      if (n % 2 == 0 || round % 3 == 0) // odd lines: fewer samples, fewer experiments
+        g.throughput("noise" + std::to_string(n) + ".c:1", speedup(), noise(0.3));
+  }
+  return g.profile();
+}
+
+} // namespace
+
+TEST(Analysis, FalseDiscoveryControlRanksTheRealLineAboveTheLuckiestNoise) {
+  Profile profile = realAmongNoise(20, true);
+  AnalysisOptions off;
+  off.falseDiscoveryRate = 0;
+  Analysis plain = analyze(profile, off);
+  ASSERT_GE(plain.lines.size(), 15u); // sparse lines may lack the evidence to be ranked
+  EXPECT_FALSE(plain.fdrApplied);
+  // The problem: by slope alone, a line of no effect comes first.
+  ASSERT_NE(plain.lines.front().line, "real.c:1");
+
+  Analysis controlled = analyze(profile, AnalysisOptions());
+  ASSERT_TRUE(controlled.fdrApplied);
+  EXPECT_EQ(controlled.fdrCompared, controlled.lines.size());
+  EXPECT_EQ(controlled.lines.front().line, "real.c:1");
+  EXPECT_TRUE(controlled.lines.front().discovery);
+  EXPECT_LT(controlled.lines.front().pValue, 0.01);
+  size_t noiseKept = 0;
+  for (const LineResult &line : controlled.lines) {
+    EXPECT_GT(line.pValue, 0);
+    EXPECT_LE(line.pValue, 1);
+    noiseKept += line.discovery && line.line != "real.c:1";
+  }
+  EXPECT_EQ(controlled.discoveries, 1 + noiseKept);
+  EXPECT_LE(noiseKept, 1u);
+  // Kept lines first, then the others by slope.
+  for (size_t i = 1; i < controlled.lines.size(); ++i)
+    EXPECT_FALSE(!controlled.lines[i - 1].discovery && controlled.lines[i].discovery);
+}
+
+TEST(Analysis, FalseDiscoveryControlKeepsNothingWhenNothingIsReal) {
+  Analysis analysis = analyze(realAmongNoise(20, false), AnalysisOptions());
+  ASSERT_TRUE(analysis.fdrApplied);
+  EXPECT_EQ(analysis.discoveries, 0u);
+  // Without intervals there are no p-values: no control, the order by slope.
+  AnalysisOptions noBootstrap;
+  noBootstrap.bootstrapRounds = 0;
+  Analysis plain = analyze(realAmongNoise(20, false), noBootstrap);
+  EXPECT_FALSE(plain.fdrApplied);
+  for (size_t i = 1; i < plain.lines.size(); ++i)
+    EXPECT_GE(plain.lines[i - 1].rankKey, plain.lines[i].rankKey);
+}
