@@ -673,8 +673,9 @@ void ModuleInstrumenter::recordProgressRequests(ArrayRef<const ProgressPointSpec
   for (unsigned I = 0; I < Specs.size(); ++I)
     Records += (Matched[I] ? "1\t" : "0\t") + Specs[I]->Origin + "\n";
   Constant *Data = ConstantDataArray::getString(Ctx, Records, /*AddNull=*/false);
-  auto *Requests = new GlobalVariable(M, Data->getType(), /*isConstant=*/true,
-                                      GlobalValue::PrivateLinkage, Data, "causal.progress_requests");
+  auto *Requests =
+      new GlobalVariable(M, Data->getType(), /*isConstant=*/true, GlobalValue::PrivateLinkage, Data,
+                         "causal.progress_requests");
   Requests->setSection(CAUSAL_PROGRESS_REQUESTS_SECTION);
   Requests->setAlignment(Align(1));
   appendToUsed(M, {Requests});

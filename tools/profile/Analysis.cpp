@@ -792,8 +792,7 @@ Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
       continue;
     double key = -INFINITY;
     for (const PointResult &point : lineResult.points) {
-      double value =
-          rankValue(options.rankBy == RankBy::MaxImpact ? point.maxImpact : point.slope);
+      double value = rankValue(options.rankBy == RankBy::MaxImpact ? point.maxImpact : point.slope);
       if (value > key || &point == &lineResult.points.front()) {
         key = std::max(key, value);
         lineResult.pValue = point.slopePValue;

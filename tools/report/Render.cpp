@@ -310,7 +310,8 @@ std::vector<std::vector<std::string>> rankingRows(const Analysis &analysis, size
         curve += note;
       }
       // '?': not kept by the false-discovery control, possibly noise.
-      std::string rank = std::to_string(i + 1) + (analysis.fdrApplied && !line.discovery ? "?" : "");
+      std::string rank =
+          std::to_string(i + 1) + (analysis.fdrApplied && !line.discovery ? "?" : "");
       rows.push_back({p == 0 ? rank : "", p == 0 ? shortName(line.line) : "",
                       shortName(point.point, 32), slope, impact, boundText(point.bound), curve});
       bool significant = point.slopeInterval.valid &&
@@ -356,8 +357,9 @@ void writeDiscoveries(std::ostream &out, const Analysis &analysis, bool color) {
   const std::string rate = jsonNumber(analysis.fdrRate * 100) + "%";
   if (analysis.discoveries == 0)
     out << paint("note:", kYellow, color) << " no line stands out from the noise: none of the "
-        << analysis.fdrCompared << " lines compared has a slope above 0 at a false-discovery rate of "
-        << rate << " (--fdr); every rank is marked '?'. Run longer or more often (runs append).\n";
+        << analysis.fdrCompared
+        << " lines compared has a slope above 0 at a false-discovery rate of " << rate
+        << " (--fdr); every rank is marked '?'. Run longer or more often (runs append).\n";
   else
     out << paint("note:", kYellow, color) << " ranks 1-" << analysis.discoveries
         << " have a slope above 0 at a false-discovery rate of " << rate << " over the "
@@ -619,7 +621,8 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
       << "\",\"baseline_window\":" << o.baselineWindow
       << ",\"min_experiments\":" << o.minExperiments
       << ",\"min_evidence_visits\":" << jsonNumber(o.minEvidenceVisits)
-      << ",\"false_discovery_rate\":" << jsonNumber(o.falseDiscoveryRate) << "},\"runs\":" << analysis.runs << ",\"runs_with_runtime\":" << analysis.runsWithRuntime
+      << ",\"false_discovery_rate\":" << jsonNumber(o.falseDiscoveryRate)
+      << "},\"runs\":" << analysis.runs << ",\"runs_with_runtime\":" << analysis.runsWithRuntime
       << ",\"experiments\":" << analysis.experiments
       << ",\"experiments_used\":" << analysis.experimentsUsed
       << ",\"experiment_time_ns\":" << jsonNumber(analysis.experimentTimeNs)
@@ -636,8 +639,7 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
         << ",\"discoveries\":" << analysis.discoveries << "}";
   else
     out << "null";
-  out
-      << ",\"progress_points\":[";
+  out << ",\"progress_points\":[";
   for (size_t i = 0; i < analysis.progressPoints.size(); ++i) {
     const auto &point = analysis.progressPoints[i];
     out << (i ? "," : "") << "{\"name\":\"" << jsonEscape(point.name) << "\",\"kind\":\""
