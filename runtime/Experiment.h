@@ -73,7 +73,10 @@ struct ExperimentGlobals {
   /// Delay of selected samples taken by threads that competed for a CPU
   /// (speedup x CPU time): the shared-CPU part of the experiment's delay.
   std::atomic<uint64_t> shared_cpu_delay_ns{0};
-  std::atomic<uint64_t> candidate{kNoLine}; ///< next line, posted by a sample
+  /// The next experiment's line: a reservoir of one over the samples taken
+  /// since the last choice (onSampledLine), and their total weight.
+  std::atomic<uint64_t> candidate{kNoLine};
+  std::atomic<uint64_t> candidate_weight{0};
 };
 
 /// What the experiments need from the rest of the runtime, given once at

@@ -9,12 +9,7 @@
 
 namespace causal::rt {
 
-uint64_t Rng::next() {
-  uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
+uint64_t Rng::next() { return splitmix64(state_); }
 
 uint32_t Rng::uniformInclusive(uint32_t bound) {
   uint64_t range = uint64_t(bound) + 1;

@@ -26,6 +26,28 @@ private:
   uint64_t state_;
 };
 
+/// The next splitmix64 value of |state|.
+inline uint64_t splitmix64(uint64_t &state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/// Uniform in [0, bound) (bound > 0): the line choice's draw in the sample
+/// handler (no locks, no calls).
+inline uint64_t nextRandomBelow(uint64_t &state, uint64_t bound) {
+  return uint64_t((unsigned __int128)splitmix64(state) * bound >> 64);
+}
+
+/// A reservoir of one: a sample of |weight| that brings the weight seen
+/// since the last choice to |total| replaces the candidate with probability
+/// weight / total, so that the candidate is any of the samples seen with
+/// probability in proportion to its weight, whatever their timing.
+inline bool reservoirTakes(uint64_t &random, uint64_t weight, uint64_t total) {
+  return nextRandomBelow(random, total) < weight;
+}
+
 /// Speedup of the next experiment in percent (0..100, multiple of
 /// 100 / CAUSAL_SPEEDUP_DIVISIONS): r uniform in [0, weight + divisions];
 /// r <= weight gives 0 (the baselines), else (r - weight) steps.

@@ -22,6 +22,8 @@ static void resetState(ThreadState *state) {
   state->stack = AddressRange{};
   memset(&state->page_cache, 0, sizeof(state->page_cache));
   state->samples = state->samples_in_batch = state->batches = 0;
+  // Distinct per slot; a reused slot goes on with its own sequence.
+  state->choice_random += reinterpret_cast<uintptr_t>(state);
   state->local_delay_ns.store(0, std::memory_order_relaxed);
   state->blocking_calls.store(0, std::memory_order_relaxed);
   state->excess_delay_ns = 0;

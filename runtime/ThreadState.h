@@ -54,6 +54,7 @@ struct ThreadState {
 
   // ---- Statistics (written only by the owning thread) -----------------------
   uint64_t samples;          // samples processed
+  uint64_t choice_random;    // the line choice's random state (onSampledLine)
   uint64_t samples_in_batch; // samples since the last completed batch
   uint64_t batches;          // completed batches
 

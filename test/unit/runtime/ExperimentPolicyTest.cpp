@@ -7,7 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <random>
 #include <unistd.h>
 #include <vector>
 
@@ -206,4 +208,58 @@ TEST(ExperimentPolicyTest, SchedstatAndCgroupQuotasAreParsed) {
   cpu_set_t allowed;
   ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
   EXPECT_EQ(availableCpus(&allowed), cpus);
+}
+
+TEST(ExperimentPolicyTest, TheLineChoiceFollowsSamplesWhateverTheRhythmOfTheThreads) {
+  // Two threads signal batches of 10 samples: one on a CPU every 10 ms, one
+  // that sleeps most of the time every 74 ms (each +-0.5 ms); the second has
+  // 10/84 = 11.9 % of the samples. A choice ends each window of 100-120 ms
+  // (an experiment and its pause). The reservoir over a window's batches
+  // picks the sleeper's line in proportion to its samples; the old rule, the
+  // first batch after the window, picks it about 10 / (2 x 74) = 6.8 % of
+  // the time.
+  std::mt19937_64 timing(3);
+  std::uniform_real_distribution<double> jitter(-0.5, 0.5), length(100, 120);
+  const double busyPeriod = 10, sleeperPeriod = 74;
+  const int choices = 20000;
+  std::vector<std::pair<double, int>> batches; // (time, thread: 0 busy, 1 sleeper)
+  double horizon = choices * 121.0;
+  for (double t = 3; t < horizon; t += busyPeriod)
+    batches.push_back({t + jitter(timing), 0});
+  for (double t = 41; t < horizon; t += sleeperPeriod)
+    batches.push_back({t + jitter(timing), 1});
+  std::sort(batches.begin(), batches.end());
+  uint64_t random = 12345;
+  int reservoirSleeper = 0, firstSleeper = 0;
+  size_t next = 0;
+  double windowEnd = 0;
+  for (int c = 0; c < choices; ++c) {
+    windowEnd += length(timing);
+    uint64_t total = 0;
+    int candidate = -1;
+    for (; next < batches.size() && batches[next].first < windowEnd; ++next) {
+      total += 10;
+      if (reservoirTakes(random, 10, total))
+        candidate = batches[next].second;
+    }
+    ASSERT_LT(next, batches.size());
+    reservoirSleeper += candidate == 1;
+    firstSleeper += batches[next].second == 1;
+  }
+  double share = busyPeriod / (busyPeriod + sleeperPeriod);
+  EXPECT_NEAR(double(reservoirSleeper) / choices, share, 0.01);
+  EXPECT_NEAR(double(firstSleeper) / choices, busyPeriod / (2 * sleeperPeriod), 0.01);
+}
+
+TEST(ExperimentPolicyTest, NextRandomBelowStaysBelowItsBound) {
+  uint64_t random = 1;
+  std::map<uint64_t, int> seen;
+  for (int i = 0; i < 7000; ++i) {
+    uint64_t v = nextRandomBelow(random, 7);
+    ASSERT_LT(v, 7u);
+    ++seen[v];
+  }
+  EXPECT_EQ(seen.size(), 7u);
+  for (const auto &[value, count] : seen)
+    EXPECT_NEAR(count, 1000, 150) << value;
 }
