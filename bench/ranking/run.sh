@@ -17,7 +17,7 @@
 #   `causal report` of every profile): the needle's program speedup at 50 % with its
 #   interval, against the truth.
 #   Programs run at nice -10 where allowed; each profiled run's output is compared with the
-#   plain build's. Run time: about 20 x 30 s + 3 x 3 x 10 s, 11 minutes on a 2-vCPU VM.
+#   plain build's. Run time: about 20 x 30 s + 5 x 3 x 10 s, 13 minutes on a 2-vCPU VM.
 #   --quick: 3 seeds of 8 s and 1 truth run each, about 1 minute.
 #
 # usage: bench/ranking/run.sh [--build-dir DIR] [--cache-dir DIR] [--seeds N] [--seconds S]
@@ -28,7 +28,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-seeds=20 seconds=30 truth_runs=3 truth_seconds=10 quick=0
+seeds=20 seconds=30 truth_runs=5 truth_seconds=10 quick=0
 bench_args "--seeds=seeds --seconds=seconds --truth-runs=truth_runs --truth-seconds=truth_seconds --quick=quick!" "$@"
 bench_positive --seeds "$seeds"
 bench_positive --seconds "$seconds"
