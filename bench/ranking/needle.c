@@ -4,7 +4,7 @@
 //   needle SECONDS        (default 10)
 //
 // The critical thread repeats rounds until SECONDS have passed: the NEEDLE
-// loop (about 0.2 ms on a 3 GHz x86-64), a sleep of SLEEP_US (0.8 ms), then
+// loop (about 0.15 ms on these VMs), a sleep of SLEEP_US (0.8 ms), then
 // CAUSAL_PROGRESS_NAMED("round"). A background thread runs the twenty NOISE
 // loops in turn (about 0.2 ms each) until the critical thread is done:
 // nothing waits for it, so none of its lines can change the round rate.

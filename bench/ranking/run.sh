@@ -3,7 +3,7 @@
 #
 # README
 #   needle.c (this folder): a critical thread whose rounds (the progress point) are the
-#   NEEDLE loop (~0.2 ms) and a 0.8 ms sleep, beside a background thread that runs twenty
+#   NEEDLE loop (~0.15 ms) and a 0.8 ms sleep, beside a background thread that runs twenty
 #   NOISE loops in turn and that nothing waits for. The needle holds ~20 % of one CPU's
 #   samples, each noise line ~5 %.
 #   Truth, measured with the build-time knobs: NEEDLE_PERCENT=50 (the needle line made
