@@ -806,6 +806,21 @@ double abEstimate(PointKind kind, const Sums &a, const Sums &b) {
   return ma > 0 && mb > 0 ? (ma - mb) / ma : NAN;
 }
 
+/// A window in which the program was starved of CPU by other processes:
+/// its threads waited for a CPU more than kStarvedWaitRatio times as long
+/// as they ran, while the process kept less than 80 % of its CPUs busy (the
+/// rule of Saturation::otherLoad). Such a window measures the machine's
+/// load, not the program: on a busy 2-CPU machine windows of 1 s with 1 %
+/// of a CPU swung an A/B estimate of +16 % [+11, +21] to +4 % [-51, +31].
+/// Run-queue waits do not depend on the arm (a delay is a pause, not a wait
+/// for a CPU), so leaving such pairs out does not favour either arm.
+constexpr double kStarvedWaitRatio = 4;
+
+bool starved(const Experiment &e) {
+  return e.running >= 0 && e.waiting >= 0 && e.cpus > 0 &&
+         e.waiting > kStarvedWaitRatio * e.running && e.running < 0.8 * e.cpus;
+}
+
 /// The pairs of one (line, point) in the A/B runs: in each run, the line's
 /// experiments that measured the point, in order; an experiment pairs with
 /// the next one of the other arm (the runtime writes 0, S, S, 0, ...: the
@@ -816,10 +831,19 @@ struct AbSeries {
   double speedup = NAN;
   std::set<size_t> runs;
   size_t experiments = 0;
+  size_t starvedPairs = 0;
   std::vector<AbPair> pairs;
-  // The unpaired experiment waiting for its partner, per run.
-  std::map<size_t, std::pair<bool, Sums>> pending; // run -> (is arm B, sums)
+  /// An experiment waiting for its partner.
+  struct Waiting {
+    bool present = false;
+    bool armB = false;
+    bool starved = false;
+    Sums sums;
+  };
+  std::map<size_t, Waiting> pending; // per run
 };
+
+using Waiting = AbSeries::Waiting;
 
 std::vector<Confirmation> confirmationsOf(const Profile &profile,
                                           const std::vector<bool> &confirming,
@@ -840,20 +864,22 @@ std::vector<Confirmation> confirmationsOf(const Profile &profile,
       ++entry.experiments;
       if (std::isnan(entry.speedup))
         entry.speedup = experiment.abSpeedup;
-      auto &pending = entry.pending[experiment.run];
+      Waiting &pending = entry.pending[experiment.run];
       if (!(experiment.durationNs > 0)) { // breaks the sequence: no pair across it
-        pending = {false, Sums()};
-        pending.second.duration = -1;
+        pending.present = false;
         continue;
       }
-      bool armB = experiment.speedup > 0;
-      Sums sums;
-      sums.add(observationOf(profile, index, point));
-      if (pending.second.duration > 0 && pending.first != armB) {
-        entry.pairs.push_back(armB ? AbPair{pending.second, sums} : AbPair{sums, pending.second});
-        pending = {false, Sums()};
+      Waiting current{true, experiment.speedup > 0, starved(experiment), Sums()};
+      current.sums.add(observationOf(profile, index, point));
+      if (pending.present && pending.armB != current.armB) {
+        if (pending.starved || current.starved)
+          ++entry.starvedPairs;
+        else
+          entry.pairs.push_back(current.armB ? AbPair{pending.sums, current.sums}
+                                             : AbPair{current.sums, pending.sums});
+        pending.present = false;
       } else {
-        pending = {armB, sums};
+        pending = current;
       }
     }
   }
@@ -869,6 +895,7 @@ std::vector<Confirmation> confirmationsOf(const Profile &profile,
     c.runs = entry.runs.size();
     c.experiments = entry.experiments;
     c.pairs = entry.pairs.size();
+    c.starvedPairs = entry.starvedPairs;
     Sums a, b;
     for (const AbPair &pair : entry.pairs) {
       a.add(pair.a);

@@ -198,6 +198,7 @@ struct Confirmation {
   size_t runs = 0;      // A/B runs that measured it
   size_t experiments = 0;
   size_t pairs = 0;            // adjacent (A, B) pairs, the unit of the bootstrap
+  size_t starvedPairs = 0;     // left out: a window starved of CPU by other processes
   double durationNs = 0;       // of the paired experiments
   double visits = 0;           // visits (latency: arrivals) in them
   double estimate = NAN;       // program speedup at `speedup`: (m_A - m_B) / m_A

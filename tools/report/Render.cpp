@@ -368,7 +368,7 @@ void writeRanking(std::ostream &out, const Analysis &analysis, size_t shown,
 void writeConfirmations(std::ostream &out, const Analysis &analysis, bool color) {
   out << paint("confirmation", kBold, color) << " by A/B runs (" << analysis.confirmationRuns
       << (analysis.confirmationRuns == 1 ? " run, " : " runs, ") << analysis.confirmationExperiments
-      << " experiments; not in the ranking above):\n";
+      << " experiments, kept out of the ranking):\n";
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"rank", "line", "progress point", "verdict", "A/B program speedup [95% CI]",
                   "predicted [95% CI]", "pairs", "why"});
@@ -606,7 +606,8 @@ void writeConfirmationJson(std::ostream &out, const profile::Confirmation &c) {
       << ",\"prediction_ci\":";
   writeInterval(out, c.predictionInterval);
   out << ",\"prediction_phase_corrected\":" << (c.predictionPhaseCorrected ? "true" : "false")
-      << ",\"pairs\":" << c.pairs << ",\"experiments\":" << c.experiments << ",\"runs\":" << c.runs
+      << ",\"pairs\":" << c.pairs << ",\"starved_pairs\":" << c.starvedPairs
+      << ",\"experiments\":" << c.experiments << ",\"runs\":" << c.runs
       << ",\"duration_ns\":" << jsonNumber(c.durationNs) << ",\"visits\":" << jsonNumber(c.visits)
       << "}";
 }

@@ -53,19 +53,25 @@ struct AbProfile {
   /// \p speedup) shortens the period by \p effect; each experiment's period
   /// is off by up to \p noise (relative), and the program's speed drifts by
   /// \p drift per experiment (both arms alike).
+  /// Every \p starveEvery-th experiment (0: none) ran starved of CPU by
+  /// other processes: 1 % of a CPU, 50 times as long, 2 visits.
   void abRun(double effect, size_t experiments, double noise = 0.02, double drift = 0,
-             const std::string &line = kLine, double speedup = 0.5, uint64_t seed = 7) {
+             const std::string &line = kLine, double speedup = 0.5, uint64_t seed = 7,
+             size_t starveEvery = 0) {
     text << "startup\ttime=2\tprofiler=causal\tsample-period=1000000\n";
     Noise random(seed);
     for (size_t i = 0; i < experiments; ++i) {
       bool b = i % 4 == 1 || i % 4 == 2;
+      bool starved = starveEvery && i % starveEvery == starveEvery - 1;
       double period = 1e6 * (1 + drift * double(i)) * (1 + noise * random.next());
       if (b)
         period *= 1 - effect;
+      double visits = starved ? 2 : 200;
       text << "experiment\tselected=" << line << "\tspeedup=" << (b ? speedup : 0)
-           << "\tduration=" << std::llround(period * 200)
-           << "\tselected-samples=20\tab-speedup=" << speedup
-           << "\nthroughput-point\tname=tp\tdelta=200\n";
+           << "\tduration=" << std::llround(period * 200 * (starved ? 50 : 1))
+           << "\tselected-samples=20\tcpus=2\trunning=" << (starved ? 0.01 : 1)
+           << "\twaiting=" << (starved ? 1.2 : 0.1) << "\tab-speedup=" << speedup
+           << "\nthroughput-point\tname=tp\tdelta=" << visits << "\n";
     }
     text << "runtime\ttime=9000000000\nsamples\tlocation=" << line << "\tcount=900\n";
   }
@@ -202,6 +208,30 @@ TEST(Confirmation, DriftHitsBothArmsAlike) {
   const Confirmation &c = only(analyze(p.profile(), AnalysisOptions()));
   EXPECT_NEAR(c.estimate, 0.2, 0.001); // alternating 0, S, 0, S would give 0.192
   EXPECT_EQ(c.verdict, Verdict::Confirmed) << c.reason;
+}
+
+TEST(Confirmation, PairsStarvedOfCpuByOtherProcessesAreLeftOut) {
+  AbProfile p;
+  p.ranking();
+  p.abRun(0.3, 120, 0.02, 0, kLine, 0.5, 7, 7);
+  const Confirmation &c = only(analyze(p.profile(), AnalysisOptions()));
+  EXPECT_EQ(c.starvedPairs, 17u); // experiments 6, 13, ..., 118: one each, in 17 pairs
+  EXPECT_EQ(c.pairs + c.starvedPairs, 60u);
+  EXPECT_NEAR(c.estimate, 0.3, 0.01);
+  EXPECT_EQ(c.verdict, Verdict::Confirmed) << c.reason;
+  // Kept in, they would swing the estimate.
+  AbProfile q;
+  q.ranking();
+  q.abRun(0.3, 120, 0.02, 0, kLine, 0.5, 7, 7);
+  std::string text = q.text.str();
+  for (size_t at; (at = text.find("running=0.01")) != std::string::npos;)
+    text.replace(at, 12, "running=1.00");
+  Profile unstarved;
+  std::string error;
+  ASSERT_TRUE(readProfileText(text, "q.coz", unstarved, ReadOptions(), error)) << error;
+  const Confirmation &kept = only(analyze(unstarved, AnalysisOptions()));
+  EXPECT_EQ(kept.starvedPairs, 0u);
+  EXPECT_GT(std::fabs(kept.estimate - 0.3), 0.05);
 }
 
 TEST(Confirmation, IntervalsGrowWithExperimentToExperimentVariance) {
