@@ -669,17 +669,17 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
           << ",\"shared_cpu_delay_share\":" << jsonNumber(sat.sharedDelayShare)
           << ",\"oversubscribed\":" << (sat.oversubscribed() ? "true" : "false")
           << ",\"other_load\":" << (sat.otherLoad() ? "true" : "false") << "}";
-    out << ",\"confirmation\":";
-    if (const profile::Confirmation *c = profile::findConfirmation(analysis, line.line))
-      writeConfirmationJson(out, *c);
-    else
-      out << "null";
     out << ",\"points\":[";
     for (size_t p = 0; p < line.points.size(); ++p) {
       out << (p ? "," : "");
       writePointJson(out, line.points[p]);
     }
-    out << "]}";
+    out << "],\"confirmation\":";
+    if (const profile::Confirmation *c = profile::findConfirmation(analysis, line.line))
+      writeConfirmationJson(out, *c);
+    else
+      out << "null";
+    out << "}";
   }
   out << "],\n\"not_enough_data\":[";
   for (size_t i = 0; i < analysis.notEnoughData.size(); ++i) {
