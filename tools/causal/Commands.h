@@ -69,6 +69,10 @@ int runProgram(const Environment &env, const Args &program, const char *command)
 /// "exited with status N" or "was killed by signal N (NAME)".
 std::string describeStatus(int status);
 
+/// True, after saying why, when \p env asks for --end-to-end runs, which
+/// cannot be A/B runs (one experiment each).
+bool endToEndProblem(const Environment &env, const char *command);
+
 /// Reads \p profilePath, takes the top lines of its ranking and runs A/B
 /// runs of \p program on each until its interval is narrow or the budget is
 /// spent; prints the verdicts. Returns the exit status.

@@ -153,8 +153,24 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 
 } // namespace
 
+bool endToEndProblem(const Environment &env, const char *command) {
+  for (const auto &[name, value] : env)
+    if (name == CAUSAL_ENV_END_TO_END) {
+      // One experiment per run: no run can alternate 0 % and S.
+      std::fprintf(stderr,
+                   "causal %s: error: --end-to-end runs have one experiment each, so A/B runs "
+                   "cannot alternate 0%% and the speedup within a run; confirm with a progress "
+                   "point instead\n",
+                   command);
+      return true;
+    }
+  return false;
+}
+
 int confirmLines(const std::string &profilePath, const ConfirmPlan &plan, const Environment &env,
                  const Args &program, const char *command) {
+  if (endToEndProblem(env, command))
+    return 2;
   AnalysisOptions options; // the ranking `causal report` shows by default
   Analysis analysis;
   if (!analyzeProfile(profilePath, options, analysis, command))

@@ -248,6 +248,8 @@ int runCommand(const Args &args) {
   warnIfNotInstrumented(program[0], "run");
 
   if (confirming) {
+    if (endToEndProblem(env, "run"))
+      return 2;
     // The profiling run, then the confirmation runs: the program runs as a
     // child, several times, so `causal run` cannot simply become it.
     const char *fromEnvironment = std::getenv(CAUSAL_ENV_OUTPUT);
