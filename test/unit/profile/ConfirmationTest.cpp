@@ -53,8 +53,9 @@ struct AbProfile {
   /// \p speedup) shortens the period by \p effect; each experiment's period
   /// is off by up to \p noise (relative), and the program's speed drifts by
   /// \p drift per experiment (both arms alike).
-  /// Every \p starveEvery-th experiment (0: none) ran starved of CPU by
-  /// other processes: 1 % of a CPU, 50 times as long, 2 visits.
+  /// The experiments i with i % \p starveEvery == 3 (0: none; with 8, all in
+  /// arm A) ran starved of CPU by other processes: 1 % of a CPU, 50 times as
+  /// long, 2 visits.
   void abRun(double effect, size_t experiments, double noise = 0.02, double drift = 0,
              const std::string &line = kLine, double speedup = 0.5, uint64_t seed = 7,
              size_t starveEvery = 0) {
@@ -62,7 +63,7 @@ struct AbProfile {
     Noise random(seed);
     for (size_t i = 0; i < experiments; ++i) {
       bool b = i % 4 == 1 || i % 4 == 2;
-      bool starved = starveEvery && i % starveEvery == starveEvery - 1;
+      bool starved = starveEvery && i % starveEvery == 3;
       double period = 1e6 * (1 + drift * double(i)) * (1 + noise * random.next());
       if (b)
         period *= 1 - effect;
@@ -143,8 +144,10 @@ TEST(Confirmation, ARealEffectIsConfirmedWithTheEstimateAndThePrediction) {
   EXPECT_EQ(c.line, kLine);
   EXPECT_EQ(c.point, "tp");
   EXPECT_DOUBLE_EQ(c.speedup, 0.5);
-  EXPECT_EQ(c.pairs, 40u);
-  EXPECT_EQ(c.experiments, 80u);
+  // Of 80 experiments the first and the last are left out (warm-up, exit):
+  // 1 (B) is unpaired, then (2, 3), ..., (76, 77); 78 (B) is unpaired.
+  EXPECT_EQ(c.pairs, 38u);
+  EXPECT_EQ(c.experiments, 78u);
   EXPECT_EQ(c.runs, 1u);
   EXPECT_NEAR(c.estimate, 0.3, 0.01); // 2 % noise per experiment, averaged over 40 of each
   ASSERT_TRUE(c.interval.valid);
@@ -184,9 +187,9 @@ TEST(Confirmation, AnEffectFarBelowThePredictionIsRefuted) {
 TEST(Confirmation, FewPairsOrAWideIntervalStayOpen) {
   AbProfile few;
   few.ranking();
-  few.abRun(0.3, 10); // 5 pairs
+  few.abRun(0.3, 10); // 3 pairs: (2, 3), (4, 5), (6, 7)
   const Confirmation &c = only(analyze(few.profile(), AnalysisOptions()));
-  EXPECT_EQ(c.pairs, 5u);
+  EXPECT_EQ(c.pairs, 3u);
   EXPECT_EQ(c.verdict, Verdict::Open) << c.reason;
 
   AbProfile noisy; // +-60 % noise per experiment: the interval spans 0
@@ -213,16 +216,16 @@ TEST(Confirmation, DriftHitsBothArmsAlike) {
 TEST(Confirmation, PairsStarvedOfCpuByOtherProcessesAreLeftOut) {
   AbProfile p;
   p.ranking();
-  p.abRun(0.3, 120, 0.02, 0, kLine, 0.5, 7, 7);
+  p.abRun(0.3, 120, 0.02, 0, kLine, 0.5, 7, 8);
   const Confirmation &c = only(analyze(p.profile(), AnalysisOptions()));
-  EXPECT_EQ(c.starvedPairs, 17u); // experiments 6, 13, ..., 118: one each, in 17 pairs
-  EXPECT_EQ(c.pairs + c.starvedPairs, 60u);
+  EXPECT_EQ(c.starvedPairs, 15u); // experiments 3, 11, ..., 115: one each, in 15 pairs
+  EXPECT_EQ(c.pairs + c.starvedPairs, 58u);
   EXPECT_NEAR(c.estimate, 0.3, 0.01);
   EXPECT_EQ(c.verdict, Verdict::Confirmed) << c.reason;
   // Kept in, they would swing the estimate.
   AbProfile q;
   q.ranking();
-  q.abRun(0.3, 120, 0.02, 0, kLine, 0.5, 7, 7);
+  q.abRun(0.3, 120, 0.02, 0, kLine, 0.5, 7, 8);
   std::string text = q.text.str();
   for (size_t at; (at = text.find("running=0.01")) != std::string::npos;)
     text.replace(at, 12, "running=1.00");
@@ -232,6 +235,30 @@ TEST(Confirmation, PairsStarvedOfCpuByOtherProcessesAreLeftOut) {
   const Confirmation &kept = only(analyze(unstarved, AnalysisOptions()));
   EXPECT_EQ(kept.starvedPairs, 0u);
   EXPECT_GT(std::fabs(kept.estimate - 0.3), 0.05);
+}
+
+TEST(Confirmation, EachRunsFirstAndLastExperimentAreLeftOut) {
+  // The first window of every run (arm A) is twice as slow (the program
+  // starting) and the last (arm A: 40 = 4 x 10) is cut by the exit; kept
+  // in, they would add about +5 % to a line without effect.
+  std::ostringstream text;
+  for (int run = 0; run < 4; ++run) {
+    text << "startup\ttime=2\tprofiler=causal\n";
+    for (int i = 0; i < 40; ++i) {
+      bool b = i % 4 == 1 || i % 4 == 2;
+      double slow = i == 0 || i == 39 ? 2 : 1;
+      text << "experiment\tselected=idle.c:3\tspeedup=" << (b ? 0.5 : 0)
+           << "\tduration=" << std::llround(2e8 * slow * (1 + 0.002 * (i % 3)))
+           << "\tab-speedup=0.50\nthroughput-point\tname=tp\tdelta=200\n";
+    }
+  }
+  Profile profile;
+  std::string error;
+  ASSERT_TRUE(readProfileText(text.str(), "ends.coz", profile, ReadOptions(), error)) << error;
+  const Confirmation &c = only(analyze(profile, AnalysisOptions()));
+  EXPECT_EQ(c.pairs, 4u * 18);
+  EXPECT_NEAR(c.estimate, 0, 0.003);
+  EXPECT_EQ(c.verdict, Verdict::Refuted) << c.reason;
 }
 
 TEST(Confirmation, IntervalsGrowWithExperimentToExperimentVariance) {
