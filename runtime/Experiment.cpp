@@ -451,8 +451,11 @@ const cpu_set_t *threadsAffinity() {
 // Runs one experiment on |line|; returns the fewest visits any point saw.
 uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   const ExperimentConfig &c = g_setup.config;
-  uint32_t speedup =
-      c.fixed_speedup_percent >= 0 ? uint32_t(c.fixed_speedup_percent) : drawSpeedupPercent(rng);
+  static uint64_t ab_experiments = 0; // experiments of this run so far (profiler thread only)
+  uint32_t speedup = c.ab_speedup_percent > 0
+                         ? abSpeedupPercent(ab_experiments++, uint32_t(c.ab_speedup_percent))
+                     : c.fixed_speedup_percent >= 0 ? uint32_t(c.fixed_speedup_percent)
+                                                    : drawSpeedupPercent(rng);
   uint32_t points = g_progress.size();
   // The selected line's name, copied now: when the program exits (or
   // dlcloses the library) during the experiment, the image is unregistered
@@ -553,6 +556,8 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   experiment.cpus = cpus;
   experiment.running = running;
   experiment.waiting = waiting;
+  if (c.ab_speedup_percent > 0)
+    experiment.ab_speedup = c.ab_speedup_percent / 100.0;
   writeRecord(text, experiment);
   uint64_t min_visits = UINT64_MAX;
   for (uint32_t p = 0; p < points; ++p) {

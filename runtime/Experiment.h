@@ -52,6 +52,7 @@ struct ExperimentConfig {
   bool shared_cpus = true; ///< CAUSAL_SHARED_CPUS: tell threads that compete for CPUs apart
   bool has_fixed_line = false;
   int fixed_speedup_percent = -1; ///< -1: drawn per experiment
+  int ab_speedup_percent = -1;    ///< CAUSAL_AB_SPEEDUP; -1: no A/B alternation
   uint32_t fixed_line = 0;
   uint64_t seed = 0;
   uint64_t min_length_ns = 0;

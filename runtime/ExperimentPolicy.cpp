@@ -29,6 +29,11 @@ uint32_t drawSpeedupPercent(Rng &rng) {
   return (r - CAUSAL_ZERO_SPEEDUP_WEIGHT) * 100 / CAUSAL_SPEEDUP_DIVISIONS;
 }
 
+uint32_t abSpeedupPercent(uint64_t index, uint32_t speedup_percent) {
+  uint64_t phase = index % 4;
+  return phase == 1 || phase == 2 ? speedup_percent : 0;
+}
+
 uint64_t nextExperimentLength(uint64_t length_ns, uint64_t min_visits, uint64_t minimum_ns) {
   if (min_visits < CAUSAL_MIN_VISITS) {
     if (length_ns <= CAUSAL_MAX_EXPERIMENT_NS / 2)

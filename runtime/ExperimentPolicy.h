@@ -53,6 +53,12 @@ inline bool reservoirTakes(uint64_t &random, uint64_t weight, uint64_t total) {
 /// r <= weight gives 0 (the baselines), else (r - weight) steps.
 uint32_t drawSpeedupPercent(Rng &rng);
 
+/// Speedup in percent of A/B experiment number |index| (0, 1, 2, ... in a
+/// run) that alternates 0 % and |speedup_percent| as 0, S, S, 0, 0, S, S, 0:
+/// the pairs (0, S) and (S, 0) take turns, so a steady drift of the
+/// program's speed moves both arms alike (docs/report.md, "Confirmation").
+uint32_t abSpeedupPercent(uint64_t index, uint32_t speedup_percent);
+
 /// Length of the experiment after one of |length_ns| whose least-visited
 /// progress point saw |min_visits| visits: doubled below CAUSAL_MIN_VISITS,
 /// halved (not below |minimum_ns|) above twice that, else unchanged; never

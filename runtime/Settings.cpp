@@ -152,6 +152,8 @@ void readExperimentSettings(ExperimentConfig *c) {
             CAUSAL_ENV_FIXED_SPEEDUP, (unsigned long long)speedup.number,
             100 / CAUSAL_SPEEDUP_DIVISIONS, (unsigned long long)speedup.number);
   c->fixed_speedup_percent = speedup.set ? int(speedup.number) : -1;
+  SettingValue ab = readSetting(Setting::AB_SPEEDUP);
+  c->ab_speedup_percent = ab.set ? int(ab.number) : -1;
   SettingValue seed = readSetting(Setting::SEED);
   c->seed = seed.set ? seed.number : realtimeNs() ^ (uint64_t(getpid()) << 32);
   c->min_length_ns = readSetting(Setting::EXPERIMENT_NS).number;

@@ -9,17 +9,75 @@
 #ifndef CAUSAL_TOOLS_COMMANDS_H
 #define CAUSAL_TOOLS_COMMANDS_H
 
+#include <cstdio>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace causal {
 
 using Args = std::vector<std::string>;
+/// Environment variables to set for the program: (name, value).
+using Environment = std::vector<std::pair<std::string, std::string>>;
 
-int runCommand(const Args &args);    // causal run [options] -- PROG ARGS
-int linesCommand(const Args &args);  // causal lines [--check ...] BINARY
-int reportCommand(const Args &args); // causal report [options] PROFILE...
-int diffCommand(const Args &args);   // causal diff A B
+int runCommand(const Args &args);     // causal run [options] -- PROG ARGS
+int linesCommand(const Args &args);   // causal lines [--check ...] BINARY
+int reportCommand(const Args &args);  // causal report [options] PROFILE...
+int diffCommand(const Args &args);    // causal diff A B
+int confirmCommand(const Args &args); // causal confirm [options] [PROFILE] -- PROG ARGS
+
+// ---- Shared by `causal run` and `causal confirm` (Run.cpp) -----------------
+
+/// A command's own option before the settings: returns kOptionTaken after
+/// advancing past the option's last word, -1 when the option is not its
+/// own, or an exit status after an error it printed.
+constexpr int kOptionTaken = -2;
+using OwnRunOption = std::function<int(const Args &args, size_t &i)>;
+
+/// Parses `causal run`'s setting options (include/causal/settings.def) from
+/// args[i] on, and \p own's options, up to "--" or the program's first
+/// word. Returns -1 with \p i at the program's first word, else the exit
+/// status (0 after --help, 2 after a usage error it printed).
+int parseSettingOptions(const Args &args, size_t &i, Environment &env, const char *command,
+                        const OwnRunOption &own, void (*usage)(FILE *));
+
+/// Warns when \p program does not look built with -fcausal-profile.
+void warnIfNotInstrumented(const std::string &program, const char *command);
+
+// ---- Confirmation runs (Confirm.cpp) ----------------------------------------
+
+/// What `causal confirm` (and `causal run --confirm`) do.
+struct ConfirmPlan {
+  size_t lines = 3;             // the report's top K lines
+  double budgetSeconds = 60;    // per line, for its A/B runs
+  unsigned speedupPercent = 50; // the B arm's speedup
+};
+
+/// Parses --<prefix>budget SECONDS and --<prefix>speedup PERCENT (either as
+/// the next word or after '='); returns as OwnRunOption does.
+int parseConfirmTuning(const Args &args, size_t &i, const char *command, const std::string &prefix,
+                       ConfirmPlan &plan);
+
+/// A decimal integer in [low, high].
+bool parseCount(const std::string &text, size_t low, size_t high, size_t &value);
+
+/// Runs \p program as a child with \p env added; returns its exit status
+/// (128 + N when killed by signal N, 127/126 when it could not be run).
+int runProgram(const Environment &env, const Args &program, const char *command);
+
+/// "exited with status N" or "was killed by signal N (NAME)".
+std::string describeStatus(int status);
+
+/// True, after saying why, when \p env asks for --end-to-end runs, which
+/// cannot be A/B runs (one experiment each).
+bool endToEndProblem(const Environment &env, const char *command);
+
+/// Reads \p profilePath, takes the top lines of its ranking and runs A/B
+/// runs of \p program on each until its interval is narrow or the budget is
+/// spent; prints the verdicts. Returns the exit status.
+int confirmLines(const std::string &profilePath, const ConfirmPlan &plan, const Environment &env,
+                 const Args &program, const char *command);
 
 } // namespace causal
 

@@ -96,6 +96,13 @@ void printUsage(FILE *out) {
     std::fprintf(out, "  %-26s %s%s [%s]\n", lhs.c_str(), s.help, defaultNote(s).c_str(),
                  variable.c_str());
   }
+  std::fprintf(out, "  %-26s %s\n", "--confirm[=K]",
+               "after the run, confirm the report's top K lines (default 3) with A/B runs "
+               "(causal confirm --help)");
+  std::fprintf(out, "  %-26s %s\n", "--confirm-budget SECONDS",
+               "time for the A/B runs of each line (default 60)");
+  std::fprintf(out, "  %-26s %s\n", "--confirm-speedup PERCENT",
+               "speedup of the A/B runs' B arm (default 50)");
   std::fprintf(out, "  %-26s %s\n", "-h, --help", "this text");
   std::fprintf(out, "\nEvery option is also read from its environment variable, so a program\n"
                     "built with -fcausal-profile can be configured when run directly.\n");
@@ -131,9 +138,8 @@ bool looksInstrumented(const std::string &file) {
 
 } // namespace
 
-int runCommand(const Args &args) {
-  std::vector<std::pair<const char *, std::string>> env;
-  size_t i = 0;
+int parseSettingOptions(const Args &args, size_t &i, Environment &env, const char *command,
+                        const OwnRunOption &own, void (*usage)(FILE *)) {
   for (; i < args.size(); ++i) {
     const std::string &arg = args[i];
     if (arg == "--" || arg == "---") { // "---": Coz's separator
@@ -141,11 +147,18 @@ int runCommand(const Args &args) {
       break;
     }
     if (arg == "-h" || arg == "--help") {
-      printUsage(stdout);
+      usage(stdout);
       return 0;
     }
     if (arg.empty() || arg[0] != '-')
       break; // first word of the program
+    if (own) {
+      int status = own(args, i);
+      if (status == kOptionTaken)
+        continue;
+      if (status >= 0)
+        return status;
+    }
     const SettingInfo *match = nullptr;
     std::string value;
     for (const SettingInfo &o : kSettings) {
@@ -167,7 +180,8 @@ int runCommand(const Args &args) {
       size_t len = std::strlen(flag);
       if (arg == flag) {
         if (i + 1 >= args.size()) {
-          std::fprintf(stderr, "causal run: error: %s needs a value (%s)\n", o.option, o.arg);
+          std::fprintf(stderr, "causal %s: error: %s needs a value (%s)\n", command, o.option,
+                       o.arg);
           return 2;
         }
         match = &o;
@@ -180,38 +194,85 @@ int runCommand(const Args &args) {
         break;
     }
     if (!match) {
-      std::fprintf(stderr, "causal run: error: unknown option '%s' (see causal run --help)\n",
-                   arg.c_str());
+      std::fprintf(stderr, "causal %s: error: unknown option '%s' (see causal %s --help)\n",
+                   command, arg.c_str(), command);
       return 2;
     }
     if (!match->optionSetsValue() && !validValue(*match, value)) {
-      std::fprintf(stderr, "causal run: error: invalid value '%s' for %s (expected %s)\n",
+      std::fprintf(stderr, "causal %s: error: invalid value '%s' for %s (expected %s)\n", command,
                    value.c_str(), match->option, match->arg);
       return 2;
     }
     env.emplace_back(match->variable, value);
   }
   if (i >= args.size()) {
-    std::fprintf(stderr, "causal run: error: no program given\n");
-    printUsage(stderr);
+    std::fprintf(stderr, "causal %s: error: no program given\n", command);
+    usage(stderr);
     return 2;
+  }
+  return -1;
+}
+
+void warnIfNotInstrumented(const std::string &program, const char *command) {
+  std::string resolved = resolveProgram(program);
+  if (!resolved.empty() && !looksInstrumented(resolved))
+    std::fprintf(stderr,
+                 "causal %s: warning: '%s' does not look built with -fcausal-profile; "
+                 "no profile will be written\n",
+                 command, program.c_str());
+}
+
+int runCommand(const Args &args) {
+  Environment env;
+  ConfirmPlan confirm;
+  bool confirming = false;
+  auto own = [&](const Args &args, size_t &i) {
+    const std::string &arg = args[i];
+    if (arg == "--confirm" || arg.rfind("--confirm=", 0) == 0) {
+      confirming = true;
+      if (arg.size() > 9 && !parseCount(arg.substr(10), 1, 100, confirm.lines)) {
+        std::fprintf(stderr,
+                     "causal run: error: invalid value '%s' for --confirm (expected a "
+                     "number of lines, 1 to 100)\n",
+                     arg.substr(10).c_str());
+        return 2;
+      }
+      return kOptionTaken;
+    }
+    return parseConfirmTuning(args, i, "run", "--confirm-", confirm);
+  };
+  size_t i = 0;
+  if (int status = parseSettingOptions(args, i, env, "run", own, printUsage); status >= 0)
+    return status;
+  Args program(args.begin() + long(i), args.end());
+  warnIfNotInstrumented(program[0], "run");
+
+  if (confirming) {
+    if (endToEndProblem(env, "run"))
+      return 2;
+    // The profiling run, then the confirmation runs: the program runs as a
+    // child, several times, so `causal run` cannot simply become it.
+    const char *fromEnvironment = std::getenv(CAUSAL_ENV_OUTPUT);
+    std::string output = fromEnvironment && *fromEnvironment ? fromEnvironment : "profile.coz";
+    for (auto &[name, value] : env)
+      if (name == CAUSAL_ENV_OUTPUT)
+        output = value;
+    int status = runProgram(env, program, "run");
+    if (status != 0) {
+      std::fprintf(stderr, "causal run: the program %s; no confirmation runs\n",
+                   describeStatus(status).c_str());
+      return status;
+    }
+    return confirmLines(output, confirm, env, program, "run");
   }
 
   std::vector<char *> argv;
-  for (size_t j = i; j < args.size(); ++j)
-    argv.push_back(const_cast<char *>(args[j].c_str()));
+  for (const std::string &word : program)
+    argv.push_back(const_cast<char *>(word.c_str()));
   argv.push_back(nullptr);
-
-  std::string resolved = resolveProgram(args[i]);
-  if (!resolved.empty() && !looksInstrumented(resolved))
-    std::fprintf(stderr,
-                 "causal run: warning: '%s' does not look built with -fcausal-profile; "
-                 "no profile will be written\n",
-                 args[i].c_str());
-
   unsetenv(CAUSAL_ENV_DISABLE);
   for (auto &[name, value] : env)
-    setenv(name, value.c_str(), 1);
+    setenv(name.c_str(), value.c_str(), 1);
 
   execvp(argv[0], argv.data());
   int err = errno;

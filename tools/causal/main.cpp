@@ -16,6 +16,7 @@ const Subcommand subcommands[] = {
     {"run", causal::runCommand, "run a program built with -fcausal-profile and record a profile"},
     {"report", causal::reportCommand, "read profiles: ranked lines, curves, --html, --json"},
     {"diff", causal::diffCommand, "compare two profiles line by line"},
+    {"confirm", causal::confirmCommand, "check the report's top lines with A/B runs of a program"},
     {"lines", causal::linesCommand, "print or check the line table embedded in a binary"},
 };
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -762,9 +763,8 @@ void rankLines(Analysis &analysis, const AnalysisOptions &options) {
                    });
 }
 
-} // namespace
-
-Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
+/// The ranking: steps 1 to 9 over the profile's ordinary runs.
+Analysis rankProfile(const Profile &profile, const AnalysisOptions &options) {
   Analysis analysis;
   summarizeRuns(profile, analysis);
   BaselineIndex baselines;
@@ -809,6 +809,320 @@ Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
       if (entry.point == point.name && entry.reason != Shortfall::InvalidBaseline)
         ++point.pairsShortOfVisits;
   return analysis;
+}
+
+// ---- Confirmation (A/B runs) ------------------------------------------------
+
+/// Runs that hold A/B experiments (ab-speedup written): `causal confirm`'s.
+std::vector<bool> confirmationRuns(const Profile &profile) {
+  std::vector<bool> confirming(profile.runs.size(), false);
+  for (const Experiment &experiment : profile.experiments)
+    if (experiment.abSpeedup > 0 && experiment.run < confirming.size())
+      confirming[experiment.run] = true;
+  return confirming;
+}
+
+/// The profile without the runs marked in \p drop (and their experiments).
+Profile withoutRuns(const Profile &profile, const std::vector<bool> &drop) {
+  Profile kept;
+  kept.files = profile.files;
+  kept.warnings = profile.warnings;
+  kept.tabRecords = profile.tabRecords;
+  kept.jsonRecords = profile.jsonRecords;
+  std::vector<size_t> newIndex(profile.runs.size(), 0);
+  for (size_t r = 0; r < profile.runs.size(); ++r)
+    if (!drop[r]) {
+      newIndex[r] = kept.runs.size();
+      kept.runs.push_back(profile.runs[r]);
+    }
+  for (const Experiment &experiment : profile.experiments)
+    if (experiment.run >= drop.size() || !drop[experiment.run]) {
+      kept.experiments.push_back(experiment);
+      if (experiment.run < drop.size())
+        kept.experiments.back().run = newIndex[experiment.run];
+    }
+  return kept;
+}
+
+/// One A/B pair's measurements of one point: arm A (0 %) and arm B.
+struct AbPair {
+  Sums a, b;
+};
+
+/// Program speedup of arm B over arm A: (m_A - m_B) / m_A; NaN when either
+/// arm has no usable measure.
+double abEstimate(PointKind kind, const Sums &a, const Sums &b) {
+  double ma = progressMeasure(kind, a), mb = progressMeasure(kind, b);
+  return ma > 0 && mb > 0 ? (ma - mb) / ma : NAN;
+}
+
+/// A window in which the program was starved of CPU by other processes:
+/// its threads waited for a CPU more than kStarvedWaitRatio times as long
+/// as they ran, while the process kept less than 80 % of its CPUs busy (the
+/// rule of Saturation::otherLoad). Such a window measures the machine's
+/// load, not the program: on a busy 2-CPU machine windows of 1 s with 1 %
+/// of a CPU swung an A/B estimate of +16 % [+11, +21] to +4 % [-51, +31].
+/// Run-queue waits do not depend on the arm (a delay is a pause, not a wait
+/// for a CPU), so leaving such pairs out does not favour either arm.
+constexpr double kStarvedWaitRatio = 4;
+
+bool starved(const Experiment &e) {
+  return e.running >= 0 && e.waiting >= 0 && e.cpus > 0 &&
+         e.waiting > kStarvedWaitRatio * e.running && e.running < 0.8 * e.cpus;
+}
+
+/// The pairs of one (line, point) in the A/B runs: in each run, the line's
+/// experiments that measured the point, in order; an experiment pairs with
+/// the next one of the other arm (the runtime writes 0, S, S, 0, ...: the
+/// pairs are (0, S) and (S, 0) in turn), an experiment whose neighbour is of
+/// its own arm or missing is left unpaired.
+struct AbSeries {
+  PointKind kind = PointKind::Throughput;
+  double speedup = NAN;
+  std::set<size_t> runs;
+  size_t experiments = 0;
+  size_t starvedPairs = 0;
+  std::vector<AbPair> pairs;
+  /// An experiment waiting for its partner.
+  struct Waiting {
+    bool present = false;
+    bool armB = false;
+    bool starved = false;
+    Sums sums;
+  };
+  std::map<size_t, Waiting> pending; // per run
+};
+
+using Waiting = AbSeries::Waiting;
+
+std::vector<Confirmation> confirmationsOf(const Profile &profile,
+                                          const std::vector<bool> &confirming,
+                                          const Analysis &ranking, const AnalysisOptions &options) {
+  // (line, point, B-arm speedup in percent): runs at another speedup are
+  // another confirmation.
+  std::map<std::tuple<std::string, PointKey, int>, AbSeries> series;
+  // Each run's first and last A/B experiment are left out: the first (always
+  // arm A) runs while the program starts (page faults, cold caches), the last
+  // is cut short by the exit and holds its path. In short runs (bench/accuracy's
+  // serial, 2 s) the slow first window alone biased D by +3 to +4 %.
+  std::map<size_t, std::pair<size_t, size_t>> ends; // run -> (first, last) index
+  for (size_t index = 0; index < profile.experiments.size(); ++index) {
+    const Experiment &experiment = profile.experiments[index];
+    if (experiment.abSpeedup > 0 && experiment.run < confirming.size() &&
+        confirming[experiment.run]) {
+      auto found = ends.try_emplace(experiment.run, index, index).first;
+      found->second.second = index;
+    }
+  }
+  for (size_t index = 0; index < profile.experiments.size(); ++index) {
+    const Experiment &experiment = profile.experiments[index];
+    if (experiment.run >= confirming.size() || !confirming[experiment.run] ||
+        !(experiment.abSpeedup > 0))
+      continue;
+    const auto &[first, last] = ends[experiment.run];
+    if (index == first || index == last)
+      continue;
+    for (const PointMeasurement &point : experiment.points) {
+      AbSeries &entry = series[{experiment.selected, PointKey{int(point.kind), point.name},
+                                int(std::lround(experiment.abSpeedup * 100))}];
+      entry.kind = point.kind;
+      entry.runs.insert(experiment.run);
+      ++entry.experiments;
+      if (std::isnan(entry.speedup))
+        entry.speedup = experiment.abSpeedup;
+      Waiting &pending = entry.pending[experiment.run];
+      if (!(experiment.durationNs > 0)) { // breaks the sequence: no pair across it
+        pending.present = false;
+        continue;
+      }
+      Waiting current{true, experiment.speedup > 0, starved(experiment), Sums()};
+      current.sums.add(observationOf(profile, index, point));
+      if (pending.present && pending.armB != current.armB) {
+        if (pending.starved || current.starved)
+          ++entry.starvedPairs;
+        else
+          entry.pairs.push_back(current.armB ? AbPair{pending.sums, current.sums}
+                                             : AbPair{current.sums, pending.sums});
+        pending.present = false;
+      } else {
+        pending = current;
+      }
+    }
+  }
+
+  std::vector<Confirmation> out;
+  const double confidence = std::clamp(options.confidence, 0.5, 0.999);
+  for (auto &[key, entry] : series) {
+    Confirmation c;
+    c.line = std::get<0>(key);
+    c.point = std::get<1>(key).second;
+    c.kind = entry.kind;
+    c.speedup = entry.speedup;
+    c.runs = entry.runs.size();
+    c.experiments = entry.experiments;
+    c.pairs = entry.pairs.size();
+    c.starvedPairs = entry.starvedPairs;
+    Sums a, b;
+    for (const AbPair &pair : entry.pairs) {
+      a.add(pair.a);
+      b.add(pair.b);
+    }
+    c.durationNs = a.duration + b.duration;
+    c.visits = visitsOf(entry.kind, a) + visitsOf(entry.kind, b);
+    if (enoughVisits(entry.kind, a, options.minVisits))
+      c.estimate = abEstimate(entry.kind, a, b);
+    // Pairs bootstrap: experiment-to-experiment variance, and the pairing
+    // keeps each A next to the B it ran beside.
+    if (!std::isnan(c.estimate) && options.bootstrapRounds > 0 && entry.pairs.size() >= 2) {
+      SplitMix64 random(options.seed ^ hashName(c.line, c.point) ^ 0xAB);
+      std::vector<double> replicates;
+      replicates.reserve(options.bootstrapRounds);
+      for (size_t round = 0; round < options.bootstrapRounds; ++round) {
+        Sums ra, rb;
+        for (size_t k = 0; k < entry.pairs.size(); ++k) {
+          const AbPair &pick = entry.pairs[random.below(entry.pairs.size())];
+          ra.add(pick.a);
+          rb.add(pick.b);
+        }
+        double value = abEstimate(entry.kind, ra, rb);
+        if (!std::isnan(value))
+          replicates.push_back(value);
+      }
+      c.interval = percentileInterval(replicates, confidence);
+    }
+    // The ranking's prediction at the same speedup.
+    for (size_t r = 0; r < ranking.lines.size(); ++r) {
+      if (ranking.lines[r].line != c.line)
+        continue;
+      c.rank = r + 1;
+      for (const PointResult &point : ranking.lines[r].points)
+        if (point.point == c.point && point.kind == c.kind) {
+          c.predicted = true;
+          c.prediction = point.slope * c.speedup;
+          if (point.slopeInterval.valid)
+            c.predictionInterval = {point.slopeInterval.low * c.speedup,
+                                    point.slopeInterval.high * c.speedup, true};
+          c.predictionPhaseCorrected = point.phaseCorrected;
+        }
+    }
+    judgeConfirmation(c, options);
+    out.push_back(std::move(c));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Confirmation &x, const Confirmation &y) {
+    if ((x.rank == 0) != (y.rank == 0))
+      return x.rank != 0;
+    if (x.rank != y.rank)
+      return x.rank < y.rank;
+    if (x.line != y.line)
+      return lineNameLess(x.line, y.line);
+    return x.point < y.point;
+  });
+  return out;
+}
+
+} // namespace
+
+const char *verdictName(Verdict verdict) {
+  switch (verdict) {
+  case Verdict::Confirmed:
+    return "confirmed";
+  case Verdict::Refuted:
+    return "refuted";
+  case Verdict::Open:
+    return "open";
+  }
+  return "?";
+}
+
+namespace {
+std::string points(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%+.1f%%", fraction * 100);
+  return text;
+}
+} // namespace
+
+void judgeConfirmation(Confirmation &c, const AnalysisOptions &options) {
+  c.verdict = Verdict::Open;
+  if (std::isnan(c.estimate)) {
+    c.reason = "no estimate: too few visits, or no progress, in the 0% arm";
+    return;
+  }
+  if (c.pairs < options.minConfirmPairs || !c.interval.valid) {
+    c.reason = std::to_string(c.pairs) + " A/B pairs; a verdict needs " +
+               std::to_string(std::max<size_t>(options.minConfirmPairs, 2)) +
+               (options.bootstrapRounds ? "" : " and intervals (--bootstrap > 0)");
+    return;
+  }
+  const Interval &ci = c.interval;
+  bool narrow = c.width() <= options.confirmNarrowWidth + 1e-12;
+  // Only a phase-corrected prediction is a whole-run prediction, which is
+  // what an A/B run on a fixed line measures.
+  bool comparable = c.predicted && c.predictionPhaseCorrected;
+  double predictedLeast = c.predictionInterval.valid ? c.predictionInterval.low : c.prediction;
+  if (ci.high < 0) {
+    c.verdict = Verdict::Refuted;
+    c.reason = "the speedup made the program slower (interval below 0)";
+  } else if (comparable && predictedLeast > 0 && ci.high < predictedLeast / 2) {
+    c.verdict = Verdict::Refuted;
+    c.reason = "at most " + points(ci.high) + ", under half the least the ranking predicted (" +
+               points(predictedLeast) + ")";
+  } else if (ci.low > 0) {
+    c.verdict = Verdict::Confirmed;
+    c.reason = "interval above 0";
+  } else if (narrow && !(c.predicted && c.prediction <= ci.high)) {
+    c.verdict = Verdict::Refuted;
+    c.reason = "narrow interval about 0: no effect above " + points(ci.high) +
+               (c.predicted ? " (predicted " + points(c.prediction) + ")" : "");
+  } else if (narrow) {
+    c.reason = "narrow interval about 0 that also holds the prediction (" + points(c.prediction) +
+               "): the effect is too small to tell from 0";
+  } else {
+    c.reason =
+        "interval includes 0 and is wider than " + points(options.confirmNarrowWidth).substr(1);
+  }
+}
+
+ConfirmStop confirmationStop(const Confirmation *c, double elapsedSeconds, double budgetSeconds,
+                             const AnalysisOptions &options) {
+  if (c && c->pairs >= options.minConfirmPairs && c->width() <= options.confirmNarrowWidth + 1e-12)
+    return ConfirmStop::Narrow;
+  if (elapsedSeconds >= budgetSeconds)
+    return ConfirmStop::Budget;
+  return ConfirmStop::Continue;
+}
+
+Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
+  std::vector<bool> confirming = confirmationRuns(profile);
+  if (std::find(confirming.begin(), confirming.end(), true) == confirming.end())
+    return rankProfile(profile, options);
+  Profile ranked = withoutRuns(profile, confirming);
+  Analysis analysis = rankProfile(ranked, options);
+  analysis.confirmationRuns = size_t(std::count(confirming.begin(), confirming.end(), true));
+  analysis.confirmationExperiments = profile.experiments.size() - ranked.experiments.size();
+  analysis.confirmations = confirmationsOf(profile, confirming, analysis, options);
+  return analysis;
+}
+
+const Confirmation *findConfirmation(const Analysis &analysis, const std::string &line) {
+  const LineResult *ranked = nullptr;
+  for (const LineResult &result : analysis.lines)
+    if (result.line == line)
+      ranked = &result;
+  const Confirmation *first = nullptr;
+  for (const Confirmation &c : analysis.confirmations) {
+    if (c.line != line)
+      continue;
+    if (!first)
+      first = &c;
+    if (ranked)
+      for (const PointResult &point : ranked->points)
+        // The point that gave the line its rank.
+        if (point.point == c.point && point.kind == c.kind &&
+            rankValue(point.slope) == ranked->rankKey)
+          return &c;
+  }
+  return first;
 }
 
 bool ProgressPointSummary::sparse(const AnalysisOptions &o) const {

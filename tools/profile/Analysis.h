@@ -28,7 +28,12 @@
 //     or curve point above it beyond its interval is flagged, and such a
 //     line ranks below every line that respects its bound;
 //   * a (line, point) with less evidence than `minExperiments` experiments
-//     and `minEvidenceVisits` visits at speedups above 0 is not ranked.
+//     and `minEvidenceVisits` visits at speedups above 0 is not ranked;
+//   * confirmation: the runs of `causal confirm` (experiments marked
+//     ab-speedup=S, 0 % and S alternating on one fixed line) are kept out
+//     of all of the above; for each of their (line, point) the A/B program
+//     speedup at S with a bootstrap interval over A/B pairs, compared with
+//     the ranking's prediction slope x S: confirmed, refuted or open.
 //
 // docs/report.md gives the formulas.
 //
@@ -69,6 +74,12 @@ struct AnalysisOptions {
   /// bootstrap p-values (slope <= 0); the lines it keeps at this false-
   /// discovery rate rank above the others. 0, or no bootstrap: off.
   double falseDiscoveryRate = 0.1;
+  /// Confirmation (A/B runs): the A/B pairs a (line, point) needs before it
+  /// gets a verdict, and the interval width (program speedup, 0.10 = 10
+  /// points) at which the interval is narrow enough to refute a line and
+  /// for `causal confirm` to stop.
+  size_t minConfirmPairs = 10;
+  double confirmNarrowWidth = 0.10;
 };
 
 /// Sample period assumed for a run that did not record one (`startup
@@ -192,6 +203,53 @@ struct ProgressPointSummary {
   bool sparse(const struct AnalysisOptions &o) const;
 };
 
+/// What A/B runs say about a line's ranking (docs/report.md, "Confirmation").
+enum class Verdict {
+  Confirmed, // the interval lies above 0
+  Refuted,   // the effect is below 0, far below the prediction, or narrowly about 0
+  Open       // not enough evidence either way
+};
+
+const char *verdictName(Verdict verdict); // "confirmed", "refuted", "open"
+
+/// One (line, point) measured by A/B runs: experiments at 0 % (arm A) and at
+/// `speedup` (arm B) alternating on the fixed line.
+struct Confirmation {
+  std::string line;
+  std::string point;
+  PointKind kind = PointKind::Throughput;
+  double speedup = NAN; // of arm B, 0..1
+  size_t runs = 0;      // A/B runs that measured it
+  size_t experiments = 0;
+  size_t pairs = 0;            // adjacent (A, B) pairs, the unit of the bootstrap
+  size_t starvedPairs = 0;     // left out: a window starved of CPU by other processes
+  double durationNs = 0;       // of the paired experiments
+  double visits = 0;           // visits (latency: arrivals) in them
+  double estimate = NAN;       // program speedup at `speedup`: (m_A - m_B) / m_A
+  Interval interval;           // percentile bootstrap over pairs
+  size_t rank = 0;             // the line's rank in the ranking (1 = top); 0: not ranked
+  bool predicted = false;      // the ranking has a curve of this (line, point)
+  double prediction = NAN;     // slope x speedup
+  Interval predictionInterval; // slope interval x speedup
+  bool predictionPhaseCorrected = false;
+  Verdict verdict = Verdict::Open;
+  std::string reason; // why this verdict, in words
+  double width() const { return interval.valid ? interval.high - interval.low : INFINITY; }
+};
+
+/// The verdict of a Confirmation from its estimate, interval, pairs and
+/// prediction (sets `verdict` and `reason`); docs/report.md gives the rules.
+void judgeConfirmation(Confirmation &confirmation, const AnalysisOptions &options);
+
+/// When `causal confirm` stops measuring a line: when its interval is
+/// narrow (at least minConfirmPairs pairs and a width of at most
+/// confirmNarrowWidth) or the time budget is spent. The rule looks at the
+/// width only, never at the verdict, so that looking again after every run
+/// does not make a confirmation likelier than the interval's level says.
+enum class ConfirmStop { Continue, Narrow, Budget };
+ConfirmStop confirmationStop(const Confirmation *confirmation, double elapsedSeconds,
+                             double budgetSeconds, const AnalysisOptions &options);
+
 struct Analysis {
   std::vector<LineResult> lines; // ranked
   std::vector<NotEnoughData> notEnoughData;
@@ -216,10 +274,17 @@ struct Analysis {
   double fdrRate = 0;
   size_t fdrCompared = 0;
   size_t discoveries = 0;
+  /// A/B runs (`causal confirm`): kept out of everything above.
+  size_t confirmationRuns = 0;
+  size_t confirmationExperiments = 0;
+  std::vector<Confirmation> confirmations; // ranked lines first, by rank
   std::vector<std::string> warnings;
 };
 
 Analysis analyze(const Profile &profile, const AnalysisOptions &options);
+
+/// The confirmation of \p line (its ranked point, else its first), or null.
+const Confirmation *findConfirmation(const Analysis &analysis, const std::string &line);
 
 /// Samples of one FILE:LINE, summed over runs (each run's last cumulative
 /// `samples` record).

@@ -551,6 +551,7 @@ private:
     experiment.running = fields.running;
     experiment.waiting = fields.waiting;
     experiment.sharedCpuDelayNs = fields.shared_cpu_delay;
+    experiment.abSpeedup = fields.ab_speedup;
     experiment.run = runIndex(lineNo);
     experiment.place = {fileName, lineNo};
     profile.experiments.push_back(std::move(experiment));

@@ -62,6 +62,10 @@ struct Experiment {
   double running = -1;
   double waiting = -1;
   double sharedCpuDelayNs = -1;
+  /// A/B confirmation run (causal extension, -1 if not written): the
+  /// speedup this run's experiments alternate with 0 % (`causal confirm`).
+  /// Such experiments are kept out of the ranking (docs/report.md).
+  double abSpeedup = -1;
   size_t run = 0;    // index into Profile::runs
   SourcePlace place; // the experiment record
   std::vector<PointMeasurement> points;

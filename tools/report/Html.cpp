@@ -40,6 +40,8 @@ svg.plot .fit { stroke: #c2410c; stroke-width: 1.5; fill: none; }
 svg.plot .fitband { fill: #c2410c; fill-opacity: .10; stroke: none; }
 svg.plot .bound { stroke: #6b7280; stroke-width: 1; stroke-dasharray: 4 3; fill: none; }
 .card .meta .exceeded { color: #c62828; font-weight: bold; }
+.card .meta .verdict { font-weight: bold; } .card .meta .confirmed { color: #2e7d32; }
+.card .meta .refuted { color: #c62828; } .card .meta .open { color: #8a6d00; }
 svg.plot .curve { stroke: #4a7bd0; stroke-width: 1; fill: none; }
 svg.plot circle { fill: #1f4e9c; }
 #status { font-size: .75em; color: #888; margin-top: 1em; }
@@ -136,7 +138,8 @@ const char *const kScript = R"HTML(
     data.lines.forEach(function (line) {
       line.points.forEach(function (point) {
         plots.push({ line: line.line, rank: line.rank, point: point,
-                     doubtful: data.false_discovery_control !== null && !line.discovery });
+                     doubtful: data.false_discovery_control !== null && !line.discovery,
+                     confirmation: line.confirmation });
       });
     });
     var low = 0, high = 0;
@@ -179,6 +182,12 @@ const char *const kScript = R"HTML(
         html('span', ' not kept by the false-discovery control: may be noise', meta, 'exceeded');
       if (p.bound && p.bound.exceeded)
         html('span', ' exceeded: noise, ranked below the lines within their bound', meta, 'exceeded');
+      var c = plot.confirmation;
+      if (c && c.point === p.name && c.kind === p.kind)
+        html('div', c.verdict + ' by A/B runs: ' + (c.estimate === null ? 'n/a' : pct(c.estimate)) + ' ' +
+          interval(c.ci, true) + ' at ' + Math.round(c.speedup * 100) + '%' +
+          (c.prediction === null ? '' : ', predicted ' + pct(c.prediction) + ' ' + interval(c.prediction_ci, true)) +
+          ', ' + c.pairs + ' pairs — ' + c.reason, meta, 'verdict ' + c.verdict);
       var root = svg('svg', { 'class': 'plot', width: W, height: H, viewBox: '0 0 ' + W + ' ' + H }, card);
       var clipId = 'clip' + index;
       var clip = svg('clipPath', { id: clipId }, svg('defs', {}, root));

@@ -309,6 +309,9 @@ std::vector<std::vector<std::string>> rankingRows(const Analysis &analysis, size
         std::snprintf(note, sizeof note, "  phase x%.2f", point.phaseFactor);
         curve += note;
       }
+      if (const profile::Confirmation *c = profile::findConfirmation(analysis, line.line);
+          c && c->point == point.point && c->kind == point.kind)
+        curve += std::string("  [") + profile::verdictName(c->verdict) + "]";
       // '?': not kept by the false-discovery control, possibly noise.
       std::string rank =
           std::to_string(i + 1) + (analysis.fdrApplied && !line.discovery ? "?" : "");
@@ -324,7 +327,7 @@ std::vector<std::vector<std::string>> rankingRows(const Analysis &analysis, size
 
 /// Prints \p rows in aligned columns, coloured.
 void writeTable(std::ostream &out, const std::vector<std::vector<std::string>> &rows,
-                const std::vector<int> &rowSign, bool color) {
+                const std::vector<int> &rowSign, bool color, size_t signColumn = 3) {
   std::vector<size_t> widths(rows[0].size(), 0);
   for (const auto &row : rows)
     for (size_t c = 0; c + 1 < row.size(); ++c)
@@ -335,11 +338,11 @@ void writeTable(std::ostream &out, const std::vector<std::vector<std::string>> &
       std::string cell = c + 1 < rows[r].size() ? pad(rows[r][c], widths[c], c == 0) : rows[r][c];
       if (r == 0)
         cell = paint(cell, kBold, color);
-      else if (c == 5 && rows[r][c].find("exceeded") != std::string::npos)
+      else if (c == 5 && signColumn == 3 && rows[r][c].find("exceeded") != std::string::npos)
         cell = paint(cell, kRed, color);
-      else if (c == 3 && rowSign[r] > 0)
+      else if (c == signColumn && rowSign[r] > 0)
         cell = paint(cell, kGreen, color);
-      else if (c == 3 && rowSign[r] < 0)
+      else if (c == signColumn && rowSign[r] < 0)
         cell = paint(cell, kRed, color);
       text += (c ? "  " : "") + cell;
     }
@@ -413,6 +416,31 @@ void writeVisitAdvice(std::ostream &out, const Analysis &analysis, const Analysi
            "k items gives k times as many. Otherwise run longer or more often (runs append), "
            "or lengthen experiments (--experiment-length; each run then covers fewer lines).\n";
   }
+}
+
+/// The A/B confirmations: one row each, then the reason.
+void writeConfirmations(std::ostream &out, const Analysis &analysis, bool color) {
+  out << paint("confirmation", kBold, color) << " by A/B runs (" << analysis.confirmationRuns
+      << (analysis.confirmationRuns == 1 ? " run, " : " runs, ") << analysis.confirmationExperiments
+      << " experiments, kept out of the ranking):\n";
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"rank", "line", "progress point", "verdict", "A/B program speedup [95% CI]",
+                  "predicted [95% CI]", "pairs", "why"});
+  std::vector<int> sign{0};
+  for (const profile::Confirmation &c : analysis.confirmations) {
+    std::string at = " at " + std::to_string(int(std::lround(c.speedup * 100))) + "%";
+    std::string measured =
+        std::isnan(c.estimate) ? "n/a" : percent(c.estimate) + " " + intervalText(c.interval, true);
+    std::string predicted =
+        c.predicted ? percent(c.prediction) + " " + intervalText(c.predictionInterval, true) : "-";
+    rows.push_back({c.rank ? std::to_string(c.rank) : "-", shortName(c.line),
+                    shortName(c.point, 32), profile::verdictName(c.verdict), measured + at,
+                    predicted, std::to_string(c.pairs), c.reason});
+    sign.push_back(c.verdict == profile::Verdict::Confirmed ? 1
+                   : c.verdict == profile::Verdict::Refuted ? -1
+                                                            : 0);
+  }
+  writeTable(out, rows, sign, color, 3);
 }
 
 /// The (line, point) pairs without a curve, and why.
@@ -553,11 +581,21 @@ void renderText(std::ostream &out, const Analysis &analysis, const ReportContext
       options.top == 0 ? analysis.lines.size() : std::min(options.top, analysis.lines.size());
   writeTextHeader(out, analysis, context, options.color);
   writeRanking(out, analysis, shown, options);
+  if (!analysis.confirmations.empty()) {
+    out << "\n";
+    writeConfirmations(out, analysis, options.color);
+  }
   writeNotEnoughData(out, analysis, context.options, options);
   writePhaseNotes(out, analysis, options.color);
   writeSaturationNotes(out, analysis, shown, options.color);
   writeBoundNotes(out, analysis, options.color);
   writeOtherNotes(out, analysis, context.options, options.color);
+}
+
+void renderConfirmationsText(std::ostream &out, const Analysis &analysis,
+                             const std::string &profilePath) {
+  out << "confirmation of " << profilePath << "'s top lines:\n";
+  writeConfirmations(out, analysis, false);
 }
 
 namespace {
@@ -607,6 +645,28 @@ void writePointJson(std::ostream &out, const PointResult &point) {
   out << "]}";
 }
 
+void writeConfirmationJson(std::ostream &out, const profile::Confirmation &c) {
+  out << "{\"line\":\"" << jsonEscape(c.line) << "\",\"point\":\"" << jsonEscape(c.point)
+      << "\",\"kind\":\"" << profile::pointKindName(c.kind) << "\",\"verdict\":\""
+      << profile::verdictName(c.verdict) << "\",\"reason\":\"" << jsonEscape(c.reason)
+      << "\",\"speedup\":" << jsonNumber(c.speedup) << ",\"estimate\":" << jsonNumber(c.estimate)
+      << ",\"ci\":";
+  writeInterval(out, c.interval);
+  out << ",\"rank\":";
+  if (c.rank)
+    out << c.rank;
+  else
+    out << "null";
+  out << ",\"prediction\":" << jsonNumber(c.predicted ? c.prediction : NAN)
+      << ",\"prediction_ci\":";
+  writeInterval(out, c.predictionInterval);
+  out << ",\"prediction_phase_corrected\":" << (c.predictionPhaseCorrected ? "true" : "false")
+      << ",\"pairs\":" << c.pairs << ",\"starved_pairs\":" << c.starvedPairs
+      << ",\"experiments\":" << c.experiments << ",\"runs\":" << c.runs
+      << ",\"duration_ns\":" << jsonNumber(c.durationNs) << ",\"visits\":" << jsonNumber(c.visits)
+      << "}";
+}
+
 } // namespace
 
 void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const ReportContext &context) {
@@ -622,6 +682,8 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
       << ",\"min_experiments\":" << o.minExperiments
       << ",\"min_evidence_visits\":" << jsonNumber(o.minEvidenceVisits)
       << ",\"false_discovery_rate\":" << jsonNumber(o.falseDiscoveryRate)
+      << ",\"min_confirm_pairs\":" << o.minConfirmPairs
+      << ",\"confirm_narrow_width\":" << jsonNumber(o.confirmNarrowWidth)
       << "},\"runs\":" << analysis.runs << ",\"runs_with_runtime\":" << analysis.runsWithRuntime
       << ",\"experiments\":" << analysis.experiments
       << ",\"experiments_used\":" << analysis.experimentsUsed
@@ -639,7 +701,9 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
         << ",\"discoveries\":" << analysis.discoveries << "}";
   else
     out << "null";
-  out << ",\"progress_points\":[";
+  out << ",\"confirmation_runs\":" << analysis.confirmationRuns
+      << ",\"confirmation_experiments\":" << analysis.confirmationExperiments
+      << ",\"progress_points\":[";
   for (size_t i = 0; i < analysis.progressPoints.size(); ++i) {
     const auto &point = analysis.progressPoints[i];
     out << (i ? "," : "") << "{\"name\":\"" << jsonEscape(point.name) << "\",\"kind\":\""
@@ -676,7 +740,12 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
       out << (p ? "," : "");
       writePointJson(out, line.points[p]);
     }
-    out << "]}";
+    out << "],\"confirmation\":";
+    if (const profile::Confirmation *c = profile::findConfirmation(analysis, line.line))
+      writeConfirmationJson(out, *c);
+    else
+      out << "null";
+    out << "}";
   }
   out << "],\n\"not_enough_data\":[";
   for (size_t i = 0; i < analysis.notEnoughData.size(); ++i) {
@@ -687,6 +756,11 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
         << ",\"experiments\":" << entry.experiments
         << ",\"evidence_experiments\":" << entry.evidenceExperiments
         << ",\"evidence_visits\":" << jsonNumber(entry.evidenceVisits) << "}";
+  }
+  out << "],\n\"confirmations\":[";
+  for (size_t i = 0; i < analysis.confirmations.size(); ++i) {
+    out << (i ? ",\n" : "\n");
+    writeConfirmationJson(out, analysis.confirmations[i]);
   }
   out << "],\"warnings\":[";
   for (size_t i = 0; i < analysis.warnings.size(); ++i)

@@ -40,6 +40,10 @@ void renderText(std::ostream &out, const Analysis &analysis, const ReportContext
 void renderJson(std::ostream &out, const Analysis &analysis, const ReportContext &context);
 /// The analysis as one JSON object (what --json prints and the HTML embeds).
 void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const ReportContext &context);
+/// The A/B confirmations of \p analysis as a table (`causal confirm`'s
+/// output; `causal report` shows the same after its ranking).
+void renderConfirmationsText(std::ostream &out, const Analysis &analysis,
+                             const std::string &profilePath);
 /// One self-contained HTML page: no network, no external scripts or styles.
 void renderHtml(std::ostream &out, const Analysis &analysis, const ReportContext &context);
 

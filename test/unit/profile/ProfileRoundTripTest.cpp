@@ -40,6 +40,7 @@ std::string writeEveryRecord() {
   experiment.cpus = 4;
   experiment.running = 2.5;
   experiment.waiting = 0.25;
+  experiment.ab_speedup = 0.5;
   rt::writeRecord(experiments, experiment);
   rt::records::ThroughputPoint throughput;
   throughput.name = "done";
@@ -108,7 +109,7 @@ TEST(ProfileRoundTrip, EveryRecordTypeAndFieldIsWrittenAndReadBack) {
       << text;
   EXPECT_NE(text.find("experiment\tselected=/src/a.c:3\tspeedup=0.35\tduration=2000\t"
                       "selected-samples=7\tdelay=30\tshared-cpu-delay=10\tcpus=4.00\t"
-                      "running=2.50\twaiting=0.25\n"),
+                      "running=2.50\twaiting=0.25\tab-speedup=0.50\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("latency-point\tname=req\tarrivals=9\tdepartures=8\tdifference=2.5000\n"),
@@ -136,6 +137,7 @@ TEST(ProfileRoundTrip, EveryRecordTypeAndFieldIsWrittenAndReadBack) {
   EXPECT_EQ(e.cpus, 4);
   EXPECT_EQ(e.running, 2.5);
   EXPECT_EQ(e.waiting, 0.25);
+  EXPECT_EQ(e.abSpeedup, 0.5);
   ASSERT_EQ(e.points.size(), 2u);
   EXPECT_EQ(e.points[0].name, "done");
   EXPECT_EQ(e.points[0].kind, profile::PointKind::Throughput);

@@ -47,6 +47,16 @@ TEST(ExperimentPolicyTest, SpeedupsFollowCozRule) {
   }
 }
 
+TEST(ExperimentPolicyTest, AbSpeedupsAlternateInBalancedPairs) {
+  // 0, S, S, 0, 0, S, S, 0: each adjacent pair holds one of each arm, and
+  // the pairs (0, S) and (S, 0) take turns.
+  const uint32_t expected[] = {0, 30, 30, 0, 0, 30, 30, 0, 0, 30};
+  for (uint64_t i = 0; i < 10; ++i)
+    EXPECT_EQ(abSpeedupPercent(i, 30), expected[i]) << "experiment " << i;
+  for (uint64_t pair = 0; pair < 100; ++pair)
+    EXPECT_EQ(abSpeedupPercent(2 * pair, 50) + abSpeedupPercent(2 * pair + 1, 50), 50u);
+}
+
 TEST(ExperimentPolicyTest, UniformInclusiveStaysInRange) {
   Rng rng(1);
   bool saw_bound = false, saw_zero = false;

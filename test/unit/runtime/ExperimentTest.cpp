@@ -194,6 +194,22 @@ TEST_F(ExperimentTest, FixedSpeedupInsertsDelaysBoundedBySelectedSamples) {
   EXPECT_EQ(r.err.find(" 0 ns paused"), std::string::npos) << r.err;
 }
 
+TEST_F(ExperimentTest, AbSpeedupAlternatesZeroAndSAndMarksEveryExperiment) {
+  std::map<std::string, std::string> env = baseEnv();
+  env[CAUSAL_ENV_FIXED_LINE] = "exp_work.cpp:10";
+  env[CAUSAL_ENV_AB_SPEEDUP] = "40";
+  env[CAUSAL_ENV_FIXED_SPEEDUP] = "100"; // the A/B setting wins
+  ProcessResult r = run({"delays", "500", "2"}, env);
+  ASSERT_TRUE(r.exited && r.status == 0) << r.err;
+  std::vector<Experiment> exps = experiments(profile());
+  ASSERT_GE(exps.size(), 4u);
+  const char *expected[] = {"0.00", "0.40", "0.40", "0.00"};
+  for (size_t i = 0; i < exps.size(); ++i) {
+    EXPECT_EQ(exps[i].record.fields.at("speedup"), expected[i % 4]) << "experiment " << i;
+    EXPECT_EQ(exps[i].record.fields.at("ab-speedup"), "0.40") << "experiment " << i;
+  }
+}
+
 TEST_F(ExperimentTest, SharedCpusTurnSpeedupsIntoDelayWhenThreadsOutnumberCpus) {
   // Four threads on one CPU, all in the selected line: pausing some of them
   // would only hand the CPU to the others, so the runtime accounts the

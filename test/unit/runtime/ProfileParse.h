@@ -55,12 +55,14 @@ inline std::vector<ProfileRecord> parseProfile(const std::string &text,
     if (ok && record.type == "runtime")
       ok = (parts.size() == 2 || (parts.size() == 3 && record.fields.count("samples-outside"))) &&
            record.fields.count("time");
+    // ... and ab-speedup= in A/B runs (CAUSAL_AB_SPEEDUP).
     if (ok && record.type == "experiment")
-      ok = parts.size() == 10 && record.fields.count("selected") &&
-           record.fields.count("speedup") && record.fields.count("duration") &&
-           record.fields.count("selected-samples") && record.fields.count("delay") &&
-           record.fields.count("shared-cpu-delay") && record.fields.count("cpus") &&
-           record.fields.count("running") && record.fields.count("waiting");
+      ok = (parts.size() == 10 || (parts.size() == 11 && record.fields.count("ab-speedup"))) &&
+           record.fields.count("selected") && record.fields.count("speedup") &&
+           record.fields.count("duration") && record.fields.count("selected-samples") &&
+           record.fields.count("delay") && record.fields.count("shared-cpu-delay") &&
+           record.fields.count("cpus") && record.fields.count("running") &&
+           record.fields.count("waiting");
     if (ok && record.type == "throughput-point")
       ok = parts.size() == 3 && record.fields.count("name") && record.fields.count("delta");
     if (ok && record.type == "latency-point")

@@ -104,3 +104,23 @@ for k in range(21):
         lines += [f"experiment\tselected=sparse.c:5\tspeedup={k / 20:.2f}\tduration=100000000"
                   "\tselected-samples=100", "throughput-point\tname=batch\tdelta=2"]
 write("sparse.coz", lines)
+
+def ab_run(line, effect):
+    # An A/B run (causal confirm): 40 experiments at 0 % and 50 % in the
+    # order 0, S, S, 0, the 50 % arm's period exactly `effect` shorter, every
+    # period off by -2..+2 % (a fixed pattern), 200 visits each.
+    lines = ["startup\ttime=2\tprofiler=causal\tsample-period=1000000"]
+    for i in range(40):
+        b = i % 4 in (1, 2)
+        period = 1e6 * (1 + 0.01 * ((i * 7) % 5 - 2)) * ((1 - effect) if b else 1)
+        lines += [f"experiment\tselected={line}\tspeedup={'0.50' if b else '0.00'}"
+                  f"\tduration={round(period * 200)}\tselected-samples=20\tdelay=0\tcpus=2.00"
+                  f"\trunning=1.00\twaiting=0.10\tab-speedup=0.50",
+                  "throughput-point\tname=tp\tdelta=200"]
+    return lines + ["runtime\ttime=9000000000", f"samples\tlocation={line}\tcount=900"]
+
+
+write("ab.coz", ["startup\ttime=1\tprofiler=causal\tsample-period=1000000"]
+      + min_half_lines("throughput-point\tname=tp\tdelta=1000")
+      + ["runtime\ttime=42000000000", "samples\tlocation=work.c:10\tcount=42000"]
+      + ab_run("work.c:10", 0.3) + ab_run("idle.c:3", 0.0))
