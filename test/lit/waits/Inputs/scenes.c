@@ -1,0 +1,135 @@
+// Small scenes of waiting, one per argument, for the --waits tests:
+//   condvar  "waiter" waits on a condition "signaler" signals 20 ms later
+//   join     main joins "child", which works 20 ms
+//   sleep    main sleeps 20 ms
+//   pipe     "reader" reads a pipe "writer" writes 20 ms later
+//   fsync    main writes 1 MB to a file and fsyncs it, 10 times
+//   barrier  three threads "partyMS" meet at a barrier after 5, 15, 30 ms
+// Each prints what it did and exits with status 5 (the program's own).
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static void spinFor(long ns) {
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  do
+    clock_gettime(CLOCK_MONOTONIC, &b);
+  while ((b.tv_sec - a.tv_sec) * 1000000000l + (b.tv_nsec - a.tv_nsec) < ns);
+}
+
+// ---- condvar
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+static int ready;
+static void *condWaiter(void *arg) {
+  (void)arg;
+  pthread_setname_np(pthread_self(), "waiter");
+  pthread_mutex_lock(&m);
+  while (!ready)
+    pthread_cond_wait(&c, &m); // COND_WAIT_LINE
+  pthread_mutex_unlock(&m);
+  return 0;
+}
+static void *condSignaler(void *arg) {
+  (void)arg;
+  pthread_setname_np(pthread_self(), "signaler");
+  spinFor(20 * 1000 * 1000);
+  pthread_mutex_lock(&m);
+  ready = 1;
+  pthread_cond_signal(&c); // SIGNAL_LINE
+  pthread_mutex_unlock(&m);
+  return 0;
+}
+
+// ---- join
+static void *child(void *arg) {
+  (void)arg;
+  pthread_setname_np(pthread_self(), "child");
+  spinFor(20 * 1000 * 1000);
+  return 0;
+}
+
+// ---- pipe
+static int fds[2];
+static void *pipeReader(void *arg) {
+  (void)arg;
+  pthread_setname_np(pthread_self(), "reader");
+  char buffer[16];
+  ssize_t n = read(fds[0], buffer, sizeof buffer); // READ_LINE
+  printf("read %zd bytes\n", n);
+  return 0;
+}
+static void *pipeWriter(void *arg) {
+  (void)arg;
+  pthread_setname_np(pthread_self(), "writer");
+  spinFor(20 * 1000 * 1000);
+  ssize_t n = write(fds[1], "hello", 5); // WRITE_LINE
+  (void)n;
+  return 0;
+}
+
+// ---- barrier
+static pthread_barrier_t barrier;
+static void *party(void *arg) {
+  char name[16];
+  snprintf(name, sizeof name, "party%ld", (long)arg);
+  pthread_setname_np(pthread_self(), name);
+  spinFor((long)arg * 1000 * 1000);
+  pthread_barrier_wait(&barrier); // BARRIER_LINE
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  const char *scene = argc > 1 ? argv[1] : "";
+  pthread_t a, b, p[3];
+  if (!strcmp(scene, "condvar")) {
+    pthread_create(&a, 0, condWaiter, 0);
+    pthread_create(&b, 0, condSignaler, 0);
+    pthread_join(a, 0);
+    pthread_join(b, 0);
+  } else if (!strcmp(scene, "join")) {
+    pthread_create(&a, 0, child, 0);
+    pthread_join(a, 0); // JOIN_LINE
+  } else if (!strcmp(scene, "sleep")) {
+    usleep(20 * 1000); // SLEEP_LINE
+  } else if (!strcmp(scene, "pipe")) {
+    if (pipe(fds) != 0)
+      return 1;
+    pthread_create(&a, 0, pipeReader, 0);
+    pthread_create(&b, 0, pipeWriter, 0);
+    pthread_join(a, 0);
+    pthread_join(b, 0);
+  } else if (!strcmp(scene, "fsync")) {
+    const char *path = argc > 2 ? argv[2] : "fsync.data";
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+      return 1;
+    static char block[1 << 20];
+    memset(block, 'x', sizeof block);
+    for (int i = 0; i < 10; ++i) {
+      if (write(fd, block, sizeof block) != (ssize_t)sizeof block) // FILE_WRITE_LINE
+        return 1;
+      fsync(fd); // FSYNC_LINE
+    }
+    close(fd);
+    unlink(path);
+  } else if (!strcmp(scene, "barrier")) {
+    pthread_barrier_init(&barrier, 0, 3);
+    long lengths[3] = {5, 15, 30};
+    for (int i = 0; i < 3; ++i)
+      pthread_create(&p[i], 0, party, (void *)lengths[i]);
+    for (int i = 0; i < 3; ++i)
+      pthread_join(p[i], 0);
+  } else {
+    fprintf(stderr, "unknown scene '%s'\n", scene);
+    return 2;
+  }
+  printf("scene %s done\n", scene);
+  return 5;
+}
