@@ -53,11 +53,11 @@ struct WriteLock {
 };
 
 // Everything below is used under g_write_lock only.
-uint64_t g_run = 0;           // RunId
-uint64_t g_run_start_ns = 0;  // CLOCK_MONOTONIC at the run's start
+uint64_t g_run = 0;          // RunId
+uint64_t g_run_start_ns = 0; // CLOCK_MONOTONIC at the run's start
 uint64_t g_run_realtime_ns = 0;
-bool g_run_begun = false;     // RunBegin written
-bool g_finished = false;      // RunEnd written: nothing more
+bool g_run_begun = false; // RunBegin written
+bool g_finished = false;  // RunEnd written: nothing more
 uint64_t g_episodes_written = 0;
 uint64_t g_dropped_at_end = 0; // dropped by threads that ended
 std::atomic<uint64_t> g_buffer_bytes{0};
@@ -79,8 +79,7 @@ wf::Episode *g_converted = nullptr; // CAUSAL_WAITS_BUFFER_EPISODES
 int g_fd = -1;                      // open between beginWrite and endWrite
 
 void *mapZeroed(size_t bytes) {
-  void *memory =
-      mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void *memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   return memory == MAP_FAILED ? nullptr : memory;
 }
 
@@ -384,9 +383,11 @@ void startRun() {
 void setupWaits(const char *profile_path, uint32_t classes) {
   if (classes == 0)
     return;
-  formatTo(g_path, sizeof(g_path), "%s%s", profile_path, wf::kSuffix);
-  g_strings =
-      static_cast<StringSlot *>(mapZeroed(sizeof(StringSlot) * CAUSAL_WAITS_STRING_SLOTS));
+  // A profile sent to a device (/dev/null) sends its waits there too.
+  struct stat st;
+  bool device = rawSyscall(SYS_stat, long(profile_path), long(&st)) == 0 && S_ISCHR(st.st_mode);
+  formatTo(g_path, sizeof(g_path), "%s%s", profile_path, device ? "" : wf::kSuffix);
+  g_strings = static_cast<StringSlot *>(mapZeroed(sizeof(StringSlot) * CAUSAL_WAITS_STRING_SLOTS));
   g_staging = static_cast<char *>(mapZeroed(kStagingBytes));
   g_converted =
       static_cast<wf::Episode *>(mapZeroed(sizeof(wf::Episode) * CAUSAL_WAITS_BUFFER_EPISODES));
@@ -427,6 +428,7 @@ void waitsThreadBegins(ThreadState *state, uint32_t parent_tid, uint64_t start_r
   buffer->dropped.store(0, std::memory_order_relaxed);
   buffer->busy = 0;
   buffer->ended = false;
+  buffer->spin_object = 0;
   __atomic_store_n(&state->waits, buffer, __ATOMIC_RELEASE);
 }
 
@@ -582,3 +584,47 @@ bool lookupWaker(uint64_t key, uint32_t *waker, uint64_t *waker_pc) {
 }
 
 } // namespace causal::rt
+
+// ---- CAUSAL_SPIN_BEGIN / END / WAKE (causal/causal.h) ------------------------------
+
+using namespace causal::rt;
+
+// A busy wait the program marks: from BEGIN to END on the same object, one
+// episode of kind Spin (one level: a BEGIN inside a spin restarts it), whose
+// waker is the last CAUSAL_SPIN_WAKE on the object.
+extern "C" CAUSAL_RT_EXPORT void __causal_spin_begin(const void *object) {
+  if (!waitsRecorded(wf::WaitKind::Spin))
+    return;
+  uint64_t caller = uint64_t(__builtin_return_address(0));
+  if (WaitBuffer *buffer = recordingBuffer(tls_thread, caller)) {
+    buffer->spin_pc = caller;
+    buffer->spin_start_ns = monotonicNs();
+    buffer->spin_object = uint64_t(uintptr_t(object));
+  }
+}
+
+extern "C" CAUSAL_RT_EXPORT void __causal_spin_end(const void *object) {
+  if (!waitsRecorded(wf::WaitKind::Spin))
+    return;
+  uint64_t caller = uint64_t(__builtin_return_address(0));
+  WaitBuffer *buffer = recordingBuffer(tls_thread, caller);
+  uint64_t key = uint64_t(uintptr_t(object));
+  if (!buffer || buffer->spin_object != key || key == 0)
+    return;
+  buffer->spin_object = 0;
+  RawEpisode episode = {};
+  episode.start_ns = buffer->spin_start_ns;
+  episode.end_ns = monotonicNs();
+  episode.object = key;
+  episode.pc = buffer->spin_pc;
+  episode.kind = uint8_t(wf::WaitKind::Spin);
+  episode.end = uint8_t(wf::WaitEnd::Woken);
+  episode.waker = wf::kPseudoUnknown;
+  lookupWaker(key, &episode.waker, &episode.waker_pc);
+  appendEpisode(buffer, episode);
+}
+
+extern "C" CAUSAL_RT_EXPORT void __causal_spin_wake(const void *object) {
+  if (waitsRecorded(wf::WaitKind::Spin))
+    recordWake(uint64_t(uintptr_t(object)), uint64_t(__builtin_return_address(0)));
+}

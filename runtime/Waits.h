@@ -92,6 +92,9 @@ struct WaitBuffer {
   std::atomic<uint64_t> dropped; // lost: buffer full and not writable, or nested
   volatile sig_atomic_t busy;    // appending or writing: a nested hook drops
   bool ended;                    // its Thread chunk is written
+  uint64_t spin_object;          // CAUSAL_SPIN_BEGIN's object (0: not spinning)
+  uint64_t spin_start_ns;
+  uint64_t spin_pc;
   RawEpisode episodes[CAUSAL_WAITS_BUFFER_EPISODES];
 };
 

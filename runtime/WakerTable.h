@@ -36,9 +36,8 @@ public:
   bool record(const WakeRecord &record) {
     Slot &slot = slots_[indexOf(record.object)];
     uint32_t seq = slot.seq.load(std::memory_order_relaxed);
-    if ((seq & 1) ||
-        !slot.seq.compare_exchange_strong(seq, seq + 1, std::memory_order_acquire,
-                                          std::memory_order_relaxed))
+    if ((seq & 1) || !slot.seq.compare_exchange_strong(seq, seq + 1, std::memory_order_acquire,
+                                                       std::memory_order_relaxed))
       return false;
     std::atomic_thread_fence(std::memory_order_release);
     slot.object.store(record.object, std::memory_order_relaxed);
@@ -62,8 +61,7 @@ public:
     found.time_ns = slot.time_ns.load(std::memory_order_relaxed);
     found.tid = slot.tid.load(std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_acquire);
-    if (slot.seq.load(std::memory_order_relaxed) != before || before == 0 ||
-        found.object != object)
+    if (slot.seq.load(std::memory_order_relaxed) != before || before == 0 || found.object != object)
       return false;
     *out = found;
     return true;

@@ -109,9 +109,9 @@ template <auto &Real> __attribute__((always_inline)) inline auto resolved() {
 // NAME##Hook(caller, PARAMS...), |caller| the return address of the entry
 // point (the program's line, for --waits).
 #define CAUSAL_UNPAREN(...) __VA_ARGS__
-#define CAUSAL_IMPLEMENTED_Custom(ret, name, params)                                                \
+#define CAUSAL_IMPLEMENTED_Custom(ret, name, params)                                               \
   ret name##Hook(uint64_t caller, CAUSAL_UNPAREN params);
-#define CAUSAL_IMPLEMENTED_CustomNoReturn(ret, name, params)                                        \
+#define CAUSAL_IMPLEMENTED_CustomNoReturn(ret, name, params)                                       \
   [[noreturn]] ret name##Hook(uint64_t caller, CAUSAL_UNPAREN params);
 #define CAUSAL_IMPLEMENTED_Blocking(ret, name, params)
 #define CAUSAL_IMPLEMENTED_WakingThenBlocking CAUSAL_IMPLEMENTED_Blocking
@@ -283,10 +283,11 @@ constexpr wf::WaitKind waitKindOfHook(const char *name) {
     return K::Poll;
   if (sameName(name, "syscall"))
     return K::Futex;
-  if (nameIn(name, {"read", "write", "pread", "pwrite", "readv", "writev", "fsync", "fdatasync"}))
+  if (nameIn(name, {"read", "write", "pread", "pwrite", "pread64", "pwrite64", "readv", "writev",
+                    "fsync", "fdatasync"}))
     return K::FileIo; // refined: a pipe, a socket
-  if (nameIn(name, {"accept", "accept4", "connect", "recv", "recvfrom", "recvmsg", "send",
-                    "sendto", "sendmsg"}))
+  if (nameIn(name, {"accept", "accept4", "connect", "recv", "recvfrom", "recvmsg", "send", "sendto",
+                    "sendmsg"}))
     return K::SocketIo;
   return K::Other;
 }
@@ -297,7 +298,7 @@ constexpr bool wakesSecondArgument(const char *name) { return startsWith(name, "
 
 /// I/O hooks whose data another thread may be waiting for (a pipe's reader).
 constexpr bool writesData(const char *name) {
-  return nameIn(name, {"write", "pwrite", "writev", "send", "sendto", "sendmsg"});
+  return nameIn(name, {"write", "pwrite", "pwrite64", "writev", "send", "sendto", "sendmsg"});
 }
 
 /// The waker table's key of a hook's object (its first argument): a lock,
@@ -388,8 +389,7 @@ struct EpisodeScope {
 // (the hook's fast path keeps one branch); |caller| is the entry point's
 // return address.
 template <typename Outcome, wf::WaitKind Kind, auto &Real, typename... Args>
-__attribute__((noinline)) CAUSAL_FORWARD auto recordedBlockingCall(uint64_t caller,
-                                                                   Args... args) {
+__attribute__((noinline)) CAUSAL_FORWARD auto recordedBlockingCall(uint64_t caller, Args... args) {
   BlockScope scope;
   WaitBuffer *buffer = recordingBuffer(scope.state, caller);
   uint64_t start = buffer ? monotonicNs() : 0;
@@ -398,8 +398,8 @@ __attribute__((noinline)) CAUSAL_FORWARD auto recordedBlockingCall(uint64_t call
   bool woken = Outcome::woken(r);
   if (buffer) {
     int saved = errno;
-    noteBlockingEpisode<Kind>(buffer, start, monotonicNs(), caller,
-                              waitKey<Kind>(firstOf(args...)), woken, timed_out);
+    noteBlockingEpisode<Kind>(buffer, start, monotonicNs(), caller, waitKey<Kind>(firstOf(args...)),
+                              woken, timed_out);
     errno = saved;
   }
   if (timed_out)

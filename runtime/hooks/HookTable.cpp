@@ -53,11 +53,11 @@ void resolveRealFunctions() {
 // The body of an entry point, by kind.
 // The kind of wait (--waits) comes from the name (hooks::waitKindOfHook).
 #define CAUSAL_BODY_Blocking(outcome, name, args)                                                  \
-  return hooks::Blocking<hooks::outcome, hooks::waitKindOfHook(#name)>::call<hooks::real_##name>  \
+  return hooks::Blocking<hooks::outcome, hooks::waitKindOfHook(#name)>::call<hooks::real_##name>   \
       args;
 #define CAUSAL_BODY_WakingThenBlocking(outcome, name, args)                                        \
-  return hooks::WakingThenBlocking<hooks::outcome, hooks::waitKindOfHook(#name),                 \
-                                   hooks::wakesSecondArgument(#name)>::call<hooks::real_##name>  \
+  return hooks::WakingThenBlocking<hooks::outcome, hooks::waitKindOfHook(#name),                   \
+                                   hooks::wakesSecondArgument(#name)>::call<hooks::real_##name>    \
       args;
 #define CAUSAL_BODY_Waking(outcome, name, args)                                                    \
   return hooks::Waking<hooks::waitKindOfHook(#name)>::call<hooks::real_##name> args;

@@ -110,7 +110,8 @@ struct SavedFdSets {
 
 } // namespace
 
-CAUSAL_FORWARD int nanosleepHook(uint64_t caller, const struct timespec *req, struct timespec *rem) {
+CAUSAL_FORWARD int nanosleepHook(uint64_t caller, const struct timespec *req,
+                                 struct timespec *rem) {
   BlockScope scope;
   EpisodeScope episode(wf::WaitKind::Sleep, scope.state, caller);
   if (__builtin_expect(scope.signal_while_paying, 0) && isValidLength(req) && !isZero(req)) {
@@ -122,8 +123,8 @@ CAUSAL_FORWARD int nanosleepHook(uint64_t caller, const struct timespec *req, st
   endSleepEpisode(episode, r == 0);
   return endSleep(scope, r, errno == EINTR);
 }
-CAUSAL_FORWARD int clock_nanosleepHook(uint64_t caller, clockid_t c, int flags, const struct timespec *req,
-                                       struct timespec *rem) {
+CAUSAL_FORWARD int clock_nanosleepHook(uint64_t caller, clockid_t c, int flags,
+                                       const struct timespec *req, struct timespec *rem) {
   BlockScope scope;
   EpisodeScope episode(wf::WaitKind::Sleep, scope.state, caller);
   if (__builtin_expect(scope.signal_while_paying, 0) && isValidLength(req) && !isZero(req)) {
@@ -163,7 +164,8 @@ CAUSAL_FORWARD unsigned sleepHook(uint64_t caller, unsigned seconds) {
   endSleepEpisode(episode, left == 0);
   return endSleep(scope, left, true);
 }
-CAUSAL_FORWARD int selectHook(uint64_t caller, int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *t) {
+CAUSAL_FORWARD int selectHook(uint64_t caller, int n, fd_set *r, fd_set *w, fd_set *e,
+                              struct timeval *t) {
   BlockScope scope;
   EpisodeScope episode(wf::WaitKind::Poll, scope.state, caller);
   if (__builtin_expect(scope.signal_while_paying, 0) && !(t && t->tv_sec == 0 && t->tv_usec == 0) &&
@@ -182,8 +184,8 @@ CAUSAL_FORWARD int selectHook(uint64_t caller, int n, fd_set *r, fd_set *w, fd_s
   endReadinessWait(scope, ready);
   return ready;
 }
-CAUSAL_FORWARD int pselectHook(uint64_t caller, int n, fd_set *r, fd_set *w, fd_set *e, const struct timespec *t,
-                               const sigset_t *mask) {
+CAUSAL_FORWARD int pselectHook(uint64_t caller, int n, fd_set *r, fd_set *w, fd_set *e,
+                               const struct timespec *t, const sigset_t *mask) {
   BlockScope scope;
   EpisodeScope episode(wf::WaitKind::Poll, scope.state, caller);
   if (__builtin_expect(scope.signal_while_paying, 0) && !isZero(t) && n >= 0 && n <= FD_SETSIZE) {
@@ -211,8 +213,8 @@ CAUSAL_FORWARD int pollHook(uint64_t caller, struct pollfd *fds, nfds_t n, int t
   endReadinessWait(scope, ready);
   return ready;
 }
-CAUSAL_FORWARD int ppollHook(uint64_t caller, struct pollfd *fds, nfds_t n, const struct timespec *t,
-                             const sigset_t *mask) {
+CAUSAL_FORWARD int ppollHook(uint64_t caller, struct pollfd *fds, nfds_t n,
+                             const struct timespec *t, const sigset_t *mask) {
   BlockScope scope;
   EpisodeScope episode(wf::WaitKind::Poll, scope.state, caller);
   if (__builtin_expect(scope.signal_while_paying, 0) && !isZero(t))
@@ -225,7 +227,8 @@ CAUSAL_FORWARD int ppollHook(uint64_t caller, struct pollfd *fds, nfds_t n, cons
   endReadinessWait(scope, ready);
   return ready;
 }
-CAUSAL_FORWARD int epoll_waitHook(uint64_t caller, int fd, struct epoll_event *events, int max, int timeout_ms) {
+CAUSAL_FORWARD int epoll_waitHook(uint64_t caller, int fd, struct epoll_event *events, int max,
+                                  int timeout_ms) {
   BlockScope scope;
   EpisodeScope episode(wf::WaitKind::Poll, scope.state, caller);
   if (__builtin_expect(scope.signal_while_paying, 0) && timeout_ms != 0)
@@ -235,8 +238,8 @@ CAUSAL_FORWARD int epoll_waitHook(uint64_t caller, int fd, struct epoll_event *e
   endReadinessWait(scope, ready);
   return ready;
 }
-CAUSAL_FORWARD int epoll_pwaitHook(uint64_t caller, int fd, struct epoll_event *events, int max, int timeout_ms,
-                                   const sigset_t *mask) {
+CAUSAL_FORWARD int epoll_pwaitHook(uint64_t caller, int fd, struct epoll_event *events, int max,
+                                   int timeout_ms, const sigset_t *mask) {
   BlockScope scope;
   EpisodeScope episode(wf::WaitKind::Poll, scope.state, caller);
   if (__builtin_expect(scope.signal_while_paying, 0) && timeout_ms != 0)

@@ -12,8 +12,8 @@ namespace causal::rt::hooks {
 
 // The new thread is sampled from its first instruction of user code and
 // inherits its creator's delay count (Runtime.cpp).
-CAUSAL_FORWARD int pthread_createHook(uint64_t /*caller*/, pthread_t *t, const pthread_attr_t *a, void *(*start)(void *),
-                                      void *arg) {
+CAUSAL_FORWARD int pthread_createHook(uint64_t /*caller*/, pthread_t *t, const pthread_attr_t *a,
+                                      void *(*start)(void *), void *arg) {
   return createProgramThread(REAL(pthread_create), t, a, start, arg);
 }
 
