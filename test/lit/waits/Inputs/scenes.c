@@ -5,13 +5,19 @@
 //   pipe     "reader" reads a pipe "writer" writes 20 ms later
 //   fsync    main writes 1 MB to a file and fsyncs it, 10 times
 //   barrier  three threads "partyMS" meet at a barrier after 5, 15, 30 ms
+//   spin     "spinner" busy-waits (CAUSAL_SPIN_*) on a flag "releaser" sets
+//            20 ms later
+//   fork     the child sleeps 20 ms and exits; the parent waits for it, then
+//            sleeps 20 ms
 // Each prints what it did and exits with status 5 (the program's own).
 #define _GNU_SOURCE
+#include <causal/causal.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -85,6 +91,26 @@ static void *party(void *arg) {
   return 0;
 }
 
+// ---- spin
+static volatile int released;
+static void *spinner(void *arg) {
+  (void)arg;
+  pthread_setname_np(pthread_self(), "spinner");
+  CAUSAL_SPIN_BEGIN(&released); // SPIN_BEGIN_LINE
+  while (!released)
+    ;
+  CAUSAL_SPIN_END(&released);
+  return 0;
+}
+static void *releaser(void *arg) {
+  (void)arg;
+  pthread_setname_np(pthread_self(), "releaser");
+  spinFor(20 * 1000 * 1000);
+  CAUSAL_SPIN_WAKE(&released); // SPIN_WAKE_LINE
+  released = 1;
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *scene = argc > 1 ? argv[1] : "";
   pthread_t a, b, p[3];
@@ -126,6 +152,21 @@ int main(int argc, char **argv) {
       pthread_create(&p[i], 0, party, (void *)lengths[i]);
     for (int i = 0; i < 3; ++i)
       pthread_join(p[i], 0);
+  } else if (!strcmp(scene, "spin")) {
+    pthread_create(&a, 0, spinner, 0);
+    pthread_create(&b, 0, releaser, 0);
+    pthread_join(a, 0);
+    pthread_join(b, 0);
+  } else if (!strcmp(scene, "fork")) {
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+      usleep(20 * 1000); // CHILD_SLEEP_LINE
+      exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    usleep(20 * 1000); // PARENT_SLEEP_LINE
   } else {
     fprintf(stderr, "unknown scene '%s'\n", scene);
     return 2;
