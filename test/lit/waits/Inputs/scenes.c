@@ -7,6 +7,8 @@
 //   barrier  three threads "partyMS" meet at a barrier after 5, 15, 30 ms
 //   spin     "spinner" busy-waits (CAUSAL_SPIN_*) on a flag "releaser" sets
 //            20 ms later
+//   pingpong "ping" and "pong" hand a turn to each other through two
+//            semaphores 6000 times: more episodes than one buffer holds
 //   fork     the child sleeps 20 ms and exits; the parent waits for it, then
 //            sleeps 20 ms
 // Each prints what it did and exits with status 5 (the program's own).
@@ -14,6 +16,7 @@
 #include <causal/causal.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +114,28 @@ static void *releaser(void *arg) {
   return 0;
 }
 
+// ---- pingpong
+static sem_t ping_turn, pong_turn;
+enum { kRounds = 6000 };
+static void *ping(void *arg) {
+  (void)arg;
+  pthread_setname_np(pthread_self(), "ping");
+  for (int i = 0; i < kRounds; ++i) {
+    sem_wait(&ping_turn);
+    sem_post(&pong_turn);
+  }
+  return 0;
+}
+static void *pong(void *arg) {
+  (void)arg;
+  pthread_setname_np(pthread_self(), "pong");
+  for (int i = 0; i < kRounds; ++i) {
+    sem_post(&ping_turn);
+    sem_wait(&pong_turn);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *scene = argc > 1 ? argv[1] : "";
   pthread_t a, b, p[3];
@@ -155,6 +180,13 @@ int main(int argc, char **argv) {
   } else if (!strcmp(scene, "spin")) {
     pthread_create(&a, 0, spinner, 0);
     pthread_create(&b, 0, releaser, 0);
+    pthread_join(a, 0);
+    pthread_join(b, 0);
+  } else if (!strcmp(scene, "pingpong")) {
+    sem_init(&ping_turn, 0, 0);
+    sem_init(&pong_turn, 0, 0);
+    pthread_create(&a, 0, ping, 0);
+    pthread_create(&b, 0, pong, 0);
     pthread_join(a, 0);
     pthread_join(b, 0);
   } else if (!strcmp(scene, "fork")) {

@@ -12,6 +12,7 @@ Prints, per run, in file order:
   episode thread=NAME kind=KIND end=END line=LINE waker=NAME|timer|disk|network|unknown
           waker_line=LINE object=OBJ ns=DURATION
   end episodes=N dropped=N buffer_bytes=N
+  chunks thread=NAME episodes_chunks=N episodes=N   (per thread, after the run)
 Threads are named by their names (thread chunks may follow their episodes,
 so episodes are printed once the run is read); a line is FILE:LINE with the
 file's directory dropped, and a line of a SOURCE given that carries a
@@ -68,6 +69,7 @@ class Run:
         self.strings = {}
         self.threads = {}
         self.lines = []  # (kind, data) in file order
+        self.chunks = {}  # tid -> (Episodes chunks, episodes)
 
     def text(self, sid):
         if sid == 0:
@@ -128,6 +130,8 @@ def main():
             run.lines.append(("thread", t))
         elif ctype == 4:
             tid, count = struct.unpack_from("<II", payload)
+            chunks, total = run.chunks.get(tid, (0, 0))
+            run.chunks[tid] = (chunks + 1, total + count)
             if 8 + 40 * count != size:
                 fail("episodes chunk: %d records in %d bytes" % (count, size))
             for i in range(count):
@@ -162,6 +166,9 @@ def main():
                     fail("episode ends before it starts")
             elif kind == "end":
                 print("end episodes=%d dropped=%d buffer_bytes=%d" % d[1:])
+        for tid in sorted(run.chunks):
+            print("chunks thread=%s episodes_chunks=%d episodes=%d" % (
+                run.name(tid), run.chunks[tid][0], run.chunks[tid][1]))
 
 
 main()
