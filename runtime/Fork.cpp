@@ -13,6 +13,7 @@
 #include "Lifecycle.h"
 #include "Runtime.h"
 #include "Sampler.h"
+#include "Waits.h"
 
 namespace causal::rt {
 
@@ -42,6 +43,7 @@ void forkChild() {
   resetSampleCounters();
   profileForkChild();
   threadsForkChild(self);
+  waitsForkChild(self); // a run of its own in PROFILE.waits
   if (self)
     self->local_delay_ns.store(g_experiment.global_delay_ns.load());
   experimentsForkChild();

@@ -25,6 +25,7 @@ struct ThreadLaunch {
   void *arg;
   uint64_t inherited_delay_ns;
   uint64_t inherited_excess_ns;
+  uint32_t parent_tid; // the creating thread (--waits)
 };
 
 using PthreadCreateFn = int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);

@@ -14,6 +14,7 @@
 #include "ProfileWriter.h"
 #include "Runtime.h"
 #include "Sampler.h"
+#include "Waits.h"
 
 #include "causal/tunables.h"
 
@@ -152,6 +153,7 @@ void writeProfileOnce() {
     return;
   // End the running experiment (it is recorded) and the profiler thread.
   stopExperiments();
+  finishWaits(); // PROFILE.waits: what is buffered, the threads, the run's end
   // Process what the exiting thread has buffered and stop sampling it: the
   // writing below is the profiler's time, not the program's.
   if (ThreadState *self = tls_thread)

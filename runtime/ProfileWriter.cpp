@@ -156,7 +156,7 @@ public:
     (void)at_line_end;
     size_t done = 0;
     while (done < used_) {
-      ssize_t n = write(fd_, buffer_ + done, used_ - done);
+      ssize_t n = ownWrite(fd_, buffer_ + done, used_ - done);
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0) {
@@ -211,7 +211,7 @@ int appendToFile(const char *path, const char *data, size_t size, size_t max_chu
       if (chunk == 0)
         chunk = max_chunk; // a single line longer than a chunk
     }
-    ssize_t n = write(fd, data, chunk);
+    ssize_t n = ownWrite(fd, data, chunk);
     if (n < 0) {
       if (errno == EINTR)
         continue;

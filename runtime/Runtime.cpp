@@ -25,6 +25,7 @@
 #include "Experiment.h"
 #include "Lifecycle.h"
 #include "Sampler.h"
+#include "Waits.h"
 
 #include "causal/abi.h"
 #include "causal/tunables.h"
@@ -119,6 +120,7 @@ void initialize() {
   }
   startProfileClock();
   readSettings(&g_config, &g_experiment_setup.config);
+  setupWaits(g_config.output_path, g_config.waits_classes);
   registerExitWriter();
 
   startAttribution();
@@ -143,6 +145,7 @@ void initialize() {
   giveExperimentsTheirSetup();
   g_status.store(kActive, std::memory_order_release);
   beginThread(true, 0, 0);
+  waitsThreadBegins(tls_thread, 0, 0);
   startExperiments();
   if (g_config.verbose)
     message("sampler: %s, period %llu ns, batch %u, stack copy %u bytes; profile: %s",
@@ -251,6 +254,7 @@ extern "C" CAUSAL_RT_EXPORT void __causal_register_module(const void *start, con
 }
 
 extern "C" CAUSAL_RT_EXPORT void __causal_unregister_module(const void *start) {
+  waitsBeforeUnload(); // their lines resolve while the table is there
   if (g_modules.unregisterModule(start))
     flushUnwindCache(); // cached unwind rules of the unloaded code are stale
   // Progress counters of the image are about to be unmapped: keep their

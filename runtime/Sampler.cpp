@@ -366,7 +366,7 @@ void readParanoid(char *buffer, size_t size) {
   int fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return;
-  ssize_t n = read(fd, buffer, size - 1);
+  ssize_t n = ownRead(fd, buffer, size - 1);
   close(fd);
   if (n <= 0)
     return;

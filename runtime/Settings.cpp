@@ -5,6 +5,8 @@
 #include "Experiment.h"
 #include "ExperimentPolicy.h"
 
+#include "causal/waits_format.h"
+
 #include <string.h>
 #include <unistd.h>
 
@@ -135,6 +137,12 @@ void readRuntimeSettings(RuntimeConfig *c) {
   absolutePath(readSetting(Setting::OUTPUT).text, c->output_path, sizeof(c->output_path));
   if (const char *log = readSetting(Setting::SAMPLE_LOG).text)
     absolutePath(log, c->sample_log_path, sizeof(c->sample_log_path));
+  namespace wf = causal::waits_format;
+  const char *waits = readSetting(Setting::WAITS).text;
+  c->waits_classes = !strcmp(waits, "sync")  ? wf::kWaitSync
+                     : !strcmp(waits, "io")  ? wf::kWaitIo
+                     : !strcmp(waits, "all") ? wf::kWaitSync | wf::kWaitIo
+                                             : 0; // off
 }
 
 void readExperimentSettings(ExperimentConfig *c) {

@@ -43,11 +43,25 @@ uint64_t threadCpuNs(pid_t tid) {
   return clockNs(clockid_t((~unsigned(tid) << 3) | 4 /* per thread */ | 2 /* sched */));
 }
 
+static ssize_t withErrno(long result) {
+  if (result < 0 && result > -4096) {
+    errno = int(-result);
+    return -1;
+  }
+  return ssize_t(result);
+}
+ssize_t ownRead(int fd, void *buffer, size_t size) {
+  return withErrno(rawSyscall(SYS_read, fd, long(buffer), long(size)));
+}
+ssize_t ownWrite(int fd, const void *data, size_t size) {
+  return withErrno(rawSyscall(SYS_write, fd, long(data), long(size)));
+}
+
 bool readSmallFile(const char *path, char *buffer, size_t size) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return false;
-  ssize_t n = read(fd, buffer, size - 1);
+  ssize_t n = ownRead(fd, buffer, size - 1);
   close(fd);
   if (n <= 0)
     return false;
@@ -231,7 +245,7 @@ bool envFlag(const char *name) {
 
 static void writeAll(int fd, const char *data, size_t size) {
   while (size) {
-    ssize_t n = write(fd, data, size);
+    ssize_t n = ownWrite(fd, data, size);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)

@@ -31,6 +31,8 @@ namespace causal::rt {
 
 enum class SamplerKind : uint8_t { None, Perf, Timer };
 
+struct WaitBuffer; // Waits.h
+
 struct ThreadState {
   // ---- Ownership ------------------------------------------------------------
   std::atomic<uint32_t> in_use; // 1 while a live thread owns this state
@@ -80,6 +82,7 @@ struct ThreadState {
   uint32_t pause_interruptions;           // pauses cut short by a signal handler
   volatile sig_atomic_t sample_signals;   // sample signals received (handler entries)
   uint64_t coz_pre_block_global_ns;       // global count at _coz_pre_block
+  WaitBuffer *waits; // --waits: this thread's episodes (null: not recorded); kept on reuse
 
   // ---- Scratch for perf records that wrap around the ring end ---------------
   static constexpr size_t kScratchSize = 65536; // perf record size is a u16

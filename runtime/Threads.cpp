@@ -13,6 +13,7 @@
 #include "Lifecycle.h"
 #include "Runtime.h"
 #include "Sampler.h"
+#include "Waits.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -39,6 +40,7 @@ void endThread(void *value) {
     tls_thread = nullptr;
   }
   threadEnds(state);
+  waitsThreadEnds(state); // its episodes, its Thread record; its joiners' waker
   g_threads.release(state);
   // The last program thread ends (the main thread called pthread_exit
   // earlier): the profiler thread must not keep the process alive.
@@ -80,6 +82,7 @@ int createProgramThread(PthreadCreateFn real, pthread_t *thread, const pthread_a
   launch->inherited_delay_ns =
       creator ? creator->local_delay_ns.load(std::memory_order_relaxed) : 0;
   launch->inherited_excess_ns = creator ? creator->excess_delay_ns : 0;
+  launch->parent_tid = creator ? uint32_t(creator->tid) : 0;
   int result = real(thread, attr, threadTrampoline, launch);
   if (result != 0)
     free(launch);
@@ -99,8 +102,10 @@ __attribute__((noinline, section("causal_rt_entry"))) void *callThreadStart(void
 void *threadTrampoline(void *raw) {
   ThreadLaunch launch = *static_cast<ThreadLaunch *>(raw);
   free(raw);
-  if (g_status.load(std::memory_order_acquire) == kActive)
+  if (g_status.load(std::memory_order_acquire) == kActive) {
     beginThread(false, launch.inherited_delay_ns, launch.inherited_excess_ns);
+    waitsThreadBegins(tls_thread, launch.parent_tid, reinterpret_cast<uintptr_t>(launch.start));
+  }
   return callThreadStart(launch.start, launch.arg);
   // Returning ends the thread: endThread (the key's destructor) pays the
   // delays it owes before joiners wake.

@@ -15,6 +15,13 @@
  *   CAUSAL_TRANSACTION("name")       entry begins and each return ends
  *                                    transaction "name"
  *
+ * and, around a hand-written busy wait (`causal run --waits`, docs/waits.md):
+ *
+ *   CAUSAL_SPIN_BEGIN(&flag);        the thread starts spinning on |flag|
+ *   CAUSAL_SPIN_END(&flag);          it stops (an episode of kind Spin)
+ *   CAUSAL_SPIN_WAKE(&flag);         this thread releases the spinners of
+ *                                    |flag| (their waker), before it does
+ *
  * Names must be string literals. The header works in C and C++, with any
  * compiler: without the causal pass each macro is a call guarded by a null
  * check of a weak function that nothing defines, so it does nothing. With
@@ -39,9 +46,32 @@ __attribute__((weak))
 #endif
 void __causal_progress_marker(uint32_t kind, const char *name);
 
+/* The runtime's entry points of the spin macros (weak: null without it). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((weak))
+#endif
+void __causal_spin_begin(const void *object);
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((weak))
+#endif
+void __causal_spin_end(const void *object);
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((weak))
+#endif
+void __causal_spin_wake(const void *object);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
+
+#define CAUSAL_SPIN_CALL_(fn, object)                                                              \
+  do {                                                                                             \
+    if (fn)                                                                                        \
+      fn((const void *)(object));                                                                  \
+  } while (0)
+#define CAUSAL_SPIN_BEGIN(object) CAUSAL_SPIN_CALL_(__causal_spin_begin, object)
+#define CAUSAL_SPIN_END(object) CAUSAL_SPIN_CALL_(__causal_spin_end, object)
+#define CAUSAL_SPIN_WAKE(object) CAUSAL_SPIN_CALL_(__causal_spin_wake, object)
 
 #define CAUSAL_STRINGIFY_(x) #x
 #define CAUSAL_STRINGIFY(x) CAUSAL_STRINGIFY_(x)

@@ -147,6 +147,20 @@
  * many failed attempts in a row, each followed by a pause instruction. */
 #define CAUSAL_SPIN_PAUSES 64u
 
+/* ---- Waits (`causal run --waits`, runtime/Waits.cpp, docs/waits.md) ------
+ * Episodes each thread buffers (48 bytes each, allocated when the thread
+ * starts); a full buffer is written out by the thread itself. */
+#define CAUSAL_WAITS_BUFFER_EPISODES 4096u
+/* Blocking calls that return sooner than this are not recorded: an
+ * uncontended lock, a read served from the page cache. */
+#define CAUSAL_WAITS_MIN_EPISODE_NS 1000ull
+/* Slots of the table of last waking calls, keyed by object (a power of two;
+ * two objects that share a slot overwrite each other's waker). */
+#define CAUSAL_WAITS_WAKER_SLOTS 4096u
+/* Distinct texts (lines, thread names) one run can define (a power of two);
+ * beyond, records name no text (id 0). */
+#define CAUSAL_WAITS_STRING_SLOTS 16384u
+
 /* Prefix of every message the runtime prints. */
 #define CAUSAL_MESSAGE_PREFIX "causal: "
 

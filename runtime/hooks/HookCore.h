@@ -44,8 +44,10 @@
 #include "Lifecycle.h"
 #include "Runtime.h"
 #include "Sampler.h"
+#include "Waits.h"
 
 #include <errno.h>
+#include <initializer_list>
 #include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -53,7 +55,13 @@
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
 #include <time.h>
+#include <type_traits>
 #include <unistd.h>
 
 // The hooks' code lives in its own section, which attribution walks through
@@ -72,6 +80,7 @@ namespace causal::rt::hooks {
 #define CAUSAL_IF_REAL_WakingThenBlocking(M, ...) M(__VA_ARGS__)
 #define CAUSAL_IF_REAL_Waking(M, ...) M(__VA_ARGS__)
 #define CAUSAL_IF_REAL_Trying(M, ...) M(__VA_ARGS__)
+#define CAUSAL_IF_REAL_Io(M, ...) M(__VA_ARGS__)
 #define CAUSAL_IF_REAL_Exec(M, ...) M(__VA_ARGS__)
 #define CAUSAL_IF_REAL_Custom(M, ...) M(__VA_ARGS__)
 #define CAUSAL_IF_REAL_CustomNoReturn(M, ...) M(__VA_ARGS__)
@@ -96,13 +105,19 @@ template <auto &Real> __attribute__((always_inline)) inline auto resolved() {
 }
 #define REAL(name) ::causal::rt::hooks::resolved<::causal::rt::hooks::real_##name>()
 
-// The implementations of the Custom and CustomNoReturn hooks (family files).
-#define CAUSAL_IMPLEMENTED_Custom(ret, name, params) ret name##Hook params;
-#define CAUSAL_IMPLEMENTED_CustomNoReturn(ret, name, params) [[noreturn]] ret name##Hook params;
+// The implementations of the Custom and CustomNoReturn hooks (family files):
+// NAME##Hook(caller, PARAMS...), |caller| the return address of the entry
+// point (the program's line, for --waits).
+#define CAUSAL_UNPAREN(...) __VA_ARGS__
+#define CAUSAL_IMPLEMENTED_Custom(ret, name, params)                                               \
+  ret name##Hook(uint64_t caller, CAUSAL_UNPAREN params);
+#define CAUSAL_IMPLEMENTED_CustomNoReturn(ret, name, params)                                       \
+  [[noreturn]] ret name##Hook(uint64_t caller, CAUSAL_UNPAREN params);
 #define CAUSAL_IMPLEMENTED_Blocking(ret, name, params)
 #define CAUSAL_IMPLEMENTED_WakingThenBlocking CAUSAL_IMPLEMENTED_Blocking
 #define CAUSAL_IMPLEMENTED_Waking CAUSAL_IMPLEMENTED_Blocking
 #define CAUSAL_IMPLEMENTED_Trying CAUSAL_IMPLEMENTED_Blocking
+#define CAUSAL_IMPLEMENTED_Io CAUSAL_IMPLEMENTED_Blocking
 #define CAUSAL_IMPLEMENTED_Exec CAUSAL_IMPLEMENTED_Blocking
 #define CAUSAL_IMPLEMENTED_Variadic CAUSAL_IMPLEMENTED_Blocking
 #define CAUSAL_HOOK(kind, outcome, ret, name, params, args, version)                               \
@@ -115,6 +130,7 @@ template <auto &Real> __attribute__((always_inline)) inline auto resolved() {
 #undef CAUSAL_IMPLEMENTED_WakingThenBlocking
 #undef CAUSAL_IMPLEMENTED_Waking
 #undef CAUSAL_IMPLEMENTED_Trying
+#undef CAUSAL_IMPLEMENTED_Io
 #undef CAUSAL_IMPLEMENTED_Exec
 #undef CAUSAL_IMPLEMENTED_Variadic
 
@@ -217,15 +233,191 @@ struct HandlerRan {
   static constexpr bool timedOut(int) { return false; }
 };
 
+// ---- Waits (--waits, runtime/Waits.h) ----------------------------------------------
+//
+// The kind of wait of each hook comes from its name, here and nowhere else;
+// the I/O hooks' kind (file, pipe, socket) is refined from the descriptor
+// when the call returns.
+
+constexpr bool startsWith(const char *text, const char *prefix) {
+  for (; *prefix; ++text, ++prefix)
+    if (*text != *prefix)
+      return false;
+  return true;
+}
+constexpr bool sameName(const char *a, const char *b) {
+  for (; *a && *a == *b; ++a, ++b)
+    ;
+  return *a == *b;
+}
+constexpr bool nameIn(const char *name, std::initializer_list<const char *> names) {
+  for (const char *n : names)
+    if (sameName(name, n))
+      return true;
+  return false;
+}
+
+/// What a hook of the table waits in (or, for a waking hook, wakes).
+constexpr wf::WaitKind waitKindOfHook(const char *name) {
+  using K = wf::WaitKind;
+  if (startsWith(name, "pthread_mutex_"))
+    return K::Mutex;
+  if (startsWith(name, "pthread_rwlock_"))
+    return K::RwLock;
+  if (startsWith(name, "pthread_cond_"))
+    return K::CondVar;
+  if (startsWith(name, "pthread_barrier_"))
+    return K::Barrier;
+  if (nameIn(name, {"pthread_join", "pthread_tryjoin_np", "pthread_timedjoin_np",
+                    "pthread_clockjoin_np"}))
+    return K::Join;
+  if (startsWith(name, "sem_"))
+    return K::Semaphore;
+  if (startsWith(name, "pthread_spin_"))
+    return K::Spin;
+  if (startsWith(name, "sig") || nameIn(name, {"pthread_kill", "pthread_sigqueue"}))
+    return K::Signal;
+  if (nameIn(name, {"nanosleep", "clock_nanosleep", "usleep", "sleep"}))
+    return K::Sleep;
+  if (nameIn(name, {"select", "pselect", "poll", "ppoll"}) || startsWith(name, "epoll_"))
+    return K::Poll;
+  if (sameName(name, "syscall"))
+    return K::Futex;
+  if (nameIn(name, {"read", "write", "pread", "pwrite", "pread64", "pwrite64", "readv", "writev",
+                    "fsync", "fdatasync"}))
+    return K::FileIo; // refined: a pipe, a socket
+  if (nameIn(name, {"accept", "accept4", "connect", "recv", "recvfrom", "recvmsg", "send", "sendto",
+                    "sendmsg"}))
+    return K::SocketIo;
+  return K::Other;
+}
+
+/// A condition wait unlocks its mutex (its second argument) before it
+/// blocks: the waiters of that mutex are the ones it wakes.
+constexpr bool wakesSecondArgument(const char *name) { return startsWith(name, "pthread_cond_"); }
+
+/// I/O hooks whose data another thread may be waiting for (a pipe's reader).
+constexpr bool writesData(const char *name) {
+  return nameIn(name, {"write", "pwrite", "pwrite64", "writev", "send", "sendto", "sendmsg"});
+}
+
+/// The waker table's key of a hook's object (its first argument): a lock,
+/// condition, semaphore, barrier or futex address; a thread to join.
+template <wf::WaitKind Kind, typename T> inline uint64_t waitKey(T object) {
+  uint64_t key;
+  if constexpr (std::is_pointer_v<T>)
+    key = uint64_t(reinterpret_cast<uintptr_t>(object));
+  else
+    key = uint64_t(object);
+  return Kind == wf::WaitKind::Join ? (kJoinKeyTag | key) : key;
+}
+template <typename First, typename... Rest> inline First firstOf(First first, Rest...) {
+  return first;
+}
+template <typename First, typename Second, typename... Rest>
+inline Second secondOf(First, Second second, Rest...) {
+  return second;
+}
+
+/// The episode of a blocking call that returned: woken by the last waker of
+/// |key|, its own timer, or failed.
+template <wf::WaitKind Kind>
+void noteBlockingEpisode(WaitBuffer *buffer, uint64_t start, uint64_t end, uint64_t caller,
+                         uint64_t key, bool woken, bool timed_out) {
+  if (end - start < CAUSAL_WAITS_MIN_EPISODE_NS)
+    return;
+  RawEpisode episode = {};
+  episode.start_ns = start;
+  episode.end_ns = end;
+  episode.pc = caller;
+  episode.kind = uint8_t(Kind);
+  episode.object = key;
+  episode.waker = wf::kPseudoUnknown;
+  if (timed_out) {
+    episode.end = uint8_t(wf::WaitEnd::TimedOut);
+    episode.waker = wf::kPseudoTimer;
+  } else if (woken) {
+    episode.end = uint8_t(wf::WaitEnd::Woken);
+    lookupWaker(key, &episode.waker, &episode.waker_pc);
+  } else {
+    episode.end = uint8_t(wf::WaitEnd::Failed);
+  }
+  if (Kind == wf::WaitKind::Join) // the joined thread, if known
+    episode.object = wf::isPseudoThread(episode.waker) ? 0 : episode.waker;
+  appendEpisode(buffer, episode);
+}
+
+/// For the custom hooks (sleeps, waits for readiness, futexes): the episode
+/// from its construction (after the blocking scope's payment) to end().
+struct EpisodeScope {
+  WaitBuffer *buffer = nullptr;
+  uint64_t start = 0;
+  uint64_t caller;
+  wf::WaitKind kind;
+  EpisodeScope(wf::WaitKind kind, ThreadState *state, uint64_t caller)
+      : caller(caller), kind(kind) {
+    if (waitsRecorded(kind) && (buffer = recordingBuffer(state, caller)))
+      start = monotonicNs();
+  }
+  /// Ended by |waker| (a tid or wf::PseudoThread), whose line is |waker_pc|.
+  void end(wf::WaitEnd how, uint32_t waker, uint64_t object = 0, uint64_t waker_pc = 0) {
+    if (__builtin_expect(buffer != nullptr, 0)) {
+      int saved = errno;
+      RawEpisode episode = {};
+      episode.start_ns = start;
+      episode.end_ns = monotonicNs();
+      episode.object = object;
+      episode.pc = caller;
+      episode.waker_pc = waker_pc;
+      episode.waker = waker;
+      episode.kind = uint8_t(kind);
+      episode.end = uint8_t(how);
+      appendEpisode(buffer, episode);
+      buffer = nullptr;
+      errno = saved;
+    }
+  }
+};
+
 // ---- The kinds (KIND in the table) ------------------------------------------------
 //
 // Each calls the real function |Real| (a real_NAME of the table) with the
 // arguments of the entry point. Always inlined into the entry points, which
 // are in the forwarding section.
 
-template <typename Outcome> struct Blocking {
+// With --waits, a blocking call of the table is recorded here, out of line
+// (the hook's fast path keeps one branch); |caller| is the entry point's
+// return address.
+template <typename Outcome, wf::WaitKind Kind, auto &Real, typename... Args>
+__attribute__((noinline)) CAUSAL_FORWARD auto recordedBlockingCall(uint64_t caller, Args... args) {
+  BlockScope scope;
+  WaitBuffer *buffer = recordingBuffer(scope.state, caller);
+  uint64_t start = buffer ? monotonicNs() : 0;
+  auto r = resolved<Real>()(args...);
+  bool timed_out = Outcome::timedOut(r);
+  bool woken = Outcome::woken(r);
+  if (buffer) {
+    int saved = errno;
+    noteBlockingEpisode<Kind>(buffer, start, monotonicNs(), caller, waitKey<Kind>(firstOf(args...)),
+                              woken, timed_out);
+    errno = saved;
+  }
+  if (timed_out)
+    scope.timedOut();
+  scope.woken(woken);
+  return r;
+}
+
+template <typename Outcome, wf::WaitKind Kind> struct Blocking {
   template <auto &Real, typename... Args>
   __attribute__((always_inline)) static auto call(Args... args) {
+    if (waitsRecorded(Kind))
+      return recordedBlockingCall<Outcome, Kind, Real>(uint64_t(__builtin_return_address(0)),
+                                                       args...);
+    return unrecorded<Real>(args...);
+  }
+  template <auto &Real, typename... Args>
+  __attribute__((always_inline)) static auto unrecorded(Args... args) {
     BlockScope scope;
     auto r = resolved<Real>()(args...);
     if (Outcome::timedOut(r))
@@ -235,18 +427,97 @@ template <typename Outcome> struct Blocking {
   }
 };
 
-template <typename Outcome> struct WakingThenBlocking {
+template <typename Outcome, wf::WaitKind Kind, bool WakesSecond> struct WakingThenBlocking {
   template <auto &Real, typename... Args>
   __attribute__((always_inline)) static auto call(Args... args) {
     beforeWaking(); // a condition wait unlocks its mutex; the last arrival wakes the others
-    return Blocking<Outcome>::template call<Real>(args...);
+    if (waitsRecorded(Kind)) {
+      uint64_t caller = uint64_t(__builtin_return_address(0));
+      if constexpr (WakesSecond)
+        recordWake(waitKey<wf::WaitKind::Mutex>(secondOf(args...)), caller);
+      else
+        recordWake(waitKey<Kind>(firstOf(args...)), caller);
+      return recordedBlockingCall<Outcome, Kind, Real>(caller, args...);
+    }
+    return Blocking<Outcome, Kind>::template unrecorded<Real>(args...);
   }
 };
 
-struct Waking {
+template <wf::WaitKind Kind> struct Waking {
   template <auto &Real, typename... Args>
   __attribute__((always_inline)) static auto call(Args... args) {
     beforeWaking();
+    if constexpr (Kind != wf::WaitKind::Signal) // nothing reads who sent a signal
+      if (waitsRecorded(Kind))
+        recordWake(waitKey<Kind>(firstOf(args...)), uint64_t(__builtin_return_address(0)));
+    return resolved<Real>()(args...);
+  }
+};
+
+// An I/O call on a descriptor (its first argument), recorded: what the
+// descriptor is says the kind and who ended the wait: the writer of a pipe
+// (the waker table, keyed by the pipe's inode), the device of a file (its
+// disk pseudo-thread), the network for a socket. A write to a pipe records
+// its writer for the reader before it writes (the reader may run at once).
+inline bool describeDescriptor(int fd, struct stat *st) {
+  return rawSyscall(SYS_fstat, fd, reinterpret_cast<long>(st)) == 0;
+}
+template <auto &Real, bool Writes, typename... Args>
+__attribute__((noinline)) CAUSAL_FORWARD auto recordedIoCall(uint64_t caller, Args... args) {
+  WaitBuffer *buffer = recordingBuffer(tls_thread, caller);
+  if (!buffer)
+    return resolved<Real>()(args...);
+  int fd = int(firstOf(args...));
+  struct stat st;
+  bool described = false;
+  if (Writes) {
+    described = describeDescriptor(fd, &st);
+    if (described && S_ISFIFO(st.st_mode))
+      recordWake(inodeKey(st.st_dev, st.st_ino), caller);
+  }
+  uint64_t start = monotonicNs();
+  auto r = resolved<Real>()(args...);
+  uint64_t end = monotonicNs();
+  if (end - start < CAUSAL_WAITS_MIN_EPISODE_NS)
+    return r;
+  int saved = errno;
+  if (described || describeDescriptor(fd, &st)) {
+    RawEpisode episode = {};
+    episode.start_ns = start;
+    episode.end_ns = end;
+    episode.object = uint64_t(fd);
+    episode.pc = caller;
+    episode.end = uint8_t(r < 0 ? wf::WaitEnd::Failed : wf::WaitEnd::Woken);
+    episode.waker = wf::kPseudoUnknown;
+    if (S_ISFIFO(st.st_mode)) {
+      episode.kind = uint8_t(wf::WaitKind::PipeIo);
+      if (!Writes && r >= 0)
+        lookupWaker(inodeKey(st.st_dev, st.st_ino), &episode.waker, &episode.waker_pc);
+    } else if (S_ISSOCK(st.st_mode)) {
+      episode.kind = uint8_t(wf::WaitKind::SocketIo);
+      episode.waker = wf::kPseudoNetwork;
+    } else if (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode)) {
+      episode.kind = uint8_t(wf::WaitKind::FileIo);
+      uint32_t minor_low = minor(S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev) & 0xff;
+      // The format gives disks 0xFFFFFF10 + minor: the last 16 minors
+      // would wrap around into real tids; they share the last disk id.
+      episode.waker = wf::kPseudoDiskBase + (minor_low > 0xef ? 0xef : minor_low);
+    } else {
+      episode.kind = uint8_t(wf::WaitKind::Other); // a terminal, a character device
+    }
+    if (r < 0)
+      episode.waker = wf::kPseudoUnknown;
+    appendEpisode(buffer, episode);
+  }
+  errno = saved;
+  return r;
+}
+
+template <bool Writes> struct Io {
+  template <auto &Real, typename... Args>
+  __attribute__((always_inline)) static auto call(Args... args) {
+    if (waitsRecorded(wf::WaitKind::FileIo))
+      return recordedIoCall<Real, Writes>(uint64_t(__builtin_return_address(0)), args...);
     return resolved<Real>()(args...);
   }
 };

@@ -51,15 +51,24 @@ void resolveRealFunctions() {
 // ---- The entry points ---------------------------------------------------------
 
 // The body of an entry point, by kind.
+// The kind of wait (--waits) comes from the name (hooks::waitKindOfHook).
 #define CAUSAL_BODY_Blocking(outcome, name, args)                                                  \
-  return hooks::Blocking<hooks::outcome>::call<hooks::real_##name> args;
+  return hooks::Blocking<hooks::outcome, hooks::waitKindOfHook(#name)>::call<hooks::real_##name>   \
+      args;
 #define CAUSAL_BODY_WakingThenBlocking(outcome, name, args)                                        \
-  return hooks::WakingThenBlocking<hooks::outcome>::call<hooks::real_##name> args;
-#define CAUSAL_BODY_Waking(outcome, name, args) return hooks::Waking::call<hooks::real_##name> args;
+  return hooks::WakingThenBlocking<hooks::outcome, hooks::waitKindOfHook(#name),                   \
+                                   hooks::wakesSecondArgument(#name)>::call<hooks::real_##name>    \
+      args;
+#define CAUSAL_BODY_Waking(outcome, name, args)                                                    \
+  return hooks::Waking<hooks::waitKindOfHook(#name)>::call<hooks::real_##name> args;
 #define CAUSAL_BODY_Trying(outcome, name, args) return hooks::Trying::call<hooks::real_##name> args;
+#define CAUSAL_BODY_Io(outcome, name, args)                                                        \
+  return hooks::Io<hooks::writesData(#name)>::call<hooks::real_##name> args;
 #define CAUSAL_BODY_Exec(outcome, name, args) return hooks::Exec::call<hooks::real_##name> args;
-#define CAUSAL_BODY_Custom(outcome, name, args) return hooks::name##Hook args;
-#define CAUSAL_BODY_CustomNoReturn(outcome, name, args) hooks::name##Hook args;
+#define CAUSAL_BODY_Custom(outcome, name, args)                                                    \
+  return hooks::name##Hook(uint64_t(__builtin_return_address(0)), CAUSAL_UNPAREN args);
+#define CAUSAL_BODY_CustomNoReturn(outcome, name, args)                                            \
+  hooks::name##Hook(uint64_t(__builtin_return_address(0)), CAUSAL_UNPAREN args);
 
 #define CAUSAL_ENTRY_POINT(kind, outcome, ret, entry, name, params, args)                          \
   extern "C" CAUSAL_RT_EXPORT CAUSAL_FORWARD ret entry params {                                    \
@@ -78,6 +87,7 @@ void resolveRealFunctions() {
 #define CAUSAL_ENTRIES_WakingThenBlocking CAUSAL_ENTRIES
 #define CAUSAL_ENTRIES_Waking CAUSAL_ENTRIES
 #define CAUSAL_ENTRIES_Trying CAUSAL_ENTRIES
+#define CAUSAL_ENTRIES_Io CAUSAL_ENTRIES
 #define CAUSAL_ENTRIES_Exec CAUSAL_ENTRIES
 #define CAUSAL_ENTRIES_Custom CAUSAL_ENTRIES
 #define CAUSAL_ENTRIES_CustomNoReturn CAUSAL_ENTRIES
@@ -85,6 +95,7 @@ void resolveRealFunctions() {
 #define CAUSAL_INTERPOSER_ENTRIES_WakingThenBlocking CAUSAL_INTERPOSER_ENTRIES
 #define CAUSAL_INTERPOSER_ENTRIES_Waking CAUSAL_INTERPOSER_ENTRIES
 #define CAUSAL_INTERPOSER_ENTRIES_Trying CAUSAL_INTERPOSER_ENTRIES
+#define CAUSAL_INTERPOSER_ENTRIES_Io CAUSAL_INTERPOSER_ENTRIES
 #define CAUSAL_INTERPOSER_ENTRIES_Exec CAUSAL_INTERPOSER_ENTRIES
 #define CAUSAL_INTERPOSER_ENTRIES_Custom CAUSAL_INTERPOSER_ENTRIES
 #define CAUSAL_INTERPOSER_ENTRIES_CustomNoReturn CAUSAL_INTERPOSER_ENTRIES

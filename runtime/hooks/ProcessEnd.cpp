@@ -12,12 +12,12 @@
 #include "HookCore.h"
 
 namespace causal::rt::hooks {
-CAUSAL_FORWARD void _exitHook(int status) { exitProcessNow(status); }
-CAUSAL_FORWARD void _ExitHook(int status) { exitProcessNow(status); }
+CAUSAL_FORWARD void _exitHook(uint64_t /*caller*/, int status) { exitProcessNow(status); }
+CAUSAL_FORWARD void _ExitHook(uint64_t /*caller*/, int status) { exitProcessNow(status); }
 
 // quick_exit runs the at_quick_exit handlers, then glibc's internal _exit:
 // the profile is written first.
-CAUSAL_FORWARD void quick_exitHook(int status) {
+CAUSAL_FORWARD void quick_exitHook(uint64_t /*caller*/, int status) {
   flushProfileBeforeExec();
   if (auto real = REAL(quick_exit))
     real(status);

@@ -63,6 +63,25 @@ template <typename Probe> int interruptedWait(BlockScope &scope, Probe probe) {
   return r;
 }
 
+// --waits: a sleep that ran its length was ended by the timer; one cut
+// short by a signal failed (nothing known ended it).
+inline void endSleepEpisode(EpisodeScope &episode, bool ran_its_length) {
+  if (ran_its_length)
+    episode.end(wf::WaitEnd::TimedOut, wf::kPseudoTimer);
+  else
+    episode.end(wf::WaitEnd::Failed, wf::kPseudoUnknown);
+}
+// A wait for readiness: its timeout (the timer), something ready (who made
+// it ready is not known), or an error.
+inline void endReadinessEpisode(EpisodeScope &episode, int ready, uint64_t object = 0) {
+  if (ready == 0)
+    episode.end(wf::WaitEnd::TimedOut, wf::kPseudoTimer, object);
+  else if (ready > 0)
+    episode.end(wf::WaitEnd::Woken, wf::kPseudoUnknown, object);
+  else
+    episode.end(wf::WaitEnd::Failed, wf::kPseudoUnknown, object);
+}
+
 inline bool isZero(const struct timespec *t) { return t && t->tv_sec == 0 && t->tv_nsec == 0; }
 inline bool isValidLength(const struct timespec *t) {
   return t && t->tv_sec >= 0 && t->tv_nsec >= 0 && t->tv_nsec < 1000000000l;
@@ -91,19 +110,23 @@ struct SavedFdSets {
 
 } // namespace
 
-CAUSAL_FORWARD int nanosleepHook(const struct timespec *req, struct timespec *rem) {
+CAUSAL_FORWARD int nanosleepHook(uint64_t caller, const struct timespec *req,
+                                 struct timespec *rem) {
   BlockScope scope;
+  EpisodeScope episode(wf::WaitKind::Sleep, scope.state, caller);
   if (__builtin_expect(scope.signal_while_paying, 0) && isValidLength(req) && !isZero(req)) {
     if (rem)
       *rem = *req; // interrupted at once: all of it is left
     return interruptedAtOnce(scope);
   }
   int r = REAL(nanosleep)(req, rem);
+  endSleepEpisode(episode, r == 0);
   return endSleep(scope, r, errno == EINTR);
 }
-CAUSAL_FORWARD int clock_nanosleepHook(clockid_t c, int flags, const struct timespec *req,
-                                       struct timespec *rem) {
+CAUSAL_FORWARD int clock_nanosleepHook(uint64_t caller, clockid_t c, int flags,
+                                       const struct timespec *req, struct timespec *rem) {
   BlockScope scope;
+  EpisodeScope episode(wf::WaitKind::Sleep, scope.state, caller);
   if (__builtin_expect(scope.signal_while_paying, 0) && isValidLength(req) && !isZero(req)) {
     struct timespec zero = {0, 0}, now;
     bool past =
@@ -118,26 +141,33 @@ CAUSAL_FORWARD int clock_nanosleepHook(clockid_t c, int flags, const struct time
     }
   }
   int r = REAL(clock_nanosleep)(c, flags, req, rem); // an error number, errno untouched
+  endSleepEpisode(episode, r == 0);
   return endSleep(scope, r, r == EINTR);
 }
-CAUSAL_FORWARD int usleepHook(useconds_t us) {
+CAUSAL_FORWARD int usleepHook(uint64_t caller, useconds_t us) {
   BlockScope scope;
+  EpisodeScope episode(wf::WaitKind::Sleep, scope.state, caller);
   if (__builtin_expect(scope.signal_while_paying, 0) && us != 0)
     return interruptedAtOnce(scope);
   int r = REAL(usleep)(us);
+  endSleepEpisode(episode, r == 0);
   return endSleep(scope, r, errno == EINTR);
 }
-CAUSAL_FORWARD unsigned sleepHook(unsigned seconds) {
+CAUSAL_FORWARD unsigned sleepHook(uint64_t caller, unsigned seconds) {
   BlockScope scope;
+  EpisodeScope episode(wf::WaitKind::Sleep, scope.state, caller);
   if (__builtin_expect(scope.signal_while_paying, 0) && seconds != 0) {
     scope.woken(true);
     return seconds; // none of them slept
   }
   unsigned left = REAL(sleep)(seconds); // seconds not slept: a signal handler ran
+  endSleepEpisode(episode, left == 0);
   return endSleep(scope, left, true);
 }
-CAUSAL_FORWARD int selectHook(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *t) {
+CAUSAL_FORWARD int selectHook(uint64_t caller, int n, fd_set *r, fd_set *w, fd_set *e,
+                              struct timeval *t) {
   BlockScope scope;
+  EpisodeScope episode(wf::WaitKind::Poll, scope.state, caller);
   if (__builtin_expect(scope.signal_while_paying, 0) && !(t && t->tv_sec == 0 && t->tv_usec == 0) &&
       n >= 0 && n <= FD_SETSIZE) {
     SavedFdSets saved(n, r, w, e);
@@ -150,12 +180,14 @@ CAUSAL_FORWARD int selectHook(int n, fd_set *r, fd_set *w, fd_set *e, struct tim
     });
   }
   int ready = REAL(select)(n, r, w, e, t);
+  endReadinessEpisode(episode, ready);
   endReadinessWait(scope, ready);
   return ready;
 }
-CAUSAL_FORWARD int pselectHook(int n, fd_set *r, fd_set *w, fd_set *e, const struct timespec *t,
-                               const sigset_t *mask) {
+CAUSAL_FORWARD int pselectHook(uint64_t caller, int n, fd_set *r, fd_set *w, fd_set *e,
+                               const struct timespec *t, const sigset_t *mask) {
   BlockScope scope;
+  EpisodeScope episode(wf::WaitKind::Poll, scope.state, caller);
   if (__builtin_expect(scope.signal_while_paying, 0) && !isZero(t) && n >= 0 && n <= FD_SETSIZE) {
     SavedFdSets saved(n, r, w, e);
     return interruptedWait(scope, [&] {
@@ -167,47 +199,57 @@ CAUSAL_FORWARD int pselectHook(int n, fd_set *r, fd_set *w, fd_set *e, const str
     });
   }
   int ready = REAL(pselect)(n, r, w, e, t, mask);
+  endReadinessEpisode(episode, ready);
   endReadinessWait(scope, ready);
   return ready;
 }
-CAUSAL_FORWARD int pollHook(struct pollfd *fds, nfds_t n, int timeout_ms) {
+CAUSAL_FORWARD int pollHook(uint64_t caller, struct pollfd *fds, nfds_t n, int timeout_ms) {
   BlockScope scope;
+  EpisodeScope episode(wf::WaitKind::Poll, scope.state, caller);
   if (__builtin_expect(scope.signal_while_paying, 0) && timeout_ms != 0)
     return interruptedWait(scope, [&] { return REAL(poll)(fds, n, 0); });
   int ready = REAL(poll)(fds, n, timeout_ms);
+  endReadinessEpisode(episode, ready);
   endReadinessWait(scope, ready);
   return ready;
 }
-CAUSAL_FORWARD int ppollHook(struct pollfd *fds, nfds_t n, const struct timespec *t,
-                             const sigset_t *mask) {
+CAUSAL_FORWARD int ppollHook(uint64_t caller, struct pollfd *fds, nfds_t n,
+                             const struct timespec *t, const sigset_t *mask) {
   BlockScope scope;
+  EpisodeScope episode(wf::WaitKind::Poll, scope.state, caller);
   if (__builtin_expect(scope.signal_while_paying, 0) && !isZero(t))
     return interruptedWait(scope, [&] {
       struct timespec zero = {0, 0};
       return REAL(ppoll)(fds, n, &zero, mask);
     });
   int ready = REAL(ppoll)(fds, n, t, mask);
+  endReadinessEpisode(episode, ready);
   endReadinessWait(scope, ready);
   return ready;
 }
-CAUSAL_FORWARD int epoll_waitHook(int fd, struct epoll_event *events, int max, int timeout_ms) {
+CAUSAL_FORWARD int epoll_waitHook(uint64_t caller, int fd, struct epoll_event *events, int max,
+                                  int timeout_ms) {
   BlockScope scope;
+  EpisodeScope episode(wf::WaitKind::Poll, scope.state, caller);
   if (__builtin_expect(scope.signal_while_paying, 0) && timeout_ms != 0)
     return interruptedWait(scope, [&] { return REAL(epoll_wait)(fd, events, max, 0); });
   int ready = REAL(epoll_wait)(fd, events, max, timeout_ms);
+  endReadinessEpisode(episode, ready, uint64_t(fd));
   endReadinessWait(scope, ready);
   return ready;
 }
-CAUSAL_FORWARD int epoll_pwaitHook(int fd, struct epoll_event *events, int max, int timeout_ms,
-                                   const sigset_t *mask) {
+CAUSAL_FORWARD int epoll_pwaitHook(uint64_t caller, int fd, struct epoll_event *events, int max,
+                                   int timeout_ms, const sigset_t *mask) {
   BlockScope scope;
+  EpisodeScope episode(wf::WaitKind::Poll, scope.state, caller);
   if (__builtin_expect(scope.signal_while_paying, 0) && timeout_ms != 0)
     return interruptedWait(scope, [&] { return REAL(epoll_pwait)(fd, events, max, 0, mask); });
   int ready = REAL(epoll_pwait)(fd, events, max, timeout_ms, mask);
+  endReadinessEpisode(episode, ready, uint64_t(fd));
   endReadinessWait(scope, ready);
   return ready;
 }
-CAUSAL_FORWARD int epoll_pwait2Hook(int fd, struct epoll_event *events, int max,
+CAUSAL_FORWARD int epoll_pwait2Hook(uint64_t caller, int fd, struct epoll_event *events, int max,
                                     const struct timespec *t, const sigset_t *mask) {
   auto real = REAL(epoll_pwait2);
   if (!real) { // a C library older than 2.35
@@ -215,12 +257,14 @@ CAUSAL_FORWARD int epoll_pwait2Hook(int fd, struct epoll_event *events, int max,
     return -1;
   }
   BlockScope scope;
+  EpisodeScope episode(wf::WaitKind::Poll, scope.state, caller);
   if (__builtin_expect(scope.signal_while_paying, 0) && !isZero(t))
     return interruptedWait(scope, [&] {
       struct timespec zero = {0, 0};
       return real(fd, events, max, &zero, mask);
     });
   int ready = real(fd, events, max, t, mask);
+  endReadinessEpisode(episode, ready, uint64_t(fd));
   endReadinessWait(scope, ready);
   return ready;
 }
@@ -265,7 +309,7 @@ FutexCall classifyFutex(long op) {
   }
 }
 
-CAUSAL_FORWARD long syscallHook(long number, const long a[6]) {
+CAUSAL_FORWARD long syscallHook(uint64_t caller, long number, const long a[6]) {
   FutexCall kind = FutexCall::Other;
   if (number == SYS_futex)
     kind = classifyFutex(a[1]);
@@ -277,10 +321,24 @@ CAUSAL_FORWARD long syscallHook(long number, const long a[6]) {
     return syscallWithErrno(number, a);
   if (kind == FutexCall::Wake) {
     beforeWaking();
+    if (waitsRecorded(wf::WaitKind::Futex) && number == SYS_futex)
+      recordWake(uint64_t(a[0]), caller);
     return syscallWithErrno(number, a);
   }
   BlockScope scope;
+  EpisodeScope episode(wf::WaitKind::Futex, scope.state, caller);
   long r = syscallWithErrno(number, a);
+  if (__builtin_expect(episode.buffer != nullptr, 0)) {
+    uint64_t word = number == SYS_futex ? uint64_t(a[0]) : 0;
+    uint32_t waker = wf::kPseudoUnknown;
+    uint64_t waker_pc = 0;
+    if (r < 0 && errno == ETIMEDOUT)
+      episode.end(wf::WaitEnd::TimedOut, wf::kPseudoTimer, word);
+    else if (r >= 0 && word && lookupWaker(word, &waker, &waker_pc))
+      episode.end(wf::WaitEnd::Woken, waker, word, waker_pc);
+    else
+      episode.end(r >= 0 ? wf::WaitEnd::Woken : wf::WaitEnd::Failed, wf::kPseudoUnknown, word);
+  }
   if (r < 0 && errno == ETIMEDOUT)
     scope.timedOut();
   else
@@ -304,9 +362,9 @@ using namespace causal::rt;
   va_end(list);
 extern "C" CAUSAL_RT_EXPORT CAUSAL_FORWARD long syscall(long number, ...) {
   CAUSAL_SYSCALL_ARGS(number)
-  return hooks::syscallHook(number, args);
+  return hooks::syscallHook(uint64_t(__builtin_return_address(0)), number, args);
 }
 extern "C" CAUSAL_RT_EXPORT CAUSAL_FORWARD long __causal_hook_syscall(long number, ...) {
   CAUSAL_SYSCALL_ARGS(number)
-  return hooks::syscallHook(number, args);
+  return hooks::syscallHook(uint64_t(__builtin_return_address(0)), number, args);
 }

@@ -49,6 +49,32 @@ bool oneOf(const char *words, const std::string &v) {
          all.find("|" + v + "|") != std::string::npos;
 }
 
+// The |k|-th (1-based) '|'-separated word of |words|: what an option whose
+// word is optional sets when given alone.
+std::string nthWord(const char *words, unsigned long long k) {
+  std::string all(words);
+  size_t begin = 0;
+  for (unsigned long long i = 1; i < k && begin != std::string::npos; ++i) {
+    begin = all.find('|', begin);
+    if (begin != std::string::npos)
+      ++begin;
+  }
+  if (begin == std::string::npos)
+    return std::string();
+  size_t end = all.find('|', begin);
+  return all.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
+// The option as the help and the docs show it: `--waits[=off|sync|io|all]`
+// for one whose word is optional, `--sampler auto|perf|timer` otherwise.
+std::string optionSyntax(const SettingInfo &s) {
+  if (s.optionSetsValue())
+    return s.option;
+  if (s.wordOptional())
+    return std::string(s.option) + "[=" + s.arg + "]";
+  return std::string(s.option) + " " + s.arg;
+}
+
 // Whether |value| is one the option takes. The runtime checks the rest (a
 // number out of range: it says so and uses the default).
 bool validValue(const SettingInfo &s, const std::string &value) {
@@ -88,8 +114,7 @@ void printUsage(FILE *out) {
   for (const SettingInfo &s : kSettings) {
     if (!s.option[0])
       continue;
-    std::string lhs =
-        s.optionSetsValue() ? std::string(s.option) : std::string(s.option) + " " + s.arg;
+    std::string lhs = optionSyntax(s);
     if (s.alias[0])
       lhs += std::string(", ") + s.alias;
     std::string variable = s.optionSetsValue() ? std::string(s.variable) + "=" + s.arg : s.variable;
@@ -178,7 +203,10 @@ int parseSettingOptions(const Args &args, size_t &i, Environment &env, const cha
               ? o.alias
               : o.option;
       size_t len = std::strlen(flag);
-      if (arg == flag) {
+      if (arg == flag && o.wordOptional()) {
+        match = &o; // `--waits` alone: its word is optional, the next argument is not it
+        value = nthWord(o.arg, o.min);
+      } else if (arg == flag) {
         if (i + 1 >= args.size()) {
           std::fprintf(stderr, "causal %s: error: %s needs a value (%s)\n", command, o.option,
                        o.arg);

@@ -35,6 +35,8 @@
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -84,6 +86,7 @@ template <typename F> void next(F *pointer, const char *name) {
 #define OWN_WakingThenBlocking OWN_DEFINITION
 #define OWN_Waking OWN_DEFINITION
 #define OWN_Trying OWN_DEFINITION
+#define OWN_Io OWN_DEFINITION
 #define OWN_Exec OWN_DEFINITION
 #define OWN_Custom OWN_DEFINITION
 #define OWN_CustomNoReturn(...)

@@ -61,7 +61,9 @@ std::string markdownTable() {
   for (const SettingInfo &s : kSettings) {
     std::string option;
     if (s.option[0])
-      option = s.optionSetsValue() ? code(s.option) : code(std::string(s.option) + " " + s.arg);
+      option = s.optionSetsValue() ? code(s.option)
+               : s.wordOptional()  ? code(std::string(s.option) + "[=" + s.arg + "]")
+                                   : code(std::string(s.option) + " " + s.arg);
     if (s.alias[0])
       option += ", " + code(s.alias);
     std::string variable = s.variable;
@@ -95,11 +97,16 @@ TEST(Settings, RowsAreConsistent) {
     case SettingKind::Floor:
       EXPECT_GE(s.number, s.min);
       break;
-    case SettingKind::Choice:
+    case SettingKind::Choice: {
+      unsigned long long words = 1;
+      for (const char *c = s.arg; *c; ++c)
+        words += *c == '|';
+      EXPECT_LE(s.min, words) << "the word the option alone sets is not one of the choices";
       EXPECT_NE(("|" + std::string(s.arg) + "|").find("|" + std::string(s.text) + "|"),
                 std::string::npos)
           << "the default is not one of the choices";
       break;
+    }
     default:
       break;
     }

@@ -1,0 +1,57 @@
+// A lock convoy: "holder" takes the lock and keeps it 30 ms at a time;
+// three "waiter" threads wait for it. Their episodes are of kind Mutex,
+// woken by the holder at its unlock line. Prints a checksum; exit status 3.
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static volatile int shared;
+static volatile int holder_ready;
+
+static void spinFor(long ns) {
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  do
+    clock_gettime(CLOCK_MONOTONIC, &b);
+  while ((b.tv_sec - a.tv_sec) * 1000000000l + (b.tv_nsec - a.tv_nsec) < ns);
+}
+
+static void *holder(void *arg) {
+  (void)arg;
+  pthread_setname_np(pthread_self(), "holder");
+  for (int round = 0; round < 4; ++round) {
+    pthread_mutex_lock(&lock);
+    holder_ready = 1;
+    spinFor(30 * 1000 * 1000);
+    shared += 1;
+    pthread_mutex_unlock(&lock); // UNLOCK_LINE
+    spinFor(1000);
+  }
+  return 0;
+}
+
+static void *waiter(void *arg) {
+  (void)arg;
+  pthread_setname_np(pthread_self(), "waiter");
+  while (!holder_ready)
+    ;
+  pthread_mutex_lock(&lock); // LOCK_LINE
+  shared += 10;
+  pthread_mutex_unlock(&lock);
+  return 0;
+}
+
+int main(void) {
+  pthread_t h, w[3];
+  pthread_create(&h, 0, holder, 0);
+  for (int i = 0; i < 3; ++i)
+    pthread_create(&w[i], 0, waiter, 0);
+  for (int i = 0; i < 3; ++i)
+    pthread_join(w[i], 0);
+  pthread_join(h, 0);
+  printf("shared=%d\n", shared);
+  return 3;
+}

@@ -1,0 +1,208 @@
+// Small scenes of waiting, one per argument, for the --waits tests:
+//   condvar  "waiter" waits on a condition "signaler" signals 20 ms later
+//   join     main joins "child", which works 20 ms
+//   sleep    main sleeps 20 ms
+//   pipe     "reader" reads a pipe "writer" writes 20 ms later
+//   fsync    main writes 1 MB to a file and fsyncs it, 10 times
+//   barrier  three threads "partyMS" meet at a barrier after 5, 15, 30 ms
+//   spin     "spinner" busy-waits (CAUSAL_SPIN_*) on a flag "releaser" sets
+//            20 ms later
+//   pingpong "ping" and "pong" hand a turn to each other through two
+//            semaphores 6000 times: more episodes than one buffer holds
+//   fork     the child sleeps 20 ms and exits; the parent waits for it, then
+//            sleeps 20 ms
+// Each prints what it did and exits with status 5 (the program's own).
+#define _GNU_SOURCE
+#include <causal/causal.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void spinFor(long ns) {
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  do
+    clock_gettime(CLOCK_MONOTONIC, &b);
+  while ((b.tv_sec - a.tv_sec) * 1000000000l + (b.tv_nsec - a.tv_nsec) < ns);
+}
+
+// ---- condvar
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+static int ready;
+static void *condWaiter(void *arg) {
+  (void)arg;
+  pthread_setname_np(pthread_self(), "waiter");
+  pthread_mutex_lock(&m);
+  while (!ready)
+    pthread_cond_wait(&c, &m); // COND_WAIT_LINE
+  pthread_mutex_unlock(&m);
+  return 0;
+}
+static void *condSignaler(void *arg) {
+  (void)arg;
+  pthread_setname_np(pthread_self(), "signaler");
+  spinFor(20 * 1000 * 1000);
+  pthread_mutex_lock(&m);
+  ready = 1;
+  pthread_cond_signal(&c); // SIGNAL_LINE
+  pthread_mutex_unlock(&m);
+  return 0;
+}
+
+// ---- join
+static void *child(void *arg) {
+  (void)arg;
+  pthread_setname_np(pthread_self(), "child");
+  spinFor(20 * 1000 * 1000);
+  return 0;
+}
+
+// ---- pipe
+static int fds[2];
+static void *pipeReader(void *arg) {
+  (void)arg;
+  pthread_setname_np(pthread_self(), "reader");
+  char buffer[16];
+  ssize_t n = read(fds[0], buffer, sizeof buffer); // READ_LINE
+  printf("read %zd bytes\n", n);
+  return 0;
+}
+static void *pipeWriter(void *arg) {
+  (void)arg;
+  pthread_setname_np(pthread_self(), "writer");
+  spinFor(20 * 1000 * 1000);
+  ssize_t n = write(fds[1], "hello", 5); // WRITE_LINE
+  (void)n;
+  return 0;
+}
+
+// ---- barrier
+static pthread_barrier_t barrier;
+static void *party(void *arg) {
+  char name[16];
+  snprintf(name, sizeof name, "party%ld", (long)arg);
+  pthread_setname_np(pthread_self(), name);
+  spinFor((long)arg * 1000 * 1000);
+  pthread_barrier_wait(&barrier); // BARRIER_LINE
+  return 0;
+}
+
+// ---- spin
+static volatile int released;
+static void *spinner(void *arg) {
+  (void)arg;
+  pthread_setname_np(pthread_self(), "spinner");
+  CAUSAL_SPIN_BEGIN(&released); // SPIN_BEGIN_LINE
+  while (!released)
+    ;
+  CAUSAL_SPIN_END(&released);
+  return 0;
+}
+static void *releaser(void *arg) {
+  (void)arg;
+  pthread_setname_np(pthread_self(), "releaser");
+  spinFor(20 * 1000 * 1000);
+  CAUSAL_SPIN_WAKE(&released); // SPIN_WAKE_LINE
+  released = 1;
+  return 0;
+}
+
+// ---- pingpong
+static sem_t ping_turn, pong_turn;
+enum { kRounds = 6000 };
+static void *ping(void *arg) {
+  (void)arg;
+  pthread_setname_np(pthread_self(), "ping");
+  for (int i = 0; i < kRounds; ++i) {
+    sem_wait(&ping_turn);
+    sem_post(&pong_turn);
+  }
+  return 0;
+}
+static void *pong(void *arg) {
+  (void)arg;
+  pthread_setname_np(pthread_self(), "pong");
+  for (int i = 0; i < kRounds; ++i) {
+    sem_post(&ping_turn);
+    sem_wait(&pong_turn);
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  const char *scene = argc > 1 ? argv[1] : "";
+  pthread_t a, b, p[3];
+  if (!strcmp(scene, "condvar")) {
+    pthread_create(&a, 0, condWaiter, 0);
+    pthread_create(&b, 0, condSignaler, 0);
+    pthread_join(a, 0);
+    pthread_join(b, 0);
+  } else if (!strcmp(scene, "join")) {
+    pthread_create(&a, 0, child, 0);
+    pthread_join(a, 0); // JOIN_LINE
+  } else if (!strcmp(scene, "sleep")) {
+    usleep(20 * 1000); // SLEEP_LINE
+  } else if (!strcmp(scene, "pipe")) {
+    if (pipe(fds) != 0)
+      return 1;
+    pthread_create(&a, 0, pipeReader, 0);
+    pthread_create(&b, 0, pipeWriter, 0);
+    pthread_join(a, 0);
+    pthread_join(b, 0);
+  } else if (!strcmp(scene, "fsync")) {
+    const char *path = argc > 2 ? argv[2] : "fsync.data";
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+      return 1;
+    static char block[1 << 20];
+    memset(block, 'x', sizeof block);
+    for (int i = 0; i < 10; ++i) {
+      if (write(fd, block, sizeof block) != (ssize_t)sizeof block) // FILE_WRITE_LINE
+        return 1;
+      fsync(fd); // FSYNC_LINE
+    }
+    close(fd);
+    unlink(path);
+  } else if (!strcmp(scene, "barrier")) {
+    pthread_barrier_init(&barrier, 0, 3);
+    long lengths[3] = {5, 15, 30};
+    for (int i = 0; i < 3; ++i)
+      pthread_create(&p[i], 0, party, (void *)lengths[i]);
+    for (int i = 0; i < 3; ++i)
+      pthread_join(p[i], 0);
+  } else if (!strcmp(scene, "spin")) {
+    pthread_create(&a, 0, spinner, 0);
+    pthread_create(&b, 0, releaser, 0);
+    pthread_join(a, 0);
+    pthread_join(b, 0);
+  } else if (!strcmp(scene, "pingpong")) {
+    sem_init(&ping_turn, 0, 0);
+    sem_init(&pong_turn, 0, 0);
+    pthread_create(&a, 0, ping, 0);
+    pthread_create(&b, 0, pong, 0);
+    pthread_join(a, 0);
+    pthread_join(b, 0);
+  } else if (!strcmp(scene, "fork")) {
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+      usleep(20 * 1000); // CHILD_SLEEP_LINE
+      exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    usleep(20 * 1000); // PARENT_SLEEP_LINE
+  } else {
+    fprintf(stderr, "unknown scene '%s'\n", scene);
+    return 2;
+  }
+  printf("scene %s done\n", scene);
+  return 5;
+}
