@@ -8,7 +8,7 @@
 //   spin     "spinner" busy-waits (CAUSAL_SPIN_*) on a flag "releaser" sets
 //            20 ms later
 //   pingpong "ping" and "pong" hand a turn to each other through two
-//            semaphores 6000 times: more episodes than one buffer holds
+//            semaphores 20000 times: more episodes than one buffer holds
 //   fork     the child sleeps 20 ms and exits; the parent waits for it, then
 //            sleeps 20 ms
 // Each prints what it did and exits with status 5 (the program's own).
@@ -116,7 +116,7 @@ static void *releaser(void *arg) {
 
 // ---- pingpong
 static sem_t ping_turn, pong_turn;
-enum { kRounds = 6000 };
+enum { kRounds = 20000 };
 static void *ping(void *arg) {
   (void)arg;
   pthread_setname_np(pthread_self(), "ping");
