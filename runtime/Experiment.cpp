@@ -576,7 +576,11 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
       double difference = inFlightInVirtualTime(p, arrivals, point.departures, virtual_end);
       if (std::isnan(difference)) // some visits did not go through the runtime
         difference = elapsed ? g_snapshots[p].in_flight_area / double(elapsed) : 0.0;
-      point.difference = difference;
+      // Coz's viewer parses `difference` as an integer (0.99 would read as
+      // 0, an invalid baseline): it gets the count rounded, `in-flight` the
+      // count itself.
+      point.difference = std::nearbyint(difference);
+      point.in_flight = difference;
       writeRecord(text, point);
       min_visits = arrivals < min_visits ? arrivals : min_visits;
       min_visits = point.departures < min_visits ? point.departures : min_visits;

@@ -574,7 +574,9 @@ private:
     point.kind = PointKind::Latency;
     point.arrivals = fields.arrivals;
     point.departures = fields.departures;
-    point.difference = fields.difference;
+    // causal's exact time-averaged count where written (schema 4), else the
+    // `difference` Coz and older causal builds wrote.
+    point.difference = fields.in_flight != -1 ? fields.in_flight : fields.difference;
     return addPoint(std::move(point), error);
   }
 

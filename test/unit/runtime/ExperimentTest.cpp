@@ -16,6 +16,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -111,9 +113,12 @@ TEST_F(ExperimentTest, ProgressPointsAreCountedMergedAndLoggedPerExperiment) {
     delta_sum += number(e.points.at("work"), "delta");
     ASSERT_TRUE(e.points.count("req"));
     EXPECT_EQ(e.points.at("req").type, "latency-point");
-    double in_flight = atof(e.points.at("req").fields.at("difference").c_str());
+    const auto &req = e.points.at("req").fields;
+    double in_flight = req.count("in-flight") ? atof(req.at("in-flight").c_str()) : 0.0;
     EXPECT_GE(in_flight, 0.0);
     EXPECT_LE(in_flight, 1.0) << "one thread: at most one request in flight";
+    // Coz's viewer reads `difference` with parseInt: the count rounded.
+    EXPECT_EQ(atof(req.at("difference").c_str()), std::nearbyint(in_flight));
     if (CAUSAL_HAVE_COZ_H) {
       EXPECT_TRUE(e.points.count("coz-work"));
       EXPECT_TRUE(e.points.count("coz-req"));

@@ -65,8 +65,10 @@ inline std::vector<ProfileRecord> parseProfile(const std::string &text,
            record.fields.count("waiting");
     if (ok && record.type == "throughput-point")
       ok = parts.size() == 3 && record.fields.count("name") && record.fields.count("delta");
+    // ... and in-flight= unless no request was in flight.
     if (ok && record.type == "latency-point")
-      ok = parts.size() == 5 && record.fields.count("name") && record.fields.count("arrivals") &&
+      ok = (parts.size() == 5 || (parts.size() == 6 && record.fields.count("in-flight"))) &&
+           record.fields.count("name") && record.fields.count("arrivals") &&
            record.fields.count("departures") && record.fields.count("difference");
     if (ok && record.type == "samples")
       ok = parts.size() == 3 && record.fields.count("location") && record.fields.count("count");
