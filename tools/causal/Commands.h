@@ -20,6 +20,7 @@ int runCommand(const Args &args);    // causal run [options] -- PROG ARGS
 int linesCommand(const Args &args);  // causal lines [--check ...] BINARY
 int reportCommand(const Args &args); // causal report [options] PROFILE...
 int diffCommand(const Args &args);   // causal diff A B
+int waitsCommand(const Args &args);  // causal waits [options] [PROFILE]
 
 } // namespace causal
 

@@ -16,6 +16,7 @@ const Subcommand subcommands[] = {
     {"run", causal::runCommand, "run a program built with -fcausal-profile and record a profile"},
     {"report", causal::reportCommand, "read profiles: ranked lines, curves, --html, --json"},
     {"diff", causal::diffCommand, "compare two profiles line by line"},
+    {"waits", causal::waitsCommand, "what the threads wait for: wait-for graph and its knots"},
     {"lines", causal::linesCommand, "print or check the line table embedded in a binary"},
 };
 
