@@ -164,6 +164,32 @@
 /* Prefix of every message the runtime prints. */
 #define CAUSAL_MESSAGE_PREFIX "causal: "
 
+/* ---- Waits analysis (tools/profile/WaitGraph.h, docs/waits.md) ------------ */
+
+/* A sidecar run belongs to a profile run when its CLOCK_REALTIME start lies
+ * within this of the profile run's `startup time=`: both are read at the
+ * runtime's start-up, microseconds apart; 2 s leaves room for a slow start. */
+#define CAUSAL_WAITS_RUN_MATCH_SLACK_NS 2000000000ull
+
+/* A false wake-up: a thread woken from a condition variable or futex that
+ * waits again on the same object within this gap (it found its condition
+ * false and made no progress). Re-checking a predicate and re-entering the
+ * wait takes a few microseconds; real work between two waits takes longer. */
+#define CAUSAL_WAITS_FALSE_WAKEUP_GAP_NS 20000ull /* 20 us */
+
+/* A background thread (wPerf section 3.3): sleeps (timer waits) take at least
+ * this share of its life and its CPU time at most the next one. */
+#define CAUSAL_WAITS_BACKGROUND_SLEEP_SHARE 0.5
+#define CAUSAL_WAITS_BACKGROUND_CPU_SHARE 0.1
+
+/* Cascaded re-distribution: nesting depth and total steps at most (a bound
+ * on adversarial input; real chains are a few threads deep). */
+#define CAUSAL_WAITS_CASCADE_MAX_DEPTH 32u
+#define CAUSAL_WAITS_CASCADE_MAX_STEPS 50000000ull
+
+/* Lines kept per edge (where the waiter blocked, where the waker woke it). */
+#define CAUSAL_WAITS_TOP_LINES 5u
+
 /* ---- The environment variables: CAUSAL_ENV_OUTPUT = "CAUSAL_OUTPUT", ... --
  * one per row of causal/settings.def, which gives each its kind, default,
  * `causal run` option and help. */

@@ -26,6 +26,7 @@ int linesCommand(const Args &args);   // causal lines [--check ...] BINARY
 int reportCommand(const Args &args);  // causal report [options] PROFILE...
 int diffCommand(const Args &args);    // causal diff A B
 int confirmCommand(const Args &args); // causal confirm [options] [PROFILE] -- PROG ARGS
+int waitsCommand(const Args &args);   // causal waits [options] [PROFILE]
 
 // ---- Shared by `causal run` and `causal confirm` (Run.cpp) -----------------
 

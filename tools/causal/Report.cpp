@@ -5,7 +5,8 @@
 // Reads our profiles and Coz's (tab-separated or JSON Lines, several runs and
 // files), computes one speedup curve per line and progress point, and prints
 // the ranked lines; --json prints the same numbers as JSON and --html FILE
-// writes a self-contained page with one plot per line. docs/report.md.
+// writes a self-contained page with one plot per line and, when the profile
+// has a waits sidecar (PROFILE.waits), its wait-for graph. docs/report.md.
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
@@ -119,6 +120,19 @@ int causal::reportCommand(const Args &args) {
   }
   profile::Analysis analysis = profile::analyze(profile, common.analysis);
 
+  // The waits section of the page: the sidecar of the (single) profile.
+  profile::WaitAnalysis waits;
+  if (!htmlPath.empty() && inputs.size() == 1 && inputs[0] != "-") {
+    profile::WaitsFile sidecar;
+    std::string error;
+    std::string sidecarPath = profile::waitsPathFor(inputs[0]);
+    if (profile::readWaitsFile(sidecarPath, sidecar, error)) {
+      waits = profile::analyzeWaits(sidecar, profile::WaitAnalysisOptions());
+      context.waits = &waits;
+    } else {
+      context.waitsProblem = error;
+    }
+  }
   if (!htmlPath.empty()) {
     std::ofstream html(htmlPath, std::ios::binary | std::ios::trunc);
     if (html)

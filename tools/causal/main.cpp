@@ -17,6 +17,7 @@ const Subcommand subcommands[] = {
     {"report", causal::reportCommand, "read profiles: ranked lines, curves, --html, --json"},
     {"diff", causal::diffCommand, "compare two profiles line by line"},
     {"confirm", causal::confirmCommand, "check the report's top lines with A/B runs of a program"},
+    {"waits", causal::waitsCommand, "what the threads wait for: wait-for graph and its knots"},
     {"lines", causal::linesCommand, "print or check the line table embedded in a binary"},
 };
 

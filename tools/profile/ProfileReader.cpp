@@ -534,6 +534,7 @@ private:
     run.hasStartup = true;
     run.writtenByCausal = fields.profiler == "causal";
     run.samplePeriodNs = fields.sample_period;
+    run.startupTimeNs = fields.time;
     profile.runs.push_back(std::move(run));
     currentRun = profile.runs.size() - 1;
     haveRun = true;

@@ -77,6 +77,7 @@ struct Run {
   bool hasStartup = false;      // false: records before any startup record
   bool writtenByCausal = false; // startup carried profiler=causal
   double runtimeNs = -1;        // last `runtime time=` of the run, -1 if none
+  double startupTimeNs = -1;    // `startup time=` (CLOCK_REALTIME ns), -1 if none
   double samplePeriodNs = -1;   // `startup sample-period=` (causal extension), -1 if none
   double shutdownSamples = -1;  // `shutdown samples=` (old Coz), -1 if none
   double samplesOutside = 0;    // last `runtime samples-outside=` (causal): no line to charge

@@ -4,7 +4,9 @@
 // JSON, and a small inline script draws one SVG plot per (line, progress
 // point) with the measured points, their bootstrap band and the regression
 // line, plus sorting and filtering. No network, no external scripts, styles
-// or fonts. The element #causal-status reports "ready: N plots" once the
+// or fonts. With a waits sidecar, a section "What the threads wait for" with
+// the wait-for graph as inline SVG laid out here (tools/report/Waits.cpp).
+// The element #causal-status reports "ready: N plots" once the
 // script has drawn everything, or "error: ..." (the browser test reads it).
 //
 //===----------------------------------------------------------------------===//
@@ -298,7 +300,14 @@ const char *const kScript = R"HTML(
 } // namespace
 
 void renderHtml(std::ostream &out, const Analysis &analysis, const ReportContext &context) {
-  out << kHead;
+  std::string head = kHead;
+  if (context.waits || !context.waitsProblem.empty()) {
+    static const char kStatus[] = "<div id=\"status\">";
+    head.insert(head.find(kStatus),
+                waitsHtmlSection(context.waits ? *context.waits : profile::WaitAnalysis(),
+                                 context.waits ? "" : context.waitsProblem));
+  }
+  out << head;
   writeAnalysisJson(out, analysis, context);
   out << kScript;
 }

@@ -10,6 +10,8 @@
 
 #include "Analysis.h"
 #include "ProfileReader.h"
+#include "WaitGraph.h"
+#include "WaitsReader.h"
 
 #include <ostream>
 #include <string>
@@ -26,6 +28,10 @@ using profile::Profile;
 struct ReportContext {
   std::vector<std::string> inputs; // profile paths as given
   AnalysisOptions options;
+  /// The HTML page's waits section: the analysis of the profile's sidecar,
+  /// or why there is none (no section when both are empty).
+  const profile::WaitAnalysis *waits = nullptr;
+  std::string waitsProblem;
 };
 
 struct TextOptions {
@@ -90,6 +96,37 @@ void renderDiffText(std::ostream &out, const std::vector<LineChange> &changes,
 void renderDiffJson(std::ostream &out, const std::vector<LineChange> &changes,
                     const Analysis &before, const Analysis &after,
                     const std::vector<std::string> &inputs);
+
+// ---- causal waits (Waits.cpp) ---------------------------------------------
+
+struct WaitsContext {
+  std::string sidecar; // the file read
+  bool mergeRoles = false;
+  std::vector<std::string> warnings; // the reader's and the profile check's
+};
+
+struct WaitsTextOptions {
+  size_t top = 20; // edges listed outside knots; 0 = all
+};
+
+/// Knots ranked by weight with their edges and lines, the other edges, the
+/// threads (times, unexplained share).
+void renderWaitsText(std::ostream &out, const profile::WaitAnalysis &analysis,
+                     const WaitsContext &context, const WaitsTextOptions &options);
+/// The same as one JSON object (--json).
+void writeWaitsJson(std::ostream &out, const profile::WaitAnalysis &analysis,
+                    const WaitsContext &context);
+void renderWaitsJson(std::ostream &out, const profile::WaitAnalysis &analysis,
+                     const WaitsContext &context);
+/// Graphviz (--dot): knots as clusters, pseudo-threads dashed ellipses.
+void renderWaitsDot(std::ostream &out, const profile::WaitAnalysis &analysis,
+                    const WaitsContext &context);
+/// Every recorded episode and thread as read, JSON (--episodes).
+void renderEpisodesJson(std::ostream &out, const profile::WaitsFile &waits);
+/// The HTML page's waits section: the graph laid out as inline SVG
+/// (svg#waits-graph, one g.wait-vertex per vertex, one g.wait-edge per drawn
+/// edge: the 40 heaviest), the knots and the edges as tables; or \p problem.
+std::string waitsHtmlSection(const profile::WaitAnalysis &analysis, const std::string &problem);
 
 // ---- helpers shared by the renderers ---------------------------------------
 

@@ -51,7 +51,8 @@ std::string writeEveryRecord() {
   latency.name = "req";
   latency.arrivals = 9;
   latency.departures = 8;
-  latency.difference = 2.5;
+  latency.difference = 3;
+  latency.in_flight = 2.5;
   rt::writeRecord(experiments, latency);
 
   auto registry = std::make_unique<rt::ModuleRegistry>();
@@ -112,7 +113,8 @@ TEST(ProfileRoundTrip, EveryRecordTypeAndFieldIsWrittenAndReadBack) {
                       "running=2.50\twaiting=0.25\tab-speedup=0.50\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("latency-point\tname=req\tarrivals=9\tdepartures=8\tdifference=2.5000\n"),
+  EXPECT_NE(text.find("latency-point\tname=req\tarrivals=9\tdepartures=8\tdifference=3.0000\t"
+                      "in-flight=2.5000\n"),
             std::string::npos);
   EXPECT_NE(text.find("samples\tlocation=/src/a.c:3\tcount=40\n"), std::string::npos);
 
@@ -146,7 +148,7 @@ TEST(ProfileRoundTrip, EveryRecordTypeAndFieldIsWrittenAndReadBack) {
   EXPECT_EQ(e.points[1].kind, profile::PointKind::Latency);
   EXPECT_EQ(e.points[1].arrivals, 9);
   EXPECT_EQ(e.points[1].departures, 8);
-  EXPECT_EQ(e.points[1].difference, 2.5);
+  EXPECT_EQ(e.points[1].difference, 2.5) << "in-flight, the exact count, wins over difference";
 }
 
 TEST(ProfileRoundTrip, OptionalFieldsLeftUnsetAreNotWritten) {

@@ -1,0 +1,458 @@
+//===- WaitsReader.cpp - Read the waits sidecar ---------------------------===//
+#include "WaitsReader.h"
+
+#include "causal/tunables.h"
+#include "causal/waits_format.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
+
+namespace causal::profile {
+
+namespace wf = causal::waits_format;
+
+namespace {
+
+template <class T> T load(const char *at) {
+  T value;
+  std::memcpy(&value, at, sizeof(T));
+  return value;
+}
+
+std::string hex(uint64_t value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%#llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+class Reader {
+public:
+  Reader(std::string_view bytes, const std::string &name, WaitsFile &into)
+      : bytes(bytes), name(name), out(into) {}
+
+  bool read(std::string &error) {
+    out.path = name;
+    if (bytes.size() < sizeof(wf::FileHeader))
+      return fail(error, 0,
+                  bytes.empty() ? "the file is empty: the program recorded no waits (was it run "
+                                  "with `causal run --waits`?)"
+                                : "too short for a waits sidecar header (" +
+                                      std::to_string(bytes.size()) + " bytes)");
+    auto header = load<wf::FileHeader>(bytes.data());
+    if (std::memcmp(header.magic, wf::kMagic, sizeof header.magic) != 0)
+      return fail(error, 0, "not a waits sidecar (bad magic; expected \"CAUSALW\")");
+    if (header.version == 0)
+      return fail(error, 8, "format version 0 does not exist");
+    if (header.version > wf::kVersion)
+      return fail(error, 8,
+                  "written in format version " + std::to_string(header.version) +
+                      ", newer than this reader's " + std::to_string(wf::kVersion) +
+                      ": read it with the causal that recorded it");
+    if (header.header_size < sizeof(wf::FileHeader) || header.header_size > bytes.size())
+      return fail(error, 12, "header size " + std::to_string(header.header_size) + " is wrong");
+    uint64_t at = header.header_size;
+    while (at < bytes.size()) {
+      if (bytes.size() - at < sizeof(wf::ChunkHeader))
+        return fail(error, at, "truncated chunk header (the file ends inside it)");
+      auto chunk = load<wf::ChunkHeader>(bytes.data() + at);
+      uint64_t payload = at + sizeof(wf::ChunkHeader);
+      if (bytes.size() - payload < chunk.size)
+        return fail(error, at,
+                    "truncated chunk: it says " + std::to_string(chunk.size) +
+                        " bytes follow, the file has " + std::to_string(bytes.size() - payload));
+      if (!readChunk(chunk, bytes.substr(payload, chunk.size), at, error))
+        return false;
+      at = payload + chunk.size;
+    }
+    return finish(error);
+  }
+
+private:
+  std::string_view bytes;
+  const std::string &name;
+  WaitsFile &out;
+  std::map<uint64_t, size_t> runIndex; // RunId -> index in out.runs
+  std::set<std::string> unknownTypesWarned;
+
+  bool fail(std::string &error, uint64_t offset, const std::string &message) {
+    error = name + ": offset " + std::to_string(offset) + ": " + message;
+    return false;
+  }
+  void warn(const std::string &message) { out.warnings.push_back(name + ": " + message); }
+
+  static const char *typeName(uint32_t type) {
+    switch (wf::ChunkType(type)) {
+    case wf::ChunkType::RunBegin:
+      return "RunBegin";
+    case wf::ChunkType::String:
+      return "String";
+    case wf::ChunkType::Thread:
+      return "Thread";
+    case wf::ChunkType::Episodes:
+      return "Episodes";
+    case wf::ChunkType::RunEnd:
+      return "RunEnd";
+    }
+    return "?";
+  }
+
+  bool fixedSize(const wf::ChunkHeader &chunk, size_t expected, uint64_t at, std::string &error) {
+    if (chunk.size == expected)
+      return true;
+    return fail(error, at,
+                std::string(typeName(chunk.type)) + " chunk of " + std::to_string(chunk.size) +
+                    " bytes; it has " + std::to_string(expected));
+  }
+
+  /// The run a chunk names; an error when no RunBegin opened it.
+  WaitRun *runOf(const wf::ChunkHeader &chunk, uint64_t at, std::string &error) {
+    auto found = runIndex.find(chunk.run);
+    if (found == runIndex.end()) {
+      fail(error, at,
+           std::string(typeName(chunk.type)) + " chunk of run " + hex(chunk.run) +
+               ", which no RunBegin chunk before it opened");
+      return nullptr;
+    }
+    return &out.runs[found->second];
+  }
+
+  bool knownString(WaitRun &run, uint32_t id, const char *what, uint64_t at, std::string &error) {
+    if (id == 0 || run.strings.count(id))
+      return true;
+    return fail(error, at,
+                std::string(what) + " uses string id " + std::to_string(id) +
+                    ", which no String chunk of its run defined before");
+  }
+
+  void seeTime(WaitRun &run, uint64_t ns) {
+    if (!run.hasEnd && ns > run.endNs)
+      run.endNs = ns;
+  }
+
+  bool readChunk(const wf::ChunkHeader &chunk, std::string_view payload, uint64_t at,
+                 std::string &error) {
+    switch (wf::ChunkType(chunk.type)) {
+    case wf::ChunkType::RunBegin: {
+      if (!fixedSize(chunk, sizeof(wf::RunBegin), at, error))
+        return false;
+      if (runIndex.count(chunk.run))
+        return fail(error, at, "a second RunBegin for run " + hex(chunk.run));
+      auto begin = load<wf::RunBegin>(payload.data());
+      WaitRun run;
+      run.id = chunk.run;
+      run.offset = at;
+      run.startNs = begin.start_ns;
+      run.endNs = begin.start_ns;
+      run.realtimeNs = begin.realtime_ns;
+      run.pid = begin.pid;
+      run.what = begin.what;
+      run.binaryHash = begin.binary_hash;
+      if (begin.program_name != 0)
+        pendingProgram[out.runs.size()] = begin.program_name;
+      runIndex[chunk.run] = out.runs.size();
+      out.runs.push_back(std::move(run));
+      return true;
+    }
+    case wf::ChunkType::String: {
+      WaitRun *run = runOf(chunk, at, error);
+      if (!run)
+        return false;
+      if (payload.size() < sizeof(wf::StringHead))
+        return fail(error, at, "String chunk of " + std::to_string(payload.size()) + " bytes");
+      auto head = load<wf::StringHead>(payload.data());
+      if (head.length != payload.size() - sizeof(wf::StringHead))
+        return fail(error, at,
+                    "String chunk says " + std::to_string(head.length) + " bytes of text, holds " +
+                        std::to_string(payload.size() - sizeof(wf::StringHead)));
+      if (head.id == 0)
+        return fail(error, at, "String chunk defines id 0, which means \"no text\"");
+      std::string text(payload.substr(sizeof(wf::StringHead)));
+      auto [where, inserted] = run->strings.emplace(head.id, text);
+      if (!inserted && where->second != text)
+        return fail(error, at,
+                    "String id " + std::to_string(head.id) + " defined twice with different text");
+      return true;
+    }
+    case wf::ChunkType::Thread: {
+      if (!fixedSize(chunk, sizeof(wf::Thread), at, error))
+        return false;
+      WaitRun *run = runOf(chunk, at, error);
+      if (!run)
+        return false;
+      auto record = load<wf::Thread>(payload.data());
+      if (record.tid == 0 || wf::isPseudoThread(record.tid))
+        return fail(error, at, "Thread chunk with thread id " + std::to_string(record.tid));
+      if (!knownString(*run, record.name, "Thread chunk (name)", at, error) ||
+          !knownString(*run, record.start_routine, "Thread chunk (start routine)", at, error))
+        return false;
+      if (record.end_ns < record.start_ns)
+        return fail(error, at, "thread " + std::to_string(record.tid) + " ends before it starts");
+      WaitThread &thread = run->threads[record.tid];
+      if (thread.described)
+        return fail(error, at, "a second Thread chunk for thread " + std::to_string(record.tid));
+      thread.tid = record.tid;
+      thread.parentTid = record.parent_tid;
+      thread.name = run->text(record.name);
+      thread.startRoutine = run->text(record.start_routine);
+      thread.startNs = record.start_ns;
+      thread.endNs = record.end_ns;
+      thread.cpuNs = record.cpu_ns;
+      thread.blockedNs = record.blocked_ns;
+      thread.dropped = record.dropped;
+      thread.described = true;
+      seeTime(*run, record.end_ns);
+      return true;
+    }
+    case wf::ChunkType::Episodes: {
+      WaitRun *run = runOf(chunk, at, error);
+      if (!run)
+        return false;
+      if (payload.size() < 8)
+        return fail(error, at, "Episodes chunk of " + std::to_string(payload.size()) + " bytes");
+      uint32_t tid = load<uint32_t>(payload.data());
+      uint32_t count = load<uint32_t>(payload.data() + 4);
+      if ((payload.size() - 8) != uint64_t(count) * sizeof(wf::Episode))
+        return fail(error, at,
+                    "Episodes chunk says " + std::to_string(count) + " episodes in " +
+                        std::to_string(payload.size() - 8) + " bytes (each takes " +
+                        std::to_string(sizeof(wf::Episode)) + ")");
+      if (tid == 0 || wf::isPseudoThread(tid))
+        return fail(error, at, "Episodes chunk of thread id " + std::to_string(tid));
+      for (uint32_t i = 0; i < count; ++i) {
+        uint64_t where = at + sizeof(wf::ChunkHeader) + 8 + uint64_t(i) * sizeof(wf::Episode);
+        auto record = load<wf::Episode>(payload.data() + 8 + size_t(i) * sizeof(wf::Episode));
+        if (record.end_ns < record.start_ns)
+          return fail(error, where,
+                      "episode of thread " + std::to_string(tid) + " ends (" +
+                          std::to_string(record.end_ns) + ") before it starts (" +
+                          std::to_string(record.start_ns) + ")");
+        if (record.kind < uint8_t(wf::WaitKind::Mutex) ||
+            record.kind > uint8_t(wf::WaitKind::Other))
+          return fail(error, where, "episode of unknown kind " + std::to_string(record.kind));
+        if (record.end < uint8_t(wf::WaitEnd::Woken) || record.end > uint8_t(wf::WaitEnd::Failed))
+          return fail(error, where, "episode with unknown end " + std::to_string(record.end));
+        if (!knownString(*run, record.line, "episode (line)", where, error) ||
+            !knownString(*run, record.waker_line, "episode (waker line)", where, error))
+          return false;
+        WaitEpisode episode;
+        episode.tid = tid;
+        episode.waker = record.waker == 0 ? uint32_t(wf::kPseudoUnknown) : record.waker;
+        episode.startNs = record.start_ns;
+        episode.endNs = record.end_ns;
+        episode.object = record.object;
+        episode.line = record.line;
+        episode.wakerLine = record.waker_line;
+        episode.kind = record.kind;
+        episode.end = record.end;
+        if (record.start_ns < run->startNs)
+          ++episodesBeforeStart[run - out.runs.data()];
+        seeTime(*run, record.end_ns);
+        run->episodes.push_back(episode);
+      }
+      return true;
+    }
+    case wf::ChunkType::RunEnd: {
+      if (!fixedSize(chunk, sizeof(wf::RunEnd), at, error))
+        return false;
+      WaitRun *run = runOf(chunk, at, error);
+      if (!run)
+        return false;
+      if (run->hasEnd)
+        return fail(error, at, "a second RunEnd for run " + hex(chunk.run));
+      auto end = load<wf::RunEnd>(payload.data());
+      if (end.end_ns < run->startNs)
+        return fail(error, at, "run " + hex(chunk.run) + " ends before it starts");
+      run->hasEnd = true;
+      run->endNs = end.end_ns;
+      run->episodesWritten = end.episodes;
+      run->dropped = end.dropped;
+      run->bufferBytes = end.buffer_bytes;
+      return true;
+    }
+    }
+    std::string type = std::to_string(chunk.type);
+    if (unknownTypesWarned.insert(type).second)
+      warn("skipped chunks of unknown type " + type + " (first at offset " + std::to_string(at) +
+           "; written by a newer causal?)");
+    return true;
+  }
+
+  std::map<size_t, uint32_t> pendingProgram; // run index -> program name id
+  std::map<size_t, uint64_t> episodesBeforeStart;
+
+  bool finish(std::string &) {
+    std::set<uint64_t> hashes;
+    for (size_t index = 0; index < out.runs.size(); ++index) {
+      WaitRun &run = out.runs[index];
+      std::string label =
+          "run " + std::to_string(index + 1) + " (pid " + std::to_string(run.pid) + ")";
+      if (auto found = pendingProgram.find(index); found != pendingProgram.end()) {
+        run.program = run.text(found->second);
+        if (run.program.empty())
+          warn(label + ": its program name (string id " + std::to_string(found->second) +
+               ") is never defined");
+      }
+      if (run.binaryHash)
+        hashes.insert(run.binaryHash);
+      if (!run.hasEnd)
+        warn(label + " has no RunEnd: the process ended before writing its totals; its waits "
+                     "up to its last flush are used");
+      if (auto found = episodesBeforeStart.find(index); found != episodesBeforeStart.end())
+        warn(label + ": " + std::to_string(found->second) + " episodes start before the run");
+      // Threads with episodes but no Thread chunk: made up from their episodes.
+      std::map<uint32_t, size_t> undescribed;
+      for (const WaitEpisode &episode : run.episodes) {
+        WaitThread &thread = run.threads[episode.tid];
+        if (thread.described)
+          continue;
+        if (thread.tid == 0) {
+          thread.tid = episode.tid;
+          thread.startNs = episode.startNs;
+        }
+        thread.startNs = std::min(thread.startNs, episode.startNs);
+        thread.endNs = std::max(thread.endNs, episode.endNs);
+        thread.blockedNs += episode.endNs - episode.startNs;
+        ++undescribed[episode.tid];
+      }
+      if (!undescribed.empty())
+        warn(label + ": " + std::to_string(undescribed.size()) +
+             " thread(s) have episodes but no Thread chunk (first: tid " +
+             std::to_string(undescribed.begin()->first) +
+             "); their names, CPU time and unexplained share are unknown");
+      uint64_t dropped = 0;
+      size_t droppedThreads = 0;
+      for (const auto &[tid, thread] : run.threads)
+        if (thread.dropped) {
+          dropped += thread.dropped;
+          ++droppedThreads;
+        }
+      dropped = std::max(dropped, run.dropped);
+      if (dropped)
+        warn(label + " lost " + std::to_string(dropped) + " episodes to full buffers (" +
+             std::to_string(droppedThreads) + " threads): weights are too low");
+    }
+    if (hashes.size() > 1)
+      warn("runs of " + std::to_string(hashes.size()) +
+           " different binaries are appended in this file (RunBegin binary hashes differ); "
+           "their threads are analysed together");
+    return true;
+  }
+};
+
+} // namespace
+
+const std::string &WaitRun::text(uint32_t id) const {
+  static const std::string none;
+  auto found = strings.find(id);
+  return found == strings.end() ? none : found->second;
+}
+
+std::string waitsPathFor(const std::string &profilePath) { return profilePath + wf::kSuffix; }
+
+bool readWaitsData(std::string_view bytes, const std::string &name, WaitsFile &into,
+                   std::string &error) {
+  return Reader(bytes, name, into).read(error);
+}
+
+bool readWaitsFile(const std::string &path, WaitsFile &into, std::string &error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    int saved = errno;
+    error = path + ": " + std::strerror(saved);
+    if (saved == ENOENT)
+      error += ": no waits were recorded; run the program with `causal run --waits` to record "
+               "them";
+    return false;
+  }
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) {
+    error = path + ": cannot read it";
+    return false;
+  }
+  return readWaitsData(bytes, path, into, error);
+}
+
+std::string waitsProfileMismatch(const WaitsFile &waits, const Profile &profile) {
+  std::vector<double> starts;
+  for (const Run &run : profile.runs)
+    if (run.startupTimeNs >= 0)
+      starts.push_back(run.startupTimeNs);
+  if (starts.empty() || waits.runs.empty())
+    return "";
+  const double slack = double(CAUSAL_WAITS_RUN_MATCH_SLACK_NS);
+  std::vector<size_t> unmatched;
+  for (size_t index = 0; index < waits.runs.size(); ++index) {
+    double start = double(waits.runs[index].realtimeNs);
+    bool matched = false;
+    for (double startup : starts)
+      matched = matched || (start >= startup - slack && start <= startup + slack);
+    if (!matched)
+      unmatched.push_back(index);
+  }
+  if (unmatched.empty())
+    return "";
+  std::ostringstream message;
+  if (unmatched.size() == waits.runs.size())
+    message << "none of the " << waits.runs.size() << " runs in " << waits.path
+            << " started when a run of the profile did: the sidecar was recorded by another run "
+               "(perhaps of another binary); record both again with `causal run --waits`";
+  else
+    message << unmatched.size() << " of the " << waits.runs.size() << " runs in " << waits.path
+            << " (first: pid " << waits.runs[unmatched.front()].pid
+            << ") started when no run of the profile did: they come from another run";
+  return message.str();
+}
+
+const char *waitKindName(uint8_t kind) {
+  switch (wf::WaitKind(kind)) {
+  case wf::WaitKind::Mutex:
+    return "mutex";
+  case wf::WaitKind::RwLock:
+    return "rwlock";
+  case wf::WaitKind::CondVar:
+    return "condvar";
+  case wf::WaitKind::Barrier:
+    return "barrier";
+  case wf::WaitKind::Join:
+    return "join";
+  case wf::WaitKind::Semaphore:
+    return "semaphore";
+  case wf::WaitKind::Sleep:
+    return "sleep";
+  case wf::WaitKind::Poll:
+    return "poll";
+  case wf::WaitKind::Futex:
+    return "futex";
+  case wf::WaitKind::FileIo:
+    return "file-io";
+  case wf::WaitKind::PipeIo:
+    return "pipe-io";
+  case wf::WaitKind::SocketIo:
+    return "socket-io";
+  case wf::WaitKind::Spin:
+    return "spin";
+  case wf::WaitKind::Signal:
+    return "signal";
+  case wf::WaitKind::Other:
+    return "other";
+  }
+  return "?";
+}
+
+const char *waitEndName(uint8_t end) {
+  switch (wf::WaitEnd(end)) {
+  case wf::WaitEnd::Woken:
+    return "woken";
+  case wf::WaitEnd::TimedOut:
+    return "timed-out";
+  case wf::WaitEnd::Failed:
+    return "failed";
+  }
+  return "?";
+}
+
+} // namespace causal::profile
