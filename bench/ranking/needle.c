@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "../accuracy/accuracy.h"
+
 #ifndef NEEDLE_PERCENT
 #define NEEDLE_PERCENT 100
 #endif
@@ -76,24 +78,14 @@ static void *background(void *unused) {
   return NULL;
 }
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 int main(int argc, char **argv) {
-  double seconds = argc > 1 ? atof(argv[1]) : 10;
-  if (!(seconds >= 0)) {
-    fprintf(stderr, "usage: needle [SECONDS]\n");
-    return 2;
-  }
+  long seconds = countArg(argc, argv, 10, "needle [SECONDS]");
   pthread_t thread;
   if (pthread_create(&thread, NULL, background, NULL) != 0) {
     fprintf(stderr, "needle: cannot create the background thread\n");
     return 1;
   }
-  double start = now(), end = start + seconds;
+  uint64_t start = monotonicNs(), end = start + (uint64_t)seconds * 1000000000u;
   unsigned long rounds = 0;
   const struct timespec pause = {0, SLEEP_US * 1000L};
   do {
@@ -101,8 +93,8 @@ int main(int argc, char **argv) {
     nanosleep(&pause, NULL);
     CAUSAL_PROGRESS_NAMED("round");
     ++rounds;
-  } while (now() < end);
-  double elapsed = now() - start;
+  } while (monotonicNs() < end);
+  double elapsed = (double)(monotonicNs() - start) * 1e-9;
   __atomic_store_n(&done, 1, __ATOMIC_RELAXED);
   pthread_join(thread, NULL);
   if (getenv("NEEDLE_PRINT_RATE"))

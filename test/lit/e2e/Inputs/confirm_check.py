@@ -16,18 +16,14 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from profile_check import marker_line  # noqa: E402  (the same marker rule)
+
 
 def fail(msg):
     sys.stderr.write("confirm_check: FAIL: %s\n" % msg)
     sys.exit(1)
 
-
-def marker_line(source, marker):
-    with open(source) as f:
-        hits = [i + 1 for i, text in enumerate(f) if marker in text]
-    if len(hits) != 1:
-        fail("marker %r found %d times in %s" % (marker, len(hits), source))
-    return hits[0]
 
 
 def ranking(out, source, marker):
