@@ -574,9 +574,16 @@ void recordWake(uint64_t key, uint64_t caller) {
   g_wakers.record(record);
 }
 
+// A thread is never its own waker: when the last wake on the object is the
+// caller's own (it unlocked, then was preempted in its next lock, or another
+// thread's wake was not recorded), nothing is known.
+bool lookupWake(uint64_t key, WakeRecord *record) {
+  return g_wakers.lookup(key, record) && record->tid != waitsTid();
+}
+
 bool lookupWaker(uint64_t key, uint32_t *waker, uint64_t *waker_pc) {
   WakeRecord record;
-  if (!g_wakers.lookup(key, &record))
+  if (!lookupWake(key, &record))
     return false;
   *waker = record.tid;
   *waker_pc = record.pc;

@@ -29,6 +29,7 @@
 #define CAUSAL_RUNTIME_WAITS_H
 
 #include "ThreadState.h"
+#include "WakerTable.h"
 
 #include "causal/tunables.h"
 #include "causal/waits_format.h"
@@ -104,6 +105,9 @@ inline constexpr uint64_t kInodeKeyTag = 1ull << 63;
 inline uint64_t inodeKey(uint64_t dev, uint64_t ino) {
   return kInodeKeyTag | ((dev * 0x100000001b3ull) ^ ino);
 }
+/// Data flowing through a socket or an anonymous descriptor
+/// (runtime/hooks/Descriptors.h): both tags, and a hash of the flow.
+inline constexpr uint64_t kFlowKeyTag = kInodeKeyTag | kJoinKeyTag;
 
 // ---- Life cycle (Runtime.cpp, Threads.cpp, ProcessEnd.cpp, Fork.cpp) -----------
 
@@ -136,6 +140,8 @@ void appendEpisode(WaitBuffer *buffer, const RawEpisode &episode);
 void recordWake(uint64_t key, uint64_t caller);
 /// Who last woke |key|: fills |waker| and |waker_pc|; false if unknown.
 bool lookupWaker(uint64_t key, uint32_t *waker, uint64_t *waker_pc);
+/// The same, with the time of the waking call.
+bool lookupWake(uint64_t key, WakeRecord *record);
 /// The calling thread's tid (cached in its buffer when it has one).
 uint32_t waitsTid();
 

@@ -31,9 +31,13 @@
 #   check and stop: 3 rounds took 4.8 minutes, i.e. about 6.5 minutes with a fresh build.
 #   --quick: 1 round of 3 s / 8 s runs, about 35 s with a cached build (+ about 100 s for a
 #   fresh one); its numbers are not for publication.
+#   --waits-s N adds a variant (e) `causal run --waits` (the off-CPU recording of
+#   docs/waits.md, with experiments) of N seconds to every round, and reports the sidecar's
+#   size (bytes per second of run and scaled to 60 s), episodes and drops, and the knots of
+#   `causal waits` over its runs, per thread and merged by role (<cache-dir>/waits.txt).
 #
 # usage: bench/memcached/run.sh [--build-dir DIR] [--cache-dir DIR] [--budget-s N] [--quick]
-#                               [--rounds N] [--skip-coz]
+#                               [--rounds N] [--skip-coz] [--waits-s N]
 #   --build-dir  causal build tree or install prefix (default: $CAUSAL_BUILD_DIR, else
 #                ../../build relative to this script)
 #   --cache-dir  source package, builds, profiles and results
@@ -42,6 +46,7 @@
 #   --quick      smoke run: 1 round of short runs
 #   --rounds     rounds (default 3; --quick: 1)
 #   --skip-coz   leave out variant (d)
+#   --waits-s    add variant (e), runs of N seconds
 # Needs: libevent-dev (memcached's build), libmemcached-tools (memaslap), coz-profiler, dpkg-dev
 # (dpkg-source), network access for the one-time `apt-get source memcached`.
 # Results: stdout and <cache-dir>/results.md (Markdown); raw figures <cache-dir>/runs.tsv and
@@ -52,8 +57,9 @@ set -euo pipefail
 script_start=$SECONDS
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-budget=480 quick=0 rounds="" skip_coz=0
-bench_args "--budget-s=budget --quick=quick! --rounds=rounds --skip-coz=skip_coz!" "$@"
+budget=480 quick=0 rounds="" skip_coz=0 waits_s=""
+bench_args "--budget-s=budget --quick=quick! --rounds=rounds --skip-coz=skip_coz! --waits-s=waits_s" "$@"
+[ -z "$waits_s" ] || bench_positive --waits-s "$waits_s"
 bench_positive --budget-s "$budget"
 [ -n "$rounds" ] || { [ "$quick" = 1 ] && rounds=1 || rounds=3; }
 bench_positive --rounds "$rounds"
@@ -68,6 +74,7 @@ loadgen="$(command -v memcaslap || command -v memaslap || true)"
 command -v dpkg-source >/dev/null || die "dpkg-source missing (Debian: apt-get install dpkg-dev)"
 bench_check_coz
 variants="plain off causal$with_coz"
+[ -z "$waits_s" ] || variants="$variants waits"
 
 # ---- 1. memcached's Debian source package, fetched once ------------------------------------
 # A private apt configuration: deb-src entries derived from this machine's deb entries, lists
@@ -235,6 +242,7 @@ run_one() {
     plain) bin=("$cache/bin/memcached.plain") ;;
     off) bin=(env CAUSAL_DISABLE=1 "$cache/bin/memcached.causal") ;;
     causal) bin=("$build/bin/causal" run --output "$profile" -- "$cache/bin/memcached.causal") ;;
+    waits) bin=("$build/bin/causal" run --waits --output "$profile" -- "$cache/bin/memcached.causal") ;;
     coz) bin=(coz run -o "$profile" --- "$cache/bin/memcached.coz") ;;
   esac
   "${bin[@]}" "${server[@]}" >"$base.stdout" 2>"$base.stderr" &
@@ -287,7 +295,7 @@ for round in $(seq 1 "$rounds"); do
   # (a) first in round 1: every other run's output is compared with it.
   for k in $(seq 0 $((nvariants - 1))); do
     variant="${variant_list[$(((k + round - 1) % nvariants))]}"
-    case "$variant" in plain | off) secs=$plain_s ;; *) secs=$profiled_s ;; esac
+    case "$variant" in plain | off) secs=$plain_s ;; waits) secs=$waits_s ;; *) secs=$profiled_s ;; esac
     read -r ops status same exps <<<"$(run_one "$variant" "$round" "$secs")"
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$variant" "$secs" "$ops" "$status" "$same" \
       "$exps" >>"$runs"
@@ -319,9 +327,10 @@ python3 - "$runs" "$cache" "$rounds" <<EOF >"$cache/results.md"
 import csv, json, os, statistics, sys
 runs_path, cache, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
 rows = list(csv.DictReader(open(runs_path), delimiter="\t"))
-order = [v for v in ("plain", "off", "causal", "coz") if any(r["variant"] == v for r in rows)]
+order = [v for v in ("plain", "off", "causal", "coz", "waits")
+         if any(r["variant"] == v for r in rows)]
 label = {"plain": "(a) plain clang -O2", "off": "(b) -fcausal-profile, CAUSAL_DISABLE=1",
-         "causal": "(c) causal run", "coz": "(d) coz run"}
+         "causal": "(c) causal run", "coz": "(d) coz run", "waits": "(e) causal run --waits"}
 ops = {(r["variant"], r["round"]): float(r["ops_per_s"]) for r in rows if r["ops_per_s"] != "-"}
 secs = {r["variant"]: r["seconds"] for r in rows}
 
@@ -355,7 +364,7 @@ for v in order:
     print("| %s | %s | %s | %s | %s | %d of %d |" % (
         label[v], secs[v], mm(t, "%.0f") if t else "-",
         ("1" if v == "plain" else mm(ratios, "%.2f")) if ratios else "-",
-        mm(exps, "%.0f") if exps and v in ("causal", "coz") else "-", good, len(vr)))
+        mm(exps, "%.0f") if exps and v in ("causal", "coz", "waits") else "-", good, len(vr)))
 print()
 bad = [r for r in rows if r["status"] != "0" or r["same_output"] != "1" or r["ops_per_s"] == "-"]
 if bad:
@@ -430,5 +439,43 @@ for p, name in (("causal", "causal run"), ("coz", "coz run")):
               data["experiment_time_ns"] / 1e9, points.get("resp_finish", 0),
               len(data.get("lines", [])), len(data.get("not_enough_data", []))))
 EOF
+# ---- 6. the off-CPU recording (--waits-s) -------------------------------------------------------
+if [ -n "$waits_s" ]; then
+  waits_files=()
+  for f in "$runs_dir"/waits.*.profile.coz; do [ -s "$f.waits" ] && waits_files+=("$f"); done
+  {
+    echo
+    echo "Off-CPU recording, (e): \`causal run --waits\` for ${waits_s} s per round."
+    echo
+    echo "| round | sidecar bytes | bytes per s | scaled to 60 s | episodes recorded |"
+    echo "|---|---|---|---|---|"
+    for f in "${waits_files[@]}"; do
+      bytes=$(stat -c %s "$f.waits")
+      round=$(basename "$f" | cut -d. -f2)
+      "$build/bin/causal" waits --json "$f" >"$f.waits.json" 2>/dev/null || true
+      python3 - "$f.waits.json" "$bytes" "$waits_s" "$round" <<'PY'
+import json, sys
+path, size, secs, rnd = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+try:
+    data = json.load(open(path))
+except ValueError:
+    data = {}
+print("| %s | %d | %.0f | %.1f MB | %s |" % (rnd, size, size / secs, size / secs * 60 / 1e6,
+      data.get("episodes", "?")))
+PY
+    done
+    echo
+    echo "\`causal waits\` of each round's (e) run, merged by role and per thread: <cache-dir>/waits.txt."
+  } >>"$cache/results.md"
+  for f in "${waits_files[@]}"; do
+    echo "== $(basename "$f"): causal waits --merge-roles"
+    "$build/bin/causal" waits --merge-roles "$f" 2>&1 || true
+    echo
+    echo "== $(basename "$f"): causal waits"
+    "$build/bin/causal" waits "$f" 2>&1 || true
+    echo
+  done >"$cache/waits.txt"
+fi
+
 cat "$cache/results.md"
 say "results: $cache/results.md, raw: $runs"

@@ -45,6 +45,9 @@
 #include "Runtime.h"
 #include "Sampler.h"
 #include "Waits.h"
+#include "hooks/Descriptors.h"
+
+#include "causal/hook_declarations.h"
 
 #include <errno.h>
 #include <initializer_list>
@@ -284,10 +287,10 @@ constexpr wf::WaitKind waitKindOfHook(const char *name) {
   if (sameName(name, "syscall"))
     return K::Futex;
   if (nameIn(name, {"read", "write", "pread", "pwrite", "pread64", "pwrite64", "readv", "writev",
-                    "fsync", "fdatasync"}))
+                    "fsync", "fdatasync", "__read_chk", "__pread_chk", "__pread64_chk"}))
     return K::FileIo; // refined: a pipe, a socket
   if (nameIn(name, {"accept", "accept4", "connect", "recv", "recvfrom", "recvmsg", "send", "sendto",
-                    "sendmsg"}))
+                    "sendmsg", "__recv_chk", "__recvfrom_chk"}))
     return K::SocketIo;
   return K::Other;
 }
@@ -455,10 +458,11 @@ template <wf::WaitKind Kind> struct Waking {
 };
 
 // An I/O call on a descriptor (its first argument), recorded: what the
-// descriptor is says the kind and who ended the wait: the writer of a pipe
-// (the waker table, keyed by the pipe's inode), the device of a file (its
-// disk pseudo-thread), the network for a socket. A write to a pipe records
-// its writer for the reader before it writes (the reader may run at once).
+// descriptor is says the kind and who ended the wait: the last program thread
+// that wrote what it reads (a pipe, a socket between two of its threads, an
+// eventfd: Descriptors.h), the device of a file (its disk pseudo-thread), the
+// network for a socket with no program writer. A write records its writer
+// for the reader before it writes (the reader may run at once).
 inline bool describeDescriptor(int fd, struct stat *st) {
   return rawSyscall(SYS_fstat, fd, reinterpret_cast<long>(st)) == 0;
 }
@@ -472,8 +476,11 @@ __attribute__((noinline)) CAUSAL_FORWARD auto recordedIoCall(uint64_t caller, Ar
   bool described = false;
   if (Writes) {
     described = describeDescriptor(fd, &st);
-    if (described && S_ISFIFO(st.st_mode))
-      recordWake(inodeKey(st.st_dev, st.st_ino), caller);
+    if (described) {
+      DescriptorFlow flow = describeFlow(fd, st);
+      if (flow.outgoing)
+        recordWake(flow.outgoing, caller);
+    }
   }
   uint64_t start = monotonicNs();
   auto r = resolved<Real>()(args...);
@@ -489,21 +496,21 @@ __attribute__((noinline)) CAUSAL_FORWARD auto recordedIoCall(uint64_t caller, Ar
     episode.pc = caller;
     episode.end = uint8_t(r < 0 ? wf::WaitEnd::Failed : wf::WaitEnd::Woken);
     episode.waker = wf::kPseudoUnknown;
-    if (S_ISFIFO(st.st_mode)) {
-      episode.kind = uint8_t(wf::WaitKind::PipeIo);
-      if (!Writes && r >= 0)
-        lookupWaker(inodeKey(st.st_dev, st.st_ino), &episode.waker, &episode.waker_pc);
-    } else if (S_ISSOCK(st.st_mode)) {
-      episode.kind = uint8_t(wf::WaitKind::SocketIo);
-      episode.waker = wf::kPseudoNetwork;
-    } else if (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode)) {
+    if (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode)) {
       episode.kind = uint8_t(wf::WaitKind::FileIo);
       uint32_t minor_low = minor(S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev) & 0xff;
       // The format gives disks 0xFFFFFF10 + minor: the last 16 minors
       // would wrap around into real tids; they share the last disk id.
       episode.waker = wf::kPseudoDiskBase + (minor_low > 0xef ? 0xef : minor_low);
     } else {
-      episode.kind = uint8_t(wf::WaitKind::Other); // a terminal, a character device
+      episode.kind = uint8_t(S_ISFIFO(st.st_mode)   ? wf::WaitKind::PipeIo
+                             : S_ISSOCK(st.st_mode) ? wf::WaitKind::SocketIo
+                                                    : wf::WaitKind::Other);
+      DescriptorFlow flow = describeFlow(fd, st);
+      if (flow.socket)
+        episode.waker = wf::kPseudoNetwork;
+      if (!Writes && r >= 0 && flow.incoming) // whoever wrote what it read
+        lookupWaker(flow.incoming, &episode.waker, &episode.waker_pc);
     }
     if (r < 0)
       episode.waker = wf::kPseudoUnknown;

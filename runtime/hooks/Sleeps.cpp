@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Descriptors.h"
 #include "HookCore.h"
 
 #include <linux/futex.h>
@@ -71,15 +72,58 @@ inline void endSleepEpisode(EpisodeScope &episode, bool ran_its_length) {
   else
     episode.end(wf::WaitEnd::Failed, wf::kPseudoUnknown);
 }
-// A wait for readiness: its timeout (the timer), something ready (who made
-// it ready is not known), or an error.
-inline void endReadinessEpisode(EpisodeScope &episode, int ready, uint64_t object = 0) {
-  if (ready == 0)
+// A wait for readiness: its timeout (the timer), something ready, or an
+// error. Something ready was made ready by the last program thread that wrote
+// to one of the ready descriptors during the wait (Descriptors.h), which
+// |forEachReady| passes to a ReadyDescriptors; else by the network (a ready
+// socket) or nothing known. |object|: the epoll descriptor, else the ready
+// descriptor that woke it.
+template <typename ForEachReady>
+inline void endReadinessEpisode(EpisodeScope &episode, int ready, uint64_t object,
+                                ForEachReady forEachReady) {
+  if (__builtin_expect(episode.buffer == nullptr, 1))
+    return;
+  if (ready == 0) {
     episode.end(wf::WaitEnd::TimedOut, wf::kPseudoTimer, object);
-  else if (ready > 0)
-    episode.end(wf::WaitEnd::Woken, wf::kPseudoUnknown, object);
-  else
+  } else if (ready < 0) {
     episode.end(wf::WaitEnd::Failed, wf::kPseudoUnknown, object);
+  } else {
+    int saved = errno;
+    uint64_t now = monotonicNs();
+    ReadyWaker waker{wf::kPseudoUnknown};
+    if (now - episode.start >= CAUSAL_WAITS_MIN_EPISODE_NS) { // else not recorded
+      ReadyDescriptors found(episode.start, now);
+      forEachReady(found);
+      waker = found.waker();
+    }
+    episode.end(wf::WaitEnd::Woken, waker.waker, object ? object : waker.object, waker.waker_pc);
+    errno = saved;
+  }
+}
+// The descriptors poll and ppoll found readable.
+inline auto readyPollFds(const struct pollfd *fds, nfds_t n) {
+  return [=](ReadyDescriptors &found) {
+    for (nfds_t i = 0; i < n && !found.full(); ++i)
+      if (fds[i].revents & (POLLIN | POLLPRI | POLLRDHUP | POLLHUP))
+        found.add(fds[i].fd);
+  };
+}
+// The descriptors select and pselect found readable.
+inline auto readySelectFds(int n, const fd_set *r) {
+  return [=](ReadyDescriptors &found) {
+    for (int fd = 0; r && fd < n && fd < FD_SETSIZE && !found.full(); ++fd)
+      if (FD_ISSET(fd, r))
+        found.add(fd);
+  };
+}
+// The descriptors of epoll's readable events (epoll_ctl's hook learnt which
+// descriptor an event's data stands for).
+inline auto readyEpollFds(int epfd, const struct epoll_event *events, int ready) {
+  return [=](ReadyDescriptors &found) {
+    for (int i = 0; i < ready && !found.full(); ++i)
+      if (events[i].events & (EPOLLIN | EPOLLPRI | EPOLLRDHUP | EPOLLHUP))
+        found.add(epollTarget(epfd, events[i].data.u64));
+  };
 }
 
 inline bool isZero(const struct timespec *t) { return t && t->tv_sec == 0 && t->tv_nsec == 0; }
@@ -180,7 +224,7 @@ CAUSAL_FORWARD int selectHook(uint64_t caller, int n, fd_set *r, fd_set *w, fd_s
     });
   }
   int ready = REAL(select)(n, r, w, e, t);
-  endReadinessEpisode(episode, ready);
+  endReadinessEpisode(episode, ready, 0, readySelectFds(n, r));
   endReadinessWait(scope, ready);
   return ready;
 }
@@ -199,7 +243,7 @@ CAUSAL_FORWARD int pselectHook(uint64_t caller, int n, fd_set *r, fd_set *w, fd_
     });
   }
   int ready = REAL(pselect)(n, r, w, e, t, mask);
-  endReadinessEpisode(episode, ready);
+  endReadinessEpisode(episode, ready, 0, readySelectFds(n, r));
   endReadinessWait(scope, ready);
   return ready;
 }
@@ -209,7 +253,7 @@ CAUSAL_FORWARD int pollHook(uint64_t caller, struct pollfd *fds, nfds_t n, int t
   if (__builtin_expect(scope.signal_while_paying, 0) && timeout_ms != 0)
     return interruptedWait(scope, [&] { return REAL(poll)(fds, n, 0); });
   int ready = REAL(poll)(fds, n, timeout_ms);
-  endReadinessEpisode(episode, ready);
+  endReadinessEpisode(episode, ready, 0, readyPollFds(fds, n));
   endReadinessWait(scope, ready);
   return ready;
 }
@@ -223,7 +267,7 @@ CAUSAL_FORWARD int ppollHook(uint64_t caller, struct pollfd *fds, nfds_t n,
       return REAL(ppoll)(fds, n, &zero, mask);
     });
   int ready = REAL(ppoll)(fds, n, t, mask);
-  endReadinessEpisode(episode, ready);
+  endReadinessEpisode(episode, ready, 0, readyPollFds(fds, n));
   endReadinessWait(scope, ready);
   return ready;
 }
@@ -234,7 +278,7 @@ CAUSAL_FORWARD int epoll_waitHook(uint64_t caller, int fd, struct epoll_event *e
   if (__builtin_expect(scope.signal_while_paying, 0) && timeout_ms != 0)
     return interruptedWait(scope, [&] { return REAL(epoll_wait)(fd, events, max, 0); });
   int ready = REAL(epoll_wait)(fd, events, max, timeout_ms);
-  endReadinessEpisode(episode, ready, uint64_t(fd));
+  endReadinessEpisode(episode, ready, uint64_t(fd), readyEpollFds(fd, events, ready));
   endReadinessWait(scope, ready);
   return ready;
 }
@@ -245,7 +289,7 @@ CAUSAL_FORWARD int epoll_pwaitHook(uint64_t caller, int fd, struct epoll_event *
   if (__builtin_expect(scope.signal_while_paying, 0) && timeout_ms != 0)
     return interruptedWait(scope, [&] { return REAL(epoll_pwait)(fd, events, max, 0, mask); });
   int ready = REAL(epoll_pwait)(fd, events, max, timeout_ms, mask);
-  endReadinessEpisode(episode, ready, uint64_t(fd));
+  endReadinessEpisode(episode, ready, uint64_t(fd), readyEpollFds(fd, events, ready));
   endReadinessWait(scope, ready);
   return ready;
 }
@@ -264,7 +308,7 @@ CAUSAL_FORWARD int epoll_pwait2Hook(uint64_t caller, int fd, struct epoll_event 
       return real(fd, events, max, &zero, mask);
     });
   int ready = real(fd, events, max, t, mask);
-  endReadinessEpisode(episode, ready, uint64_t(fd));
+  endReadinessEpisode(episode, ready, uint64_t(fd), readyEpollFds(fd, events, ready));
   endReadinessWait(scope, ready);
   return ready;
 }

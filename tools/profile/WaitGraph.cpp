@@ -88,6 +88,12 @@ std::string pseudoName(uint32_t id) {
   }
 }
 
+/// A thread is not its own waker (a sidecar of an older recorder may say so
+/// when the thread was preempted in a lock it had just released): unknown.
+uint32_t ownWakeForgotten(uint32_t tid, uint32_t waker) {
+  return waker == tid ? uint32_t(wf::kPseudoUnknown) : waker;
+}
+
 bool mayWakeFalsely(uint8_t kind) {
   return kind == uint8_t(wf::WaitKind::CondVar) || kind == uint8_t(wf::WaitKind::Futex);
 }
@@ -268,7 +274,8 @@ private:
       std::vector<Segment> &mine = segments[tid];
       for (size_t i = 0; i < list.size(); ++i) {
         const WaitEpisode *first = list[i];
-        Segment segment{first->startNs, first->endNs, first->waker, first->line, first->wakerLine};
+        Segment segment{first->startNs, first->endNs, ownWakeForgotten(tid, first->waker),
+                        first->line, first->wakerLine};
         while (i + 1 < list.size()) {
           const WaitEpisode *current = list[i], *next = list[i + 1];
           bool isFalse =
@@ -281,7 +288,7 @@ private:
           ++e.falseWakeups;
           ++out.falseWakeups;
           segment.end = next->endNs;
-          segment.waker = next->waker;
+          segment.waker = ownWakeForgotten(tid, next->waker);
           segment.wakerLine = next->wakerLine;
           ++i;
         }

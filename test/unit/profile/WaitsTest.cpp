@@ -184,6 +184,33 @@ TEST(WaitGraph, W2LockConvoyKnotCentresOnTheHolder) {
   EXPECT_EQ(m.vertices[m.knots[0].mostWaitedFor].label, "holder [21]");
 }
 
+// A thread preempted in the lock it had just released finds its own unlock
+// as the last wake: a sidecar that names the thread as its own waker makes
+// no self-edge (which would make it a knot of one waiting for itself).
+TEST(WaitGraph, AThreadIsNeverItsOwnWaker) {
+  WaitsWriter w;
+  w.begin(kRun, 0);
+  std::vector<wf::Episode> holder, waiter;
+  for (int k = 0; k < 10; ++k) {
+    double t = 10.0 * k;
+    waiter.push_back(w.episode(kRun, ms(t + 1), ms(t + 8), 21, wf::WaitKind::Mutex, "work.c:40",
+                               "hold.c:18", 0x10));
+    holder.push_back(w.episode(kRun, ms(t + 8.1), ms(t + 8.3), 21, wf::WaitKind::Mutex, "hold.c:12",
+                               "hold.c:18", 0x10));
+  }
+  w.episodes(kRun, 21, holder);
+  w.episodes(kRun, 22, waiter);
+  w.thread(kRun, 21, "holder", "hold.c:5", 0, ms(100), ms(90), ms(2));
+  w.thread(kRun, 22, "waiter", "work.c:30", 0, ms(100), ms(10), ms(70));
+  w.end(kRun, ms(100));
+  WaitAnalysis a = analyze(w.bytes);
+  EXPECT_EQ(a.edge(vertex(a, "holder [21]"), vertex(a, "holder [21]")), nullptr);
+  EXPECT_NEAR(weightMs(a, "waiter [22]", "holder [21]"), 70, 1e-6);
+  EXPECT_TRUE(a.knots.empty());
+  ASSERT_EQ(a.sinks.size(), 1u);
+  EXPECT_EQ(a.vertices[a.sinks[0]].label, "holder [21]");
+}
+
 // ---- W3: a barrier after sleeps of 2, 4 and 8 ms ---------------------------
 //
 // 100 cycles of 10 ms. T1, T2, T3 sleep 2, 4, 8 ms, then meet at a barrier

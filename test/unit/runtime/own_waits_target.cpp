@@ -23,6 +23,7 @@
 #include "TestLineTable.h"
 
 #include "causal/abi.h"
+#include "causal/hook_declarations.h"
 
 #include <atomic>
 #include <dlfcn.h>

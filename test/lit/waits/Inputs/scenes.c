@@ -11,15 +11,29 @@
 //            semaphores 20000 times: more episodes than one buffer holds
 //   fork     the child sleeps 20 ms and exits; the parent waits for it, then
 //            sleeps 20 ms
+//   channel KIND STYLE
+//            "receiver" waits for data on a channel KIND (pipe, socketpair,
+//            tcp: a loopback connection, eventfd) that "sender" writes 20 ms
+//            later; it waits by STYLE: read (recv for sockets), poll, select,
+//            or epoll (the event's data a pointer, not the descriptor), then
+//            reads
 // Each prints what it did and exits with status 5 (the program's own).
 #define _GNU_SOURCE
 #include <causal/causal.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/select.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -136,6 +150,77 @@ static void *pong(void *arg) {
   return 0;
 }
 
+// ---- channel
+static int channel_rx = -1, channel_tx = -1;
+static const char *channel_style = "read";
+static int openChannel(const char *kind) {
+  int two[2];
+  if (!strcmp(kind, "pipe") && pipe(two) == 0) {
+    channel_rx = two[0];
+    channel_tx = two[1];
+  } else if (!strcmp(kind, "socketpair") && socketpair(AF_UNIX, SOCK_STREAM, 0, two) == 0) {
+    channel_rx = two[1];
+    channel_tx = two[0];
+  } else if (!strcmp(kind, "eventfd")) {
+    channel_rx = channel_tx = eventfd(0, 0);
+  } else if (!strcmp(kind, "tcp")) {
+    struct sockaddr_in address;
+    memset(&address, 0, sizeof address);
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t size = sizeof address;
+    int listener = socket(AF_INET, SOCK_STREAM, 0);
+    if (listener < 0 || bind(listener, (struct sockaddr *)&address, size) != 0 ||
+        listen(listener, 1) != 0 || getsockname(listener, (struct sockaddr *)&address, &size) != 0)
+      return -1;
+    channel_tx = socket(AF_INET, SOCK_STREAM, 0);
+    if (connect(channel_tx, (struct sockaddr *)&address, size) != 0)
+      return -1;
+    channel_rx = accept(listener, 0, 0);
+    close(listener);
+  }
+  return channel_rx >= 0 && channel_tx >= 0 ? 0 : -1;
+}
+static void *channelReceiver(void *arg) {
+  (void)arg;
+  pthread_setname_np(pthread_self(), "receiver");
+  static int tag; // epoll's event data: a pointer, as libevent's callers use
+  if (!strcmp(channel_style, "poll")) {
+    struct pollfd one = {channel_rx, POLLIN, 0};
+    poll(&one, 1, 10000); // CHANNEL_POLL_LINE
+  } else if (!strcmp(channel_style, "select")) {
+    fd_set readable;
+    FD_ZERO(&readable);
+    FD_SET(channel_rx, &readable);
+    struct timeval ten = {10, 0};
+    select(channel_rx + 1, &readable, 0, 0, &ten); // CHANNEL_SELECT_LINE
+  } else if (!strcmp(channel_style, "epoll")) {
+    int epfd = epoll_create1(0);
+    struct epoll_event event = {EPOLLIN, {.ptr = &tag}};
+    epoll_ctl(epfd, EPOLL_CTL_ADD, channel_rx, &event);
+    struct epoll_event got;
+    int ready = epoll_wait(epfd, &got, 1, 10000); // CHANNEL_EPOLL_LINE
+    if (ready != 1 || got.data.ptr != &tag)
+      printf("epoll: unexpected event\n");
+    close(epfd);
+  }
+  // A length the compiler cannot check: with _FORTIFY_SOURCE, __read_chk.
+  static volatile size_t length = 16;
+  char buffer[16];
+  ssize_t n = read(channel_rx, buffer, length); // CHANNEL_READ_LINE
+  printf("received %zd bytes\n", n);
+  return 0;
+}
+static void *channelSender(void *arg) {
+  (void)arg;
+  pthread_setname_np(pthread_self(), "sender");
+  spinFor(20 * 1000 * 1000);
+  uint64_t one = 1;
+  ssize_t n = write(channel_tx, &one, sizeof one); // CHANNEL_WRITE_LINE
+  (void)n;
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *scene = argc > 1 ? argv[1] : "";
   pthread_t a, b, p[3];
@@ -187,6 +272,14 @@ int main(int argc, char **argv) {
     sem_init(&pong_turn, 0, 0);
     pthread_create(&a, 0, ping, 0);
     pthread_create(&b, 0, pong, 0);
+    pthread_join(a, 0);
+    pthread_join(b, 0);
+  } else if (!strcmp(scene, "channel")) {
+    if (argc < 4 || openChannel(argv[2]) != 0)
+      return 1;
+    channel_style = argv[3];
+    pthread_create(&a, 0, channelReceiver, 0);
+    pthread_create(&b, 0, channelSender, 0);
     pthread_join(a, 0);
     pthread_join(b, 0);
   } else if (!strcmp(scene, "fork")) {
