@@ -50,6 +50,7 @@
 #include "causal/hook_declarations.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <initializer_list>
 #include <poll.h>
 #include <pthread.h>
@@ -466,6 +467,18 @@ template <wf::WaitKind Kind> struct Waking {
 inline bool describeDescriptor(int fd, struct stat *st) {
   return rawSyscall(SYS_fstat, fd, reinterpret_cast<long>(st)) == 0;
 }
+// A call on a pipe, socket or eventfd in non-blocking mode (O_NONBLOCK), or
+// one that failed with EAGAIN, did not wait: its time is the kernel's work
+// (a server's non-blocking reads and writes would otherwise be most of its
+// "waits"). A file's I/O waits for its device whatever the mode.
+inline bool mayHaveWaited(int fd, const struct stat &st, int error) {
+  if (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode))
+    return true;
+  if (error == EAGAIN || error == EWOULDBLOCK)
+    return false;
+  long flags = rawSyscall(SYS_fcntl, fd, F_GETFL);
+  return flags < 0 || !(flags & O_NONBLOCK);
+}
 template <auto &Real, bool Writes, typename... Args>
 __attribute__((noinline)) CAUSAL_FORWARD auto recordedIoCall(uint64_t caller, Args... args) {
   WaitBuffer *buffer = recordingBuffer(tls_thread, caller);
@@ -488,7 +501,7 @@ __attribute__((noinline)) CAUSAL_FORWARD auto recordedIoCall(uint64_t caller, Ar
   if (end - start < CAUSAL_WAITS_MIN_EPISODE_NS)
     return r;
   int saved = errno;
-  if (described || describeDescriptor(fd, &st)) {
+  if ((described || describeDescriptor(fd, &st)) && mayHaveWaited(fd, st, r < 0 ? saved : 0)) {
     RawEpisode episode = {};
     episode.start_ns = start;
     episode.end_ns = end;

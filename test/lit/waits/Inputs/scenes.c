@@ -16,7 +16,8 @@
 //            tcp: a loopback connection, eventfd) that "sender" writes 20 ms
 //            later; it waits by STYLE: read (recv for sockets), poll, select,
 //            or epoll (the event's data a pointer, not the descriptor), then
-//            reads
+//            reads; or 64 KB written before it starts are read in blocking mode
+//            (bulk) or non-blocking mode (bulk-nonblocking)
 // Each prints what it did and exits with status 5 (the program's own).
 #define _GNU_SOURCE
 #include <causal/causal.h>
@@ -204,6 +205,17 @@ static void *channelReceiver(void *arg) {
       printf("epoll: unexpected event\n");
     close(epfd);
   }
+  if (!strncmp(channel_style, "bulk", 4)) { // 64 KB already there: read, never wait
+    if (!strcmp(channel_style, "bulk-nonblocking"))
+      fcntl(channel_rx, F_SETFL, fcntl(channel_rx, F_GETFL) | O_NONBLOCK);
+    static char bulk[65536];
+    ssize_t total = 0, n;
+    while (total < (ssize_t)sizeof bulk &&
+           (n = read(channel_rx, bulk + total, sizeof bulk - total)) > 0) // CHANNEL_BULK_LINE
+      total += n;
+    printf("received %zd bytes\n", total);
+    return 0;
+  }
   // A length the compiler cannot check: with _FORTIFY_SOURCE, __read_chk.
   static volatile size_t length = 16;
   char buffer[16];
@@ -214,6 +226,8 @@ static void *channelReceiver(void *arg) {
 static void *channelSender(void *arg) {
   (void)arg;
   pthread_setname_np(pthread_self(), "sender");
+  if (!strncmp(channel_style, "bulk", 4))
+    return 0; // main wrote it
   spinFor(20 * 1000 * 1000);
   uint64_t one = 1;
   ssize_t n = write(channel_tx, &one, sizeof one); // CHANNEL_WRITE_LINE
@@ -278,6 +292,12 @@ int main(int argc, char **argv) {
     if (argc < 4 || openChannel(argv[2]) != 0)
       return 1;
     channel_style = argv[3];
+    if (!strncmp(channel_style, "bulk", 4)) {
+      static char bulk[65536];
+      memset(bulk, 'x', sizeof bulk);
+      if (write(channel_tx, bulk, sizeof bulk) != (ssize_t)sizeof bulk)
+        return 1;
+    }
     pthread_create(&a, 0, channelReceiver, 0);
     pthread_create(&b, 0, channelSender, 0);
     pthread_join(a, 0);
