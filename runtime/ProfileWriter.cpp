@@ -183,7 +183,7 @@ int appendProfileSignalSafe(const char *path, const ModuleRegistry &registry,
                             uint64_t startup_realtime_ns, uint64_t runtime_ns,
                             const char *experiments, size_t experiments_size,
                             uint64_t sample_period_ns, uint64_t samples_outside) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  int fd = ownOpen(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0)
     return errno;
   SignalSafeWriter out(fd);
@@ -195,7 +195,7 @@ int appendProfileSignalSafe(const char *path, const ModuleRegistry &registry,
 }
 
 int appendToFile(const char *path, const char *data, size_t size, size_t max_chunk) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  int fd = ownOpen(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0)
     return errno;
   int error = 0;

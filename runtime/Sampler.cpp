@@ -363,7 +363,7 @@ int startTimer(ThreadState *state) {
 
 void readParanoid(char *buffer, size_t size) {
   formatTo(buffer, size, "unknown");
-  int fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
+  int fd = ownOpen("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return;
   ssize_t n = ownRead(fd, buffer, size - 1);

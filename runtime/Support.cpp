@@ -50,6 +50,9 @@ static ssize_t withErrno(long result) {
   }
   return ssize_t(result);
 }
+int ownOpen(const char *path, int flags, unsigned mode) {
+  return int(withErrno(rawSyscall(SYS_openat, AT_FDCWD, long(path), flags, long(mode))));
+}
 ssize_t ownRead(int fd, void *buffer, size_t size) {
   return withErrno(rawSyscall(SYS_read, fd, long(buffer), long(size)));
 }
@@ -58,7 +61,7 @@ ssize_t ownWrite(int fd, const void *data, size_t size) {
 }
 
 bool readSmallFile(const char *path, char *buffer, size_t size) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd = ownOpen(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return false;
   ssize_t n = ownRead(fd, buffer, size - 1);

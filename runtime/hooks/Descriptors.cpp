@@ -2,7 +2,8 @@
 //
 // The flows of descriptors (Descriptors.h) and the custom hooks that teach
 // them: socketpair() (which two sockets are each other's peer) and
-// epoll_ctl() (which descriptor an event's data stands for).
+// epoll_ctl() (which descriptor an event's data stands for); and open(),
+// whose wait for the disk is recorded as I/O on the descriptor it returns.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,7 +11,10 @@
 
 #include "HookCore.h"
 
+#include <dlfcn.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/un.h>
 
@@ -232,4 +236,93 @@ CAUSAL_FORWARD int epoll_ctlHook(uint64_t, int epfd, int op, int fd, struct epol
   return r;
 }
 
+// ---- open ------------------------------------------------------------------------
+
+namespace {
+using OpenAt = int (*)(int, const char *, int, ...);
+std::atomic<OpenAt> g_real_openat{nullptr};
+
+// The C library's openat (open(p, f) is openat(AT_FDCWD, p, f)), resolved at
+// start-up or on first use.
+OpenAt realOpenAt() {
+  OpenAt real = g_real_openat.load(std::memory_order_relaxed);
+  if (__builtin_expect(real == nullptr, 0)) {
+    real = reinterpret_cast<OpenAt>(dlsym(RTLD_NEXT, "openat"));
+    g_real_openat.store(real, std::memory_order_relaxed);
+  }
+  return real;
+}
+__attribute__((constructor(101))) void resolveOpenAtStartup() { realOpenAt(); }
+
+} // namespace
+
+// O_CREAT and O_TMPFILE take a mode.
+inline bool takesModeArgument(int flags) {
+  return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
+}
+
+CAUSAL_FORWARD int openHook(uint64_t caller, int dir, const char *path, int flags, mode_t mode) {
+  OpenAt real = realOpenAt();
+  if (__builtin_expect(!waitsRecorded(wf::WaitKind::FileIo), 1))
+    return real(dir, path, flags, mode);
+  WaitBuffer *buffer = recordingBuffer(tls_thread, caller);
+  if (!buffer)
+    return real(dir, path, flags, mode);
+  uint64_t start = monotonicNs();
+  int fd = real(dir, path, flags, mode);
+  uint64_t end = monotonicNs();
+  if (end - start < CAUSAL_WAITS_MIN_EPISODE_NS)
+    return fd;
+  int saved = errno;
+  struct stat st;
+  RawEpisode episode = {};
+  episode.start_ns = start;
+  episode.end_ns = end;
+  episode.pc = caller;
+  episode.kind = uint8_t(wf::WaitKind::FileIo);
+  episode.end = uint8_t(wf::WaitEnd::Failed);
+  episode.waker = wf::kPseudoUnknown;
+  if (fd >= 0) {
+    episode.object = uint64_t(fd);
+    episode.end = uint8_t(wf::WaitEnd::Woken);
+    if (rawSyscall(SYS_fstat, fd, reinterpret_cast<long>(&st)) == 0 && isOnADisk(st))
+      episode.waker = diskOf(st);
+    else // a FIFO opened for reading waits for a writer, a device for itself
+      episode.kind = uint8_t(wf::WaitKind::Other);
+  }
+  appendEpisode(buffer, episode);
+  errno = saved;
+  return fd;
+}
+
 } // namespace causal::rt::hooks
+
+using namespace causal::rt;
+
+#define CAUSAL_OPEN_MODE(flags)                                                                    \
+  mode_t mode = 0;                                                                                 \
+  if (hooks::takesModeArgument(flags)) {                                                           \
+    va_list list;                                                                                  \
+    va_start(list, flags);                                                                         \
+    mode = mode_t(va_arg(list, int));                                                              \
+    va_end(list);                                                                                  \
+  }
+#define CAUSAL_DEFINE_OPEN(entry)                                                                  \
+  extern "C" CAUSAL_RT_EXPORT CAUSAL_FORWARD int entry(const char *path, int flags, ...) {         \
+    CAUSAL_OPEN_MODE(flags)                                                                        \
+    return hooks::openHook(uint64_t(__builtin_return_address(0)), AT_FDCWD, path, flags, mode);    \
+  }
+#define CAUSAL_DEFINE_OPENAT(entry)                                                                \
+  extern "C" CAUSAL_RT_EXPORT CAUSAL_FORWARD int entry(int dir, const char *path, int flags,       \
+                                                       ...) {                                      \
+    CAUSAL_OPEN_MODE(flags)                                                                        \
+    return hooks::openHook(uint64_t(__builtin_return_address(0)), dir, path, flags, mode);         \
+  }
+CAUSAL_DEFINE_OPEN(open)
+CAUSAL_DEFINE_OPEN(open64)
+CAUSAL_DEFINE_OPEN(__causal_hook_open)
+CAUSAL_DEFINE_OPEN(__causal_hook_open64)
+CAUSAL_DEFINE_OPENAT(openat)
+CAUSAL_DEFINE_OPENAT(openat64)
+CAUSAL_DEFINE_OPENAT(__causal_hook_openat)
+CAUSAL_DEFINE_OPENAT(__causal_hook_openat64)

@@ -467,12 +467,23 @@ template <wf::WaitKind Kind> struct Waking {
 inline bool describeDescriptor(int fd, struct stat *st) {
   return rawSyscall(SYS_fstat, fd, reinterpret_cast<long>(st)) == 0;
 }
+// A regular file, a directory or a block device: its I/O waits for a disk.
+inline bool isOnADisk(const struct stat &st) {
+  return S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode);
+}
+// The disk pseudo-thread of a file's device. The format gives disks
+// 0xFFFFFF10 + minor: the last 16 minors would wrap around into real tids;
+// they share the last disk id.
+inline uint32_t diskOf(const struct stat &st) {
+  uint32_t minor_low = minor(S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev) & 0xff;
+  return wf::kPseudoDiskBase + (minor_low > 0xef ? 0xef : minor_low);
+}
 // A call on a pipe, socket or eventfd in non-blocking mode (O_NONBLOCK), or
 // one that failed with EAGAIN, did not wait: its time is the kernel's work
 // (a server's non-blocking reads and writes would otherwise be most of its
 // "waits"). A file's I/O waits for its device whatever the mode.
 inline bool mayHaveWaited(int fd, const struct stat &st, int error) {
-  if (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode))
+  if (isOnADisk(st))
     return true;
   if (error == EAGAIN || error == EWOULDBLOCK)
     return false;
@@ -509,12 +520,9 @@ __attribute__((noinline)) CAUSAL_FORWARD auto recordedIoCall(uint64_t caller, Ar
     episode.pc = caller;
     episode.end = uint8_t(r < 0 ? wf::WaitEnd::Failed : wf::WaitEnd::Woken);
     episode.waker = wf::kPseudoUnknown;
-    if (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode)) {
+    if (isOnADisk(st)) {
       episode.kind = uint8_t(wf::WaitKind::FileIo);
-      uint32_t minor_low = minor(S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev) & 0xff;
-      // The format gives disks 0xFFFFFF10 + minor: the last 16 minors
-      // would wrap around into real tids; they share the last disk id.
-      episode.waker = wf::kPseudoDiskBase + (minor_low > 0xef ? 0xef : minor_low);
+      episode.waker = diskOf(st);
     } else {
       episode.kind = uint8_t(S_ISFIFO(st.st_mode)   ? wf::WaitKind::PipeIo
                              : S_ISSOCK(st.st_mode) ? wf::WaitKind::SocketIo

@@ -35,6 +35,7 @@
 #include <sys/eventfd.h>
 #include <sys/select.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -257,9 +258,13 @@ int main(int argc, char **argv) {
     pthread_join(b, 0);
   } else if (!strcmp(scene, "fsync")) {
     const char *path = argc > 2 ? argv[2] : "fsync.data";
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    umask(022);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0640); // FILE_OPEN_LINE
     if (fd < 0)
       return 1;
+    struct stat st; // open's variadic mode reached the kernel
+    if (fstat(fd, &st) == 0)
+      printf("created mode %o\n", (unsigned)(st.st_mode & 0777));
     static char block[1 << 20];
     memset(block, 'x', sizeof block);
     for (int i = 0; i < 10; ++i) {
