@@ -5,6 +5,7 @@
 #include "llvm/DebugInfo/DWARF/DWARFContext.h"
 #include "llvm/DebugInfo/DWARF/DWARFDebugLine.h"
 #include "llvm/DebugInfo/DWARF/DWARFUnit.h"
+#include "llvm/Demangle/Demangle.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/Path.h"
 
@@ -25,6 +26,24 @@ std::string normalizePath(StringRef Path) {
   if (Result.empty())
     return Path.str();
   return std::string(Result);
+}
+
+std::string tableFunctionName(StringRef Name) {
+  std::string Clean;
+  Clean.reserve(Name.size());
+  for (char C : Name)
+    if ((unsigned char)C >= 0x20 && C != 0x7f)
+      Clean.push_back(C);
+  if (Clean.size() > CAUSAL_LINETAB_MAX_FUNCTION_NAME) {
+    Clean.resize(CAUSAL_LINETAB_MAX_FUNCTION_NAME - 3);
+    // Do not cut a UTF-8 sequence in two.
+    while (!Clean.empty() && ((unsigned char)Clean.back() & 0xc0) == 0x80)
+      Clean.pop_back();
+    if (!Clean.empty() && ((unsigned char)Clean.back() & 0x80))
+      Clean.pop_back();
+    Clean += "...";
+  }
+  return Clean;
 }
 
 namespace {
@@ -206,6 +225,39 @@ Expected<Table> buildTableFromRanges(ArrayRef<LineRange> Ranges, BuildStats *Sta
   return buildTable(Names, Indexed, Stats);
 }
 
+namespace {
+
+// Each line's function: DWARF's innermost function at the line's lowest
+// address. Names are demangled once each (many lines share one).
+void addFunctionNames(DWARFContext &Ctx, Table &T) {
+  if (T.Lines.empty())
+    return;
+  std::vector<uint64_t> FirstAddress(T.Lines.size(), UINT64_MAX);
+  for (const causal_linetab_row &Row : T.Rows)
+    if (Row.line_index != CAUSAL_NO_LINE && FirstAddress[Row.line_index] == UINT64_MAX)
+      FirstAddress[Row.line_index] = T.CodeVaddr + Row.offset;
+  DILineInfoSpecifier Spec(DILineInfoSpecifier::FileLineInfoKind::None,
+                           DILineInfoSpecifier::FunctionNameKind::LinkageName);
+  std::unordered_map<std::string, std::string> Demangled;
+  T.Functions.assign(T.Lines.size(), std::string());
+  for (size_t I = 0; I < T.Lines.size(); ++I) {
+    if (FirstAddress[I] == UINT64_MAX)
+      continue;
+    object::SectionedAddress Address{FirstAddress[I], object::SectionedAddress::UndefSection};
+    DILineInfo Info = Ctx.getLineInfoForAddress(Address, Spec);
+    if (Info.FunctionName.empty() || Info.FunctionName == DILineInfo::BadString)
+      continue;
+    auto It = Demangled.find(Info.FunctionName);
+    if (It == Demangled.end())
+      It = Demangled
+               .emplace(Info.FunctionName, tableFunctionName(llvm::demangle(Info.FunctionName)))
+               .first;
+    T.Functions[I] = It->second;
+  }
+}
+
+} // namespace
+
 Expected<Table> buildTableFromDwarf(const ElfImage &Image, BuildStats *Stats) {
   if (!Image.hasDebugLine())
     return tableError(Image.path() +
@@ -289,6 +341,7 @@ Expected<Table> buildTableFromDwarf(const ElfImage &Image, BuildStats *Stats) {
   Expected<Table> T = buildTable(Names, Ranges, &S);
   if (!T)
     return tableError(Image.path() + ": " + toString(T.takeError()));
+  addFunctionNames(*Ctx, *T);
   if (T->Rows.empty() && !FirstProblem.empty())
     return tableError(Image.path() + ": cannot read the DWARF line table: " + FirstProblem);
   return T;
