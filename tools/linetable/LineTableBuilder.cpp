@@ -228,8 +228,11 @@ Expected<Table> buildTableFromRanges(ArrayRef<LineRange> Ranges, BuildStats *Sta
 namespace {
 
 // Each line's function: DWARF's innermost function at the line's lowest
-// address. Names are demangled once each (many lines share one).
-void addFunctionNames(DWARFContext &Ctx, Table &T) {
+// address, else the symbol table's function containing it (line-tables-only
+// DWARF has no subprogram for a function without inlined code, like
+// llvm-symbolizer, we then use the symbol). Names are demangled once each
+// (many lines share one).
+void addFunctionNames(DWARFContext &Ctx, const ElfImage &Image, Table &T) {
   if (T.Lines.empty())
     return;
   std::vector<uint64_t> FirstAddress(T.Lines.size(), UINT64_MAX);
@@ -238,6 +241,16 @@ void addFunctionNames(DWARFContext &Ctx, Table &T) {
       FirstAddress[Row.line_index] = T.CodeVaddr + Row.offset;
   DILineInfoSpecifier Spec(DILineInfoSpecifier::FileLineInfoKind::None,
                            DILineInfoSpecifier::FunctionNameKind::LinkageName);
+  std::vector<ElfImage::Function> Symbols = Image.functions();
+  auto SymbolAt = [&](uint64_t Address) -> const std::string * {
+    auto It = std::upper_bound(
+        Symbols.begin(), Symbols.end(), Address,
+        [](uint64_t A, const ElfImage::Function &F) { return A < F.Address; });
+    if (It == Symbols.begin())
+      return nullptr;
+    --It;
+    return Address < It->Address + It->Size ? &It->Name : nullptr;
+  };
   std::unordered_map<std::string, std::string> Demangled;
   T.Functions.assign(T.Lines.size(), std::string());
   for (size_t I = 0; I < T.Lines.size(); ++I) {
@@ -245,13 +258,16 @@ void addFunctionNames(DWARFContext &Ctx, Table &T) {
       continue;
     object::SectionedAddress Address{FirstAddress[I], object::SectionedAddress::UndefSection};
     DILineInfo Info = Ctx.getLineInfoForAddress(Address, Spec);
-    if (Info.FunctionName.empty() || Info.FunctionName == DILineInfo::BadString)
-      continue;
-    auto It = Demangled.find(Info.FunctionName);
+    std::string Name = Info.FunctionName;
+    if (Name.empty() || Name == DILineInfo::BadString) {
+      const std::string *Symbol = SymbolAt(FirstAddress[I]);
+      if (!Symbol)
+        continue;
+      Name = *Symbol;
+    }
+    auto It = Demangled.find(Name);
     if (It == Demangled.end())
-      It = Demangled
-               .emplace(Info.FunctionName, tableFunctionName(llvm::demangle(Info.FunctionName)))
-               .first;
+      It = Demangled.emplace(Name, tableFunctionName(llvm::demangle(Name))).first;
     T.Functions[I] = It->second;
   }
 }
@@ -341,7 +357,7 @@ Expected<Table> buildTableFromDwarf(const ElfImage &Image, BuildStats *Stats) {
   Expected<Table> T = buildTable(Names, Ranges, &S);
   if (!T)
     return tableError(Image.path() + ": " + toString(T.takeError()));
-  addFunctionNames(*Ctx, *T);
+  addFunctionNames(*Ctx, Image, *T);
   if (T->Rows.empty() && !FirstProblem.empty())
     return tableError(Image.path() + ": cannot read the DWARF line table: " + FirstProblem);
   return T;
