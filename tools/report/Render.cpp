@@ -402,7 +402,7 @@ void writeRankedLineLabels(std::ostream &out, const Analysis &analysis, size_t s
 
 /// "; lacks ...; about N s more running" of a line without enough data.
 std::string shortfallAdvice(const profile::NotEnoughData &entry) {
-  std::string text;
+  std::string text = entry.samples > 0 ? "; " + jsonNumber(entry.samples) + " samples" : "";
   if (!entry.lacking.empty())
     text += "; lacks " + entry.lacking;
   if (!std::isnan(entry.moreSeconds)) {
@@ -508,14 +508,15 @@ void writeNotEnoughData(std::ostream &out, const Analysis &analysis, const Analy
     size_t listed = std::min(options.notEnoughShown, analysis.notEnoughData.size());
     for (size_t i = 0; i < listed; ++i) {
       const auto &entry = analysis.notEnoughData[i];
-      out << "  " << entry.line << lineLabelText(analysis, entry.line) << "\n    " << entry.point
-          << ": " << profile::shortfallText(entry.reason) << " (" << jsonNumber(entry.samples)
-          << " samples, " << entry.distinctSpeedups << " speedups, " << entry.experiments
-          << " experiments";
+      out << "  " << entry.line << "  " << entry.point << ": "
+          << profile::shortfallText(entry.reason) << " (" << entry.distinctSpeedups << " speedups, "
+          << entry.experiments << " experiments";
       if (entry.reason == profile::Shortfall::TooLittleEvidence)
         out << "; " << entry.evidenceExperiments << " experiments and "
             << jsonNumber(entry.evidenceVisits) << " visits at speedups above 0";
       out << ")" << shortfallAdvice(entry) << "\n";
+      if (std::string label = lineLabelText(analysis, entry.line); !label.empty())
+        out << "     " << label << "\n";
     }
     if (listed < analysis.notEnoughData.size())
       out << "  ... and " << analysis.notEnoughData.size() - listed << " more (see --json)\n";
@@ -788,9 +789,7 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
   for (size_t i = 0; i < analysis.lines.size(); ++i) {
     const LineResult &line = analysis.lines[i];
     out << (i ? ",\n" : "\n") << "{\"rank\":" << i + 1 << ",\"line\":\"" << jsonEscape(line.line)
-        << "\"";
-    writeLabelJson(out, analysis, line.line);
-    out << ",\"experiments\":" << line.experiments << ",\"p_value\":" << jsonNumber(line.pValue)
+        << "\",\"experiments\":" << line.experiments << ",\"p_value\":" << jsonNumber(line.pValue)
         << ",\"discovery\":" << (line.discovery ? "true" : "false");
     // The line's b (the same for all its points: whole-run samples) and
     // whether any of its curves exceeds its bound.
@@ -818,6 +817,7 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
       writeConfirmationJson(out, *c);
     else
       out << "null";
+    writeLabelJson(out, analysis, line.line);
     out << "}";
   }
   out << "],\n\"not_enough_data\":[";
