@@ -14,7 +14,7 @@ mkdir -p "$out"
 rm -f "$out/profile.coz" "$out/profile.html"
 echo "Profiling examples/pipeline (a producer and a slower consumer joined by a queue, ~30 s)..."
 # ITEMS: about 30 s of profiling on an idle 2-CPU machine.
-"$bin/causal" run --output "$out/profile.coz" -- "$out/pipeline" "${DEMO_ITEMS:-6000}"
+"$bin/causal" run --output "$out/profile.coz" -- "$out/pipeline" "${DEMO_ITEMS:-40000}"
 echo
 "$bin/causal" report --top 5 --html "$out/profile.html" "$out/profile.coz"
 cat <<TEXT
