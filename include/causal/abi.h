@@ -257,8 +257,7 @@ static inline const struct causal_linetab_header *causal_linetab_validate(const 
   uintptr_t size = (uintptr_t)stop - (uintptr_t)start;
   uint64_t end;
   int i;
-  if (!start || !stop || (uintptr_t)stop < (uintptr_t)start ||
-      size < CAUSAL_LINETAB_V1_HEADER_SIZE)
+  if (!start || !stop || (uintptr_t)stop < (uintptr_t)start || size < CAUSAL_LINETAB_V1_HEADER_SIZE)
     return 0;
   for (i = 0; i < CAUSAL_LINETAB_MAGIC_SIZE; ++i)
     if (h->magic[i] != CAUSAL_LINETAB_MAGIC[i])

@@ -243,9 +243,9 @@ void addFunctionNames(DWARFContext &Ctx, const ElfImage &Image, Table &T) {
                            DILineInfoSpecifier::FunctionNameKind::LinkageName);
   std::vector<ElfImage::Function> Symbols = Image.functions();
   auto SymbolAt = [&](uint64_t Address) -> const std::string * {
-    auto It = std::upper_bound(
-        Symbols.begin(), Symbols.end(), Address,
-        [](uint64_t A, const ElfImage::Function &F) { return A < F.Address; });
+    auto It =
+        std::upper_bound(Symbols.begin(), Symbols.end(), Address,
+                         [](uint64_t A, const ElfImage::Function &F) { return A < F.Address; });
     if (It == Symbols.begin())
       return nullptr;
     --It;

@@ -121,8 +121,7 @@ Expected<TableView> TableView::fromBytes(ArrayRef<uint8_t> Bytes) {
   TableView V;
   if (Bytes.size() < CAUSAL_LINETAB_V1_HEADER_SIZE)
     return formatError("line table too small (" + Twine(Bytes.size()) +
-                       " bytes, the header alone is " + Twine(CAUSAL_LINETAB_V1_HEADER_SIZE) +
-                       ")");
+                       " bytes, the header alone is " + Twine(CAUSAL_LINETAB_V1_HEADER_SIZE) + ")");
   V.Storage.assign((Bytes.size() + 7) / 8, 0);
   std::memcpy(V.Storage.data(), Bytes.data(), Bytes.size());
   const char *Start = reinterpret_cast<const char *>(V.Storage.data());

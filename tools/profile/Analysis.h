@@ -322,8 +322,7 @@ const char *shortfallText(Shortfall reason);
 /// Fills each notEnoughData entry's lacking, samples and moreSeconds from
 /// the options' minimums and the line's observed rate of experiments
 /// (analyze() calls it; docs/report.md, "Not enough data").
-void estimateShortfalls(Analysis &analysis, const Profile &profile,
-                        const AnalysisOptions &options);
+void estimateShortfalls(Analysis &analysis, const Profile &profile, const AnalysisOptions &options);
 /// Function names of the analysis' lines from the profile (analyze() calls it).
 void addFunctionNames(Analysis &analysis, const Profile &profile);
 /// Source text of the analysis' lines (or of sampled lines): each file read

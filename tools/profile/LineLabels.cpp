@@ -67,8 +67,7 @@ private:
     std::vector<std::string> &lines = files[file];
     struct stat info;
     // Only regular files of a plausible size: a profile may name anything.
-    if (::stat(file.c_str(), &info) != 0 || !S_ISREG(info.st_mode) ||
-        info.st_size > (64 << 20))
+    if (::stat(file.c_str(), &info) != 0 || !S_ISREG(info.st_mode) || info.st_size > (64 << 20))
       return lines;
     std::ifstream in(file, std::ios::binary);
     std::string text;
@@ -145,8 +144,8 @@ void estimateShortfalls(Analysis &analysis, const Profile &profile,
   for (const Run &run : profile.runs)
     for (const auto &[location, count] : run.samples)
       samples[location] += count;
-  double runSeconds = analysis.runtimeNs > 0 ? analysis.runtimeNs / 1e9
-                                             : analysis.experimentTimeNs / 1e9;
+  double runSeconds =
+      analysis.runtimeNs > 0 ? analysis.runtimeNs / 1e9 : analysis.experimentTimeNs / 1e9;
   for (NotEnoughData &entry : analysis.notEnoughData) {
     if (auto found = samples.find(entry.line); found != samples.end())
       entry.samples = found->second;
@@ -167,8 +166,8 @@ void estimateShortfalls(Analysis &analysis, const Profile &profile,
       moreExperiments = std::max<double>(entry.experiments, 1);
       break;
     case Shortfall::InvalidBaseline:
-      entry.lacking = "progress of " + entry.point +
-                      " in its 0% experiments (a longer run may not help)";
+      entry.lacking =
+          "progress of " + entry.point + " in its 0% experiments (a longer run may not help)";
       break;
     case Shortfall::TooFewSpeedups: {
       size_t wanted = std::max<size_t>(options.minSpeedups, 2);
@@ -179,10 +178,9 @@ void estimateShortfalls(Analysis &analysis, const Profile &profile,
       break;
     }
     case Shortfall::TooLittleEvidence: {
-      double missingExperiments =
-          options.minExperiments > entry.evidenceExperiments
-              ? double(options.minExperiments - entry.evidenceExperiments)
-              : 0;
+      double missingExperiments = options.minExperiments > entry.evidenceExperiments
+                                      ? double(options.minExperiments - entry.evidenceExperiments)
+                                      : 0;
       double missingVisits = std::max(0.0, options.minEvidenceVisits - entry.evidenceVisits);
       std::string what;
       if (missingExperiments > 0)

@@ -336,7 +336,8 @@ TEST(NormalizePath, RemovesDotsAndDuplicateSlashes) {
 } // namespace
 
 TEST(LineTableFormat, FunctionNamesRoundTrip) {
-  Table T = build({{0x1100, 0x1108, "/src/a.c", 12}, {0x1108, 0x1110, "/src/a.c", 13},
+  Table T = build({{0x1100, 0x1108, "/src/a.c", 12},
+                   {0x1108, 0x1110, "/src/a.c", 13},
                    {0x1110, 0x1118, "/src/b.c", 7}});
   ASSERT_EQ(T.Lines.size(), 3u);
   T.Functions = {"ns::f(int)", "", "ns::f(int)"};
