@@ -227,6 +227,13 @@ Expected<Table> buildTableFromRanges(ArrayRef<LineRange> Ranges, BuildStats *Sta
 
 namespace {
 
+// getLineInfoForAddress returns a DILineInfo up to LLVM 19, an optional one
+// in later versions.
+std::string functionNameOf(const DILineInfo &Info) { return Info.FunctionName; }
+[[maybe_unused]] std::string functionNameOf(const std::optional<DILineInfo> &Info) {
+  return Info ? Info->FunctionName : std::string();
+}
+
 // Each line's function: DWARF's innermost function at the line's lowest
 // address, else the symbol table's function containing it (line-tables-only
 // DWARF has no subprogram for a function without inlined code, like
@@ -257,8 +264,7 @@ void addFunctionNames(DWARFContext &Ctx, const ElfImage &Image, Table &T) {
     if (FirstAddress[I] == UINT64_MAX)
       continue;
     object::SectionedAddress Address{FirstAddress[I], object::SectionedAddress::UndefSection};
-    DILineInfo Info = Ctx.getLineInfoForAddress(Address, Spec);
-    std::string Name = Info.FunctionName;
+    std::string Name = functionNameOf(Ctx.getLineInfoForAddress(Address, Spec));
     if (Name.empty() || Name == DILineInfo::BadString) {
       const std::string *Symbol = SymbolAt(FirstAddress[I]);
       if (!Symbol)
