@@ -72,10 +72,11 @@ extern "C" {
  *   lines[num_lines]   distinct (file, line) pairs; the unit samples are
  *                      counted in and experiments select
  *   files[num_files]   offset of each file's NUL-terminated path in strings
- *   functions[num_lines]  (version 2) offset in strings of the demangled
- *                      name of line i's function (the innermost, inlined
- *                      or not, whose code the line's first address is in,
- *                      from DWARF), or CAUSAL_NO_FUNCTION; names hold no
+ *   functions[num_lines]  (version 2) offset in strings of the name of
+ *                      line i's function (the innermost, inlined or not,
+ *                      whose code the line's first address is in: an
+ *                      inlined function's DWARF name, else the symbol's,
+ *                      demangled), or CAUSAL_NO_FUNCTION; names hold no
  *                      control characters
  *   strings[strings_size]
  *   zero padding up to total_size

@@ -20,10 +20,10 @@
 //   * address gaps between sequences become CAUSAL_NO_LINE rows, adjacent
 //     rows with the same line are merged, and a terminator row ends the
 //     table;
-//   * a line's function is the innermost function (inlined or not) that
-//     DWARF gives for the line's lowest address, its linkage name demangled
-//     (or its plain name), control characters dropped, cut to
-//     CAUSAL_LINETAB_MAX_FUNCTION_NAME bytes.
+//   * a line's function is the innermost function at the line's lowest
+//     address: an inlined function's DWARF name, else the symbol table's
+//     function demangled; control characters dropped, cut to
+//     CAUSAL_LINETAB_MAX_FUNCTION_NAME bytes; the same with and without -g.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CAUSAL_TOOLS_LINETABLE_LINETABLE_H

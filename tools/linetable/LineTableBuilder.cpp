@@ -227,18 +227,13 @@ Expected<Table> buildTableFromRanges(ArrayRef<LineRange> Ranges, BuildStats *Sta
 
 namespace {
 
-// getLineInfoForAddress returns a DILineInfo up to LLVM 19, an optional one
-// in later versions.
-std::string functionNameOf(const DILineInfo &Info) { return Info.FunctionName; }
-[[maybe_unused]] std::string functionNameOf(const std::optional<DILineInfo> &Info) {
-  return Info ? Info->FunctionName : std::string();
-}
-
-// Each line's function: DWARF's innermost function at the line's lowest
-// address, else the symbol table's function containing it (line-tables-only
-// DWARF has no subprogram for a function without inlined code, like
-// llvm-symbolizer, we then use the symbol). Names are demangled once each
-// (many lines share one).
+// Each line's function: for code inlined at the line's lowest address, the
+// inlined function's name from DWARF (its DW_AT_name: line-tables-only DWARF
+// has no linkage names); otherwise the symbol table's function containing
+// it, demangled (line-tables-only DWARF has no subprogram for a function
+// without inlined code; llvm-symbolizer uses the symbol too). The names are
+// the same with and without -g, so a -g copy of a program keeps its layout
+// (`causal lines --check`). Names are demangled once each.
 void addFunctionNames(DWARFContext &Ctx, const ElfImage &Image, Table &T) {
   if (T.Lines.empty())
     return;
@@ -247,7 +242,7 @@ void addFunctionNames(DWARFContext &Ctx, const ElfImage &Image, Table &T) {
     if (Row.line_index != CAUSAL_NO_LINE && FirstAddress[Row.line_index] == UINT64_MAX)
       FirstAddress[Row.line_index] = T.CodeVaddr + Row.offset;
   DILineInfoSpecifier Spec(DILineInfoSpecifier::FileLineInfoKind::None,
-                           DILineInfoSpecifier::FunctionNameKind::LinkageName);
+                           DILineInfoSpecifier::FunctionNameKind::ShortName);
   std::vector<ElfImage::Function> Symbols = Image.functions();
   auto SymbolAt = [&](uint64_t Address) -> const std::string * {
     auto It =
@@ -264,13 +259,19 @@ void addFunctionNames(DWARFContext &Ctx, const ElfImage &Image, Table &T) {
     if (FirstAddress[I] == UINT64_MAX)
       continue;
     object::SectionedAddress Address{FirstAddress[I], object::SectionedAddress::UndefSection};
-    std::string Name = functionNameOf(Ctx.getLineInfoForAddress(Address, Spec));
+    std::string Name;
+    DIInliningInfo Frames = Ctx.getInliningInfoForAddress(Address, Spec);
+    if (Frames.getNumberOfFrames() > 1)
+      Name = Frames.getFrame(0).FunctionName;
     if (Name.empty() || Name == DILineInfo::BadString) {
       const std::string *Symbol = SymbolAt(FirstAddress[I]);
-      if (!Symbol)
-        continue;
-      Name = *Symbol;
+      if (Symbol)
+        Name = *Symbol;
+      else if (Frames.getNumberOfFrames() == 1)
+        Name = Frames.getFrame(0).FunctionName;
     }
+    if (Name.empty() || Name == DILineInfo::BadString)
+      continue;
     auto It = Demangled.find(Name);
     if (It == Demangled.end())
       It = Demangled.emplace(Name, tableFunctionName(llvm::demangle(Name))).first;
