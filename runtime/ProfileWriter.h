@@ -10,7 +10,7 @@
 //   startup\ttime=<CLOCK_REALTIME ns at start>\tprofiler=causal\tsample-period=<ns>
 //   (experiment and progress point records, formatted by the experiment thread)
 //   runtime\ttime=<ns since start>
-//   samples\tlocation=<file>:<line>\tcount=<n>     (one per line with n > 0)
+//   samples\tlocation=<file>:<line>\tcount=<n>[\tfunction=<name>]  (one per line with n > 0)
 // appended to a file opened with O_APPEND, in as few write() calls as
 // possible, each ending at a line boundary, so that several processes can
 // append to one profile without tearing lines.
@@ -105,6 +105,7 @@ void writeSamples(Sink &out, const causal_linetab_header *table, CountOf count_o
       continue;
     samples.location.file = causal_linetab_file(table, lines[i].file_index);
     samples.location.line = lines[i].line;
+    samples.function = causal_linetab_function(table, i);
     writeRecord(out, samples);
   }
 }

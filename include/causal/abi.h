@@ -19,8 +19,11 @@
 //     section (the linker-defined __start_/__stop_ symbols, hidden and weak so
 //     an image linked without causal-ld registers an empty table).
 //
-// Versioning: the table starts with a magic and a version. A reader rejects
-// any other version; a change of layout bumps CAUSAL_LINETAB_VERSION.
+// Versioning: the table starts with a magic and a version; a change of layout
+// bumps CAUSAL_LINETAB_VERSION. Readers accept the current version and
+// version 1 (the same layout without the function names: a shorter header,
+// no functions[] array), so binaries linked by an older causal-ld still
+// profile; any other version is rejected.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CAUSAL_ABI_H
@@ -45,11 +48,19 @@ extern "C" {
 
 #define CAUSAL_LINETAB_MAGIC "CAUSALLT" /* 8 bytes, no terminator stored */
 #define CAUSAL_LINETAB_MAGIC_SIZE 8
-#define CAUSAL_LINETAB_VERSION 1u
+#define CAUSAL_LINETAB_VERSION 2u
+/* Version 1: no function names; its header ends before functions_offset. */
+#define CAUSAL_LINETAB_VERSION_1 1u
+#define CAUSAL_LINETAB_V1_HEADER_SIZE 72u
 
 /* Row.line_index value for addresses that have no source line (gaps between
  * sequences, padding, line 0). */
 #define CAUSAL_NO_LINE 0xffffffffu
+/* functions[] value of a line whose function is unknown. */
+#define CAUSAL_NO_FUNCTION 0xffffffffu
+/* Function names longer than this (demangled C++ templates) are cut there
+ * and end with "..." (bytes, without the terminator). */
+#define CAUSAL_LINETAB_MAX_FUNCTION_NAME 240u
 
 /* Layout (all offsets from the start of the header, all little endian, all
  * arrays 4-byte aligned):
@@ -61,6 +72,12 @@ extern "C" {
  *   lines[num_lines]   distinct (file, line) pairs; the unit samples are
  *                      counted in and experiments select
  *   files[num_files]   offset of each file's NUL-terminated path in strings
+ *   functions[num_lines]  (version 2) offset in strings of the name of
+ *                      line i's function (the innermost, inlined or not,
+ *                      whose code the line's first address is in: an
+ *                      inlined function's DWARF name, else the symbol's,
+ *                      demangled), or CAUSAL_NO_FUNCTION; names hold no
+ *                      control characters
  *   strings[strings_size]
  *   zero padding up to total_size
  */
@@ -81,6 +98,10 @@ struct causal_linetab_header {
   uint32_t strings_offset;
   uint32_t total_size; /* bytes used, <= section size */
   uint32_t flags;      /* reserved, 0 */
+  /* Version 2 (absent from version 1's CAUSAL_LINETAB_V1_HEADER_SIZE-byte
+   * header): */
+  uint32_t functions_offset; /* functions[num_lines] */
+  uint32_t reserved;         /* 0 */
 };
 
 struct causal_linetab_row {
@@ -237,18 +258,29 @@ static inline const struct causal_linetab_header *causal_linetab_validate(const 
   uintptr_t size = (uintptr_t)stop - (uintptr_t)start;
   uint64_t end;
   int i;
-  if (!start || !stop || (uintptr_t)stop < (uintptr_t)start || size < sizeof(*h))
+  if (!start || !stop || (uintptr_t)stop < (uintptr_t)start || size < CAUSAL_LINETAB_V1_HEADER_SIZE)
     return 0;
   for (i = 0; i < CAUSAL_LINETAB_MAGIC_SIZE; ++i)
     if (h->magic[i] != CAUSAL_LINETAB_MAGIC[i])
       return 0;
-  if (h->version != CAUSAL_LINETAB_VERSION || h->header_size != sizeof(*h) ||
-      h->total_size > size || h->num_rows == 0)
+  if (h->version == CAUSAL_LINETAB_VERSION) {
+    if (h->header_size != sizeof(*h))
+      return 0;
+  } else if (h->version != CAUSAL_LINETAB_VERSION_1 ||
+             h->header_size != CAUSAL_LINETAB_V1_HEADER_SIZE) {
+    return 0;
+  }
+  if (h->total_size > size || h->num_rows == 0)
     return 0;
   if ((h->rows_offset | h->lines_offset | h->files_offset) & 3u) /* arrays are 4-byte aligned */
     return 0;
+  if (h->version == CAUSAL_LINETAB_VERSION) {
+    end = (uint64_t)h->functions_offset + (uint64_t)h->num_lines * sizeof(uint32_t);
+    if ((h->functions_offset & 3u) || h->functions_offset < sizeof(*h) || end > h->total_size)
+      return 0;
+  }
   end = (uint64_t)h->rows_offset + (uint64_t)h->num_rows * sizeof(struct causal_linetab_row);
-  if (h->rows_offset < sizeof(*h) || end > h->total_size)
+  if (h->rows_offset < h->header_size || end > h->total_size)
     return 0;
   end = (uint64_t)h->lines_offset + (uint64_t)h->num_lines * sizeof(struct causal_linetab_line);
   if (end > h->total_size)
@@ -277,6 +309,19 @@ static inline const char *causal_linetab_file(const struct causal_linetab_header
   if (index >= h->num_files || files[index] >= h->strings_size)
     return 0;
   return (const char *)h + h->strings_offset + files[index];
+}
+
+/* Demangled name of the function of line |line_index|, or null (a version 1
+ * table, an unknown function, an index out of range). */
+static inline const char *causal_linetab_function(const struct causal_linetab_header *h,
+                                                  uint32_t line_index) {
+  const uint32_t *functions;
+  if (h->version < CAUSAL_LINETAB_VERSION || line_index >= h->num_lines)
+    return 0;
+  functions = (const uint32_t *)((const char *)h + h->functions_offset);
+  if (functions[line_index] >= h->strings_size)
+    return 0;
+  return (const char *)h + h->strings_offset + functions[line_index];
 }
 
 /* Maps a link-time address to a line index (CAUSAL_NO_LINE if none). Binary

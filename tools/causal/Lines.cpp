@@ -46,6 +46,7 @@ namespace {
 
 const char *const Usage =
     "usage: causal lines BINARY\n"
+    "       causal lines --functions BINARY\n"
     "       causal lines --check --dwarf BINARY_G BINARY [--samples LOG]\n"
     "                    [--min-bytes PCT] [--min-samples PCT]\n"
     "\n"
@@ -55,7 +56,9 @@ const char *const Usage =
     "bytes whose file:line agrees, with --samples LOG (written by a run with\n"
     "CAUSAL_SAMPLE_LOG=LOG) the share of samples that agree and every DWARF line\n"
     "of a sampled function missing from the table. Exits 1 if a share is below\n"
-    "its --min-* percentage or a line of a sampled function is missing.\n";
+    "its --min-* percentage or a line of a sampled function is missing.\n"
+    "--functions prints each line of the table with its function (FILE:LINE, a tab,\n"
+    "the demangled name, or <unknown>).\n";
 
 int fail(const Twine &Message) {
   std::fprintf(stderr, "causal lines: error: %s\n", Message.str().c_str());
@@ -83,6 +86,21 @@ int openWithTable(const std::string &Binary, std::unique_ptr<ElfImage> &Image,
   if (!Embedded)
     return fail(toString(Embedded.takeError()));
   Table = std::move(*Embedded);
+  return 0;
+}
+
+/// Each line of the table with its function name.
+int printFunctions(const std::string &Binary) {
+  std::unique_ptr<ElfImage> Image;
+  causal::linetable::EmbeddedTable Embedded;
+  if (int Status = openWithTable(Binary, Image, Embedded))
+    return Status;
+  const causal::linetable::TableView &T = Embedded.View;
+  for (uint32_t I = 0; I < T.header().num_lines; ++I) {
+    StringRef Function = T.function(I);
+    std::printf("%s\t%s\n", T.describe(I).c_str(),
+                Function.empty() ? "<unknown>" : Function.str().c_str());
+  }
   return 0;
 }
 
@@ -543,7 +561,7 @@ bool parsePercent(const std::string &Text, double &Out) {
 } // namespace
 
 int causal::linesCommand(const Args &args) {
-  bool Check = false;
+  bool Check = false, Functions = false;
   std::string Binary, BinaryG, SampleLog;
   double MinBytes = -1, MinSamples = -1;
   for (size_t I = 0; I < args.size(); ++I) {
@@ -570,6 +588,8 @@ int causal::linesCommand(const Args &args) {
       return 0;
     } else if (A == "--check") {
       Check = true;
+    } else if (A == "--functions") {
+      Functions = true;
     } else if (A == "--dwarf") {
       if (!TakeValue("--dwarf"))
         return usageError("--dwarf needs a file");
@@ -595,6 +615,10 @@ int causal::linesCommand(const Args &args) {
   }
   if (Binary.empty())
     return usageError("no BINARY given");
+  if (Functions && Check)
+    return usageError("--functions does not go with --check");
+  if (Functions)
+    return printFunctions(Binary);
   if (!Check) {
     if (!BinaryG.empty() || !SampleLog.empty() || MinBytes >= 0 || MinSamples >= 0)
       return usageError("--dwarf, --samples and --min-* need --check");

@@ -112,6 +112,7 @@ int causal::reportCommand(const Args &args) {
       return 2;
     }
     std::vector<profile::LineSamples> lines = profile::hottestLines(profile);
+    profile::addSourceText(lines);
     if (common.json)
       report::renderSamplesJson(std::cout, lines, context);
     else
@@ -119,6 +120,7 @@ int causal::reportCommand(const Args &args) {
     return report::finishOutput();
   }
   profile::Analysis analysis = profile::analyze(profile, common.analysis);
+  profile::addSourceText(analysis);
 
   // The waits section of the page: the sidecar of the (single) profile.
   profile::WaitAnalysis waits;

@@ -128,6 +128,10 @@ void printUsage(FILE *out) {
                "time for the A/B runs of each line (default 60)");
   std::fprintf(out, "  %-26s %s\n", "--confirm-speedup PERCENT",
                "speedup of the A/B runs' B arm (default 50)");
+  std::fprintf(out, "  %-26s %s\n", "--keep-going",
+               "run PROGRAM as a child; if it exits with a status other than 0 or is killed "
+               "by a signal, warn naming the status and exit 0 (the profile is kept; build "
+               "systems' profile targets use it)");
   std::fprintf(out, "  %-26s %s\n", "-h, --help", "this text");
   std::fprintf(out, "\nEvery option is also read from its environment variable, so a program\n"
                     "built with -fcausal-profile can be configured when run directly.\n");
@@ -253,9 +257,13 @@ void warnIfNotInstrumented(const std::string &program, const char *command) {
 int runCommand(const Args &args) {
   Environment env;
   ConfirmPlan confirm;
-  bool confirming = false;
+  bool confirming = false, keepGoing = false;
   auto own = [&](const Args &args, size_t &i) {
     const std::string &arg = args[i];
+    if (arg == "--keep-going") {
+      keepGoing = true;
+      return kOptionTaken;
+    }
     if (arg == "--confirm" || arg.rfind("--confirm=", 0) == 0) {
       confirming = true;
       if (arg.size() > 9 && !parseCount(arg.substr(10), 1, 100, confirm.lines)) {
@@ -275,6 +283,22 @@ int runCommand(const Args &args) {
   Args program(args.begin() + long(i), args.end());
   warnIfNotInstrumented(program[0], "run");
 
+  if (keepGoing && confirming) {
+    std::fprintf(stderr, "causal run: error: --keep-going does not go with --confirm\n");
+    return 2;
+  }
+  if (keepGoing) {
+    // The program runs as a child so that its status can be told and
+    // replaced: a failing program still leaves its profile.
+    int status = runProgram(env, program, "run");
+    if (status == 126 || status == 127)
+      return status; // could not run it at all: runProgram said why
+    if (status != 0)
+      std::fprintf(stderr,
+                   "causal run: warning: the program %s; its profile is kept (--keep-going)\n",
+                   describeStatus(status).c_str());
+    return 0;
+  }
   if (confirming) {
     if (endToEndProblem(env, "run"))
       return 2;

@@ -19,7 +19,11 @@
 //     `causal lines --check`;
 //   * address gaps between sequences become CAUSAL_NO_LINE rows, adjacent
 //     rows with the same line are merged, and a terminator row ends the
-//     table.
+//     table;
+//   * a line's function is the innermost function at the line's lowest
+//     address: an inlined function's DWARF name, else the symbol table's
+//     function demangled; control characters dropped, cut to
+//     CAUSAL_LINETAB_MAX_FUNCTION_NAME bytes; the same with and without -g.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CAUSAL_TOOLS_LINETABLE_LINETABLE_H
@@ -99,6 +103,9 @@ struct Table {
   std::vector<causal_linetab_row> Rows;
   std::vector<causal_linetab_line> Lines;
   std::vector<std::string> Files;
+  /// Function name of each line (parallel to Lines; empty: unknown). May be
+  /// empty as a whole: no names.
+  std::vector<std::string> Functions;
 
   /// Bytes the serialized table takes (depends only on the counts and the
   /// file path lengths).
@@ -151,6 +158,8 @@ public:
   llvm::ArrayRef<causal_linetab_line> lines() const;
   /// Path of file Index (validated, never null).
   llvm::StringRef file(uint32_t Index) const;
+  /// Function of line LineIndex, or "" (unknown, or a version 1 table).
+  llvm::StringRef function(uint32_t LineIndex) const;
   /// Line index for a link-time address, or CAUSAL_NO_LINE (the runtime's
   /// lookup from abi.h).
   uint32_t lookup(uint64_t Vaddr) const;
@@ -170,6 +179,10 @@ struct EmbeddedTable {
   TableView View;
 };
 llvm::Expected<EmbeddedTable> readEmbeddedTable(const ElfImage &Image);
+
+/// A function name as the table stores it: control characters dropped, cut
+/// to CAUSAL_LINETAB_MAX_FUNCTION_NAME bytes (ending with "...").
+std::string tableFunctionName(llvm::StringRef Name);
 
 /// Makes a path lexically normal (removes "." and ".." components, duplicate
 /// slashes) without touching the file system.

@@ -5,6 +5,7 @@
 #include "llvm/DebugInfo/DWARF/DWARFContext.h"
 #include "llvm/DebugInfo/DWARF/DWARFDebugLine.h"
 #include "llvm/DebugInfo/DWARF/DWARFUnit.h"
+#include "llvm/Demangle/Demangle.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/Path.h"
 
@@ -25,6 +26,24 @@ std::string normalizePath(StringRef Path) {
   if (Result.empty())
     return Path.str();
   return std::string(Result);
+}
+
+std::string tableFunctionName(StringRef Name) {
+  std::string Clean;
+  Clean.reserve(Name.size());
+  for (char C : Name)
+    if ((unsigned char)C >= 0x20 && C != 0x7f)
+      Clean.push_back(C);
+  if (Clean.size() > CAUSAL_LINETAB_MAX_FUNCTION_NAME) {
+    Clean.resize(CAUSAL_LINETAB_MAX_FUNCTION_NAME - 3);
+    // Do not cut a UTF-8 sequence in two.
+    while (!Clean.empty() && ((unsigned char)Clean.back() & 0xc0) == 0x80)
+      Clean.pop_back();
+    if (!Clean.empty() && ((unsigned char)Clean.back() & 0x80))
+      Clean.pop_back();
+    Clean += "...";
+  }
+  return Clean;
 }
 
 namespace {
@@ -206,6 +225,62 @@ Expected<Table> buildTableFromRanges(ArrayRef<LineRange> Ranges, BuildStats *Sta
   return buildTable(Names, Indexed, Stats);
 }
 
+namespace {
+
+// Each line's function: for code inlined at the line's lowest address, the
+// inlined function's name from DWARF (its DW_AT_name: line-tables-only DWARF
+// has no linkage names); otherwise the symbol table's function containing
+// it, demangled (line-tables-only DWARF has no subprogram for a function
+// without inlined code; llvm-symbolizer uses the symbol too). The names are
+// the same with and without -g, so a -g copy of a program keeps its layout
+// (`causal lines --check`). Names are demangled once each.
+void addFunctionNames(DWARFContext &Ctx, const ElfImage &Image, Table &T) {
+  if (T.Lines.empty())
+    return;
+  std::vector<uint64_t> FirstAddress(T.Lines.size(), UINT64_MAX);
+  for (const causal_linetab_row &Row : T.Rows)
+    if (Row.line_index != CAUSAL_NO_LINE && FirstAddress[Row.line_index] == UINT64_MAX)
+      FirstAddress[Row.line_index] = T.CodeVaddr + Row.offset;
+  DILineInfoSpecifier Spec(DILineInfoSpecifier::FileLineInfoKind::None,
+                           DILineInfoSpecifier::FunctionNameKind::ShortName);
+  std::vector<ElfImage::Function> Symbols = Image.functions();
+  auto SymbolAt = [&](uint64_t Address) -> const std::string * {
+    auto It =
+        std::upper_bound(Symbols.begin(), Symbols.end(), Address,
+                         [](uint64_t A, const ElfImage::Function &F) { return A < F.Address; });
+    if (It == Symbols.begin())
+      return nullptr;
+    --It;
+    return Address < It->Address + It->Size ? &It->Name : nullptr;
+  };
+  std::unordered_map<std::string, std::string> Demangled;
+  T.Functions.assign(T.Lines.size(), std::string());
+  for (size_t I = 0; I < T.Lines.size(); ++I) {
+    if (FirstAddress[I] == UINT64_MAX)
+      continue;
+    object::SectionedAddress Address{FirstAddress[I], object::SectionedAddress::UndefSection};
+    std::string Name;
+    DIInliningInfo Frames = Ctx.getInliningInfoForAddress(Address, Spec);
+    if (Frames.getNumberOfFrames() > 1)
+      Name = Frames.getFrame(0).FunctionName;
+    if (Name.empty() || Name == DILineInfo::BadString) {
+      const std::string *Symbol = SymbolAt(FirstAddress[I]);
+      if (Symbol)
+        Name = *Symbol;
+      else if (Frames.getNumberOfFrames() == 1)
+        Name = Frames.getFrame(0).FunctionName;
+    }
+    if (Name.empty() || Name == DILineInfo::BadString)
+      continue;
+    auto It = Demangled.find(Name);
+    if (It == Demangled.end())
+      It = Demangled.emplace(Name, tableFunctionName(llvm::demangle(Name))).first;
+    T.Functions[I] = It->second;
+  }
+}
+
+} // namespace
+
 Expected<Table> buildTableFromDwarf(const ElfImage &Image, BuildStats *Stats) {
   if (!Image.hasDebugLine())
     return tableError(Image.path() +
@@ -289,6 +364,7 @@ Expected<Table> buildTableFromDwarf(const ElfImage &Image, BuildStats *Stats) {
   Expected<Table> T = buildTable(Names, Ranges, &S);
   if (!T)
     return tableError(Image.path() + ": " + toString(T.takeError()));
+  addFunctionNames(*Ctx, Image, *T);
   if (T->Rows.empty() && !FirstProblem.empty())
     return tableError(Image.path() + ": cannot read the DWARF line table: " + FirstProblem);
   return T;

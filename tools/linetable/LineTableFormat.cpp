@@ -3,7 +3,9 @@
 
 #include "llvm/ADT/Twine.h"
 
+#include <cstddef>
 #include <cstring>
+#include <map>
 
 using namespace llvm;
 
@@ -16,8 +18,15 @@ Error formatError(const Twine &What) { return createStringError(inconvertibleErr
 
 uint64_t alignTo8(uint64_t N) { return (N + 7) & ~uint64_t(7); }
 
+static_assert(offsetof(causal_linetab_header, functions_offset) == CAUSAL_LINETAB_V1_HEADER_SIZE,
+              "version 1 headers end where version 2 adds functions_offset");
+
 struct Layout {
-  uint64_t RowsOffset, LinesOffset, FilesOffset, StringsOffset, StringsSize, TotalSize;
+  uint64_t RowsOffset, LinesOffset, FilesOffset, FunctionsOffset, StringsOffset, StringsSize,
+      TotalSize;
+  // Offset in strings of each distinct function name (names are shared by
+  // many lines).
+  std::map<std::string, uint32_t> FunctionStrings;
 };
 
 Layout layoutOf(const Table &T) {
@@ -25,10 +34,14 @@ Layout layoutOf(const Table &T) {
   L.RowsOffset = sizeof(causal_linetab_header);
   L.LinesOffset = L.RowsOffset + T.Rows.size() * sizeof(causal_linetab_row);
   L.FilesOffset = L.LinesOffset + T.Lines.size() * sizeof(causal_linetab_line);
-  L.StringsOffset = L.FilesOffset + T.Files.size() * sizeof(uint32_t);
+  L.FunctionsOffset = L.FilesOffset + T.Files.size() * sizeof(uint32_t);
+  L.StringsOffset = L.FunctionsOffset + T.Lines.size() * sizeof(uint32_t);
   L.StringsSize = 0;
   for (const std::string &F : T.Files)
     L.StringsSize += F.size() + 1;
+  for (const std::string &Name : T.Functions)
+    if (!Name.empty() && L.FunctionStrings.emplace(Name, (uint32_t)L.StringsSize).second)
+      L.StringsSize += Name.size() + 1;
   L.TotalSize = alignTo8(L.StringsOffset + L.StringsSize);
   return L;
 }
@@ -46,6 +59,9 @@ Expected<std::vector<uint8_t>> serialize(const Table &T, uint64_t TableVaddr, ui
   Layout L = layoutOf(T);
   if (L.TotalSize > 0xffffffffull)
     return formatError("line table too large (" + Twine(L.TotalSize) + " bytes)");
+  if (!T.Functions.empty() && T.Functions.size() != T.Lines.size())
+    return formatError("line table has " + Twine(T.Functions.size()) + " function names for " +
+                       Twine(T.Lines.size()) + " lines");
   for (const causal_linetab_line &Line : T.Lines)
     if (Line.file_index >= T.Files.size())
       return formatError("line refers to file " + Twine(Line.file_index) + " of " +
@@ -73,6 +89,8 @@ Expected<std::vector<uint8_t>> serialize(const Table &T, uint64_t TableVaddr, ui
   H.strings_offset = (uint32_t)L.StringsOffset;
   H.total_size = (uint32_t)L.TotalSize;
   H.flags = 0;
+  H.functions_offset = (uint32_t)L.FunctionsOffset;
+  H.reserved = 0;
   std::memcpy(Out.data(), &H, sizeof(H));
   if (!T.Rows.empty())
     std::memcpy(Out.data() + L.RowsOffset, T.Rows.data(),
@@ -87,15 +105,23 @@ Expected<std::vector<uint8_t>> serialize(const Table &T, uint64_t TableVaddr, ui
     std::memcpy(Out.data() + L.StringsOffset + StringOffset, F.c_str(), F.size() + 1);
     StringOffset += (uint32_t)F.size() + 1;
   }
+  for (size_t I = 0; I < T.Lines.size(); ++I) {
+    uint32_t NameOffset = CAUSAL_NO_FUNCTION;
+    if (I < T.Functions.size() && !T.Functions[I].empty())
+      NameOffset = L.FunctionStrings.find(T.Functions[I])->second;
+    std::memcpy(Out.data() + L.FunctionsOffset + I * sizeof(uint32_t), &NameOffset,
+                sizeof(uint32_t));
+  }
+  for (const auto &[Name, Offset] : L.FunctionStrings)
+    std::memcpy(Out.data() + L.StringsOffset + Offset, Name.c_str(), Name.size() + 1);
   return Out;
 }
 
 Expected<TableView> TableView::fromBytes(ArrayRef<uint8_t> Bytes) {
   TableView V;
-  if (Bytes.size() < sizeof(causal_linetab_header))
+  if (Bytes.size() < CAUSAL_LINETAB_V1_HEADER_SIZE)
     return formatError("line table too small (" + Twine(Bytes.size()) +
-                       " bytes, the header alone is " +
-                       Twine((unsigned)sizeof(causal_linetab_header)) + ")");
+                       " bytes, the header alone is " + Twine(CAUSAL_LINETAB_V1_HEADER_SIZE) + ")");
   V.Storage.assign((Bytes.size() + 7) / 8, 0);
   std::memcpy(V.Storage.data(), Bytes.data(), Bytes.size());
   const char *Start = reinterpret_cast<const char *>(V.Storage.data());
@@ -111,20 +137,22 @@ Expected<TableView> TableView::fromBytes(ArrayRef<uint8_t> Bytes) {
       return formatError("line table is all zeros: the placeholder was never filled in");
     return formatError("bad line table magic (not a causal line table)");
   }
-  if (H->version != CAUSAL_LINETAB_VERSION)
-    return formatError("line table version " + Twine(H->version) + ", this tool reads version " +
-                       Twine(CAUSAL_LINETAB_VERSION));
-  if (H->header_size != sizeof(causal_linetab_header))
+  if (H->version != CAUSAL_LINETAB_VERSION && H->version != CAUSAL_LINETAB_VERSION_1)
+    return formatError("line table version " + Twine(H->version) + ", this tool reads versions " +
+                       Twine(CAUSAL_LINETAB_VERSION_1) + " to " + Twine(CAUSAL_LINETAB_VERSION));
+  unsigned ExpectedHeader = H->version == CAUSAL_LINETAB_VERSION_1
+                                ? CAUSAL_LINETAB_V1_HEADER_SIZE
+                                : (unsigned)sizeof(causal_linetab_header);
+  if (H->header_size != ExpectedHeader || Bytes.size() < ExpectedHeader)
     return formatError("line table header size " + Twine(H->header_size) + ", expected " +
-                       Twine((unsigned)sizeof(causal_linetab_header)));
+                       Twine(ExpectedHeader));
   if (H->total_size > Bytes.size())
     return formatError("line table claims " + Twine(H->total_size) + " bytes, section has " +
                        Twine(Bytes.size()));
   if ((H->rows_offset | H->lines_offset | H->files_offset) % 4 != 0)
     return formatError("line table arrays are not 4-byte aligned");
-  if (H->lines_offset < sizeof(causal_linetab_header) ||
-      H->files_offset < sizeof(causal_linetab_header) ||
-      H->strings_offset < sizeof(causal_linetab_header))
+  if (H->lines_offset < H->header_size || H->files_offset < H->header_size ||
+      H->strings_offset < H->header_size)
     return formatError("line table arrays overlap its header");
   if (!causal_linetab_validate(Start, Start + Bytes.size()))
     return formatError("corrupt line table (offsets or counts out of bounds)");
@@ -147,6 +175,13 @@ Expected<TableView> TableView::fromBytes(ArrayRef<uint8_t> Bytes) {
   for (uint32_t I = 0; I < H->num_files; ++I)
     if (!causal_linetab_file(H, I))
       return formatError("corrupt line table: path of file " + Twine(I) + " out of bounds");
+  if (H->version == CAUSAL_LINETAB_VERSION) {
+    const auto *Functions = reinterpret_cast<const uint32_t *>(Start + H->functions_offset);
+    for (uint32_t I = 0; I < H->num_lines; ++I)
+      if (Functions[I] != CAUSAL_NO_FUNCTION && Functions[I] >= H->strings_size)
+        return formatError("corrupt line table: function name of line " + Twine(I) +
+                           " out of bounds");
+  }
   return std::move(V);
 }
 
@@ -161,6 +196,11 @@ ArrayRef<causal_linetab_line> TableView::lines() const {
 StringRef TableView::file(uint32_t Index) const {
   const char *Path = causal_linetab_file(headerPtr(), Index);
   return Path ? StringRef(Path) : StringRef("<bad file index>");
+}
+
+StringRef TableView::function(uint32_t LineIndex) const {
+  const char *Name = causal_linetab_function(headerPtr(), LineIndex);
+  return Name ? StringRef(Name) : StringRef();
 }
 
 uint32_t TableView::lookup(uint64_t Vaddr) const {

@@ -827,6 +827,7 @@ Profile withoutRuns(const Profile &profile, const std::vector<bool> &drop) {
   Profile kept;
   kept.files = profile.files;
   kept.warnings = profile.warnings;
+  kept.functions = profile.functions;
   kept.tabRecords = profile.tabRecords;
   kept.jsonRecords = profile.jsonRecords;
   std::vector<size_t> newIndex(profile.runs.size(), 0);
@@ -1094,13 +1095,19 @@ ConfirmStop confirmationStop(const Confirmation *c, double elapsedSeconds, doubl
 
 Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
   std::vector<bool> confirming = confirmationRuns(profile);
-  if (std::find(confirming.begin(), confirming.end(), true) == confirming.end())
-    return rankProfile(profile, options);
+  if (std::find(confirming.begin(), confirming.end(), true) == confirming.end()) {
+    Analysis analysis = rankProfile(profile, options);
+    estimateShortfalls(analysis, profile, options);
+    addFunctionNames(analysis, profile);
+    return analysis;
+  }
   Profile ranked = withoutRuns(profile, confirming);
   Analysis analysis = rankProfile(ranked, options);
   analysis.confirmationRuns = size_t(std::count(confirming.begin(), confirming.end(), true));
   analysis.confirmationExperiments = profile.experiments.size() - ranked.experiments.size();
   analysis.confirmations = confirmationsOf(profile, confirming, analysis, options);
+  estimateShortfalls(analysis, ranked, options);
+  addFunctionNames(analysis, profile);
   return analysis;
 }
 
@@ -1138,8 +1145,12 @@ std::vector<LineSamples> hottestLines(const Profile &profile) {
   std::vector<LineSamples> lines;
   lines.reserve(totals.size());
   for (const auto &[location, count] : totals)
-    if (count > 0)
-      lines.push_back({location, count});
+    if (count > 0) {
+      LineSamples line{location, count, {}};
+      if (auto found = profile.functions.find(location); found != profile.functions.end())
+        line.label.function = found->second;
+      lines.push_back(std::move(line));
+    }
   std::stable_sort(lines.begin(), lines.end(),
                    [](const LineSamples &a, const LineSamples &b) { return a.count > b.count; });
   return lines;

@@ -45,6 +45,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -186,6 +187,21 @@ struct NotEnoughData {
   size_t distinctSpeedups = 0;
   size_t evidenceExperiments = 0; // at speedups above 0 with a value
   double evidenceVisits = 0;
+  /// What it lacks, in words ("6 more experiments at speedups above 0%"),
+  /// its samples (over the runs), and roughly how many more seconds of
+  /// running would give it that at the rate its experiments came (NaN: no
+  /// estimate; a longer run may not help). estimateShortfalls() fills them.
+  std::string lacking;
+  double samples = 0;
+  double moreSeconds = NAN;
+};
+
+/// What identifies a FILE:LINE to a person: its function (demangled, from
+/// the profile's `samples function=`) and its source text (the line of the
+/// file, trimmed, when the file is readable: addSourceText()).
+struct LineLabel {
+  std::string function;
+  std::string source;
 };
 
 struct ProgressPointSummary {
@@ -279,6 +295,9 @@ struct Analysis {
   size_t confirmationExperiments = 0;
   std::vector<Confirmation> confirmations; // ranked lines first, by rank
   std::vector<std::string> warnings;
+  /// Every line above (ranked, without enough data, confirmed) that has a
+  /// function or source text, by FILE:LINE.
+  std::map<std::string, LineLabel> labels;
 };
 
 Analysis analyze(const Profile &profile, const AnalysisOptions &options);
@@ -291,6 +310,7 @@ const Confirmation *findConfirmation(const Analysis &analysis, const std::string
 struct LineSamples {
   std::string location;
   double count = 0;
+  LineLabel label;
 };
 
 /// Every sampled line, most samples first (ties by location). This is the
@@ -298,6 +318,19 @@ struct LineSamples {
 std::vector<LineSamples> hottestLines(const Profile &profile);
 
 const char *shortfallText(Shortfall reason);
+
+/// Fills each notEnoughData entry's lacking, samples and moreSeconds from
+/// the options' minimums and the line's observed rate of experiments
+/// (analyze() calls it; docs/report.md, "Not enough data").
+void estimateShortfalls(Analysis &analysis, const Profile &profile, const AnalysisOptions &options);
+/// Function names of the analysis' lines from the profile (analyze() calls it).
+void addFunctionNames(Analysis &analysis, const Profile &profile);
+/// Source text of the analysis' lines (or of sampled lines): each file read
+/// once, only regular files up to 64 MiB; the line trimmed of surrounding
+/// white space and cut to \p maxChars (with "..."). Unreadable files,
+/// lines past the end: no text.
+void addSourceText(Analysis &analysis, size_t maxChars = 100);
+void addSourceText(std::vector<LineSamples> &lines, size_t maxChars = 100);
 
 /// Helpers shared with the tests.
 double slopeThroughOrigin(const std::vector<CurvePoint> &curve);

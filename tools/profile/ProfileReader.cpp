@@ -591,6 +591,8 @@ private:
 
   bool applyRecord(const records::Samples &fields, size_t lineNo, std::string &) {
     profile.runs[runIndex(lineNo)].samples[fields.location] = fields.count;
+    if (!fields.function.empty())
+      profile.functions[fields.location] = fields.function;
     return true;
   }
 

@@ -91,6 +91,9 @@ struct Profile {
   std::vector<Run> runs;
   std::vector<Experiment> experiments;
   std::vector<std::string> warnings; // "file:line: message"
+  /// Function of each FILE:LINE, demangled, from `samples function=`
+  /// (causal: the binary's line table); lines without one are absent.
+  std::map<std::string, std::string> functions;
   size_t tabRecords = 0;
   size_t jsonRecords = 0;
 };

@@ -34,6 +34,8 @@ h1 { font-size: 1.3em; margin: 0 0 .3em 0; }
 .card { background: #fff; border: 1px solid #ddd; border-radius: 4px; padding: 6px 8px; width: 360px; }
 .card h3 { font-size: .85em; margin: 0; font-family: ui-monospace, monospace; word-break: break-all; }
 .card .meta { font-size: .78em; color: #555; margin: 2px 0 4px 0; }
+.card .function { font-size: .8em; font-family: ui-monospace, monospace; word-break: break-all; }
+.card pre.source { font-size: .78em; margin: 2px 0; padding: 2px 4px; background: #f4f4f4; white-space: pre-wrap; }
 .card .meta b.pos { color: #1a7f37; } .card .meta b.neg { color: #c62828; }
 svg.plot text { font-size: 10px; fill: #444; }
 svg.plot .grid { stroke: #eee; } svg.plot .zero { stroke: #999; }
@@ -140,6 +142,7 @@ const char *const kScript = R"HTML(
     data.lines.forEach(function (line) {
       line.points.forEach(function (point) {
         plots.push({ line: line.line, rank: line.rank, point: point,
+                     func: line.function, source: line.source,
                      doubtful: data.false_discovery_control !== null && !line.discovery,
                      confirmation: line.confirmation });
       });
@@ -170,6 +173,8 @@ const char *const kScript = R"HTML(
       var card = html('div', null, container, 'card');
       plot.card = card;
       html('h3', '#' + plot.rank + (plot.doubtful ? '?' : '') + ' ' + plot.line, card);
+      if (plot.func) html('div', 'in ' + plot.func, card, 'function');
+      if (plot.source) html('pre', plot.source, card, 'source');
       var meta = html('div', null, card, 'meta');
       var significant = p.slope_ci && (p.slope_ci[0] > 0 || p.slope_ci[1] < 0);
       html('span', p.name + ' (' + p.kind + ') \u2014 slope ', meta);
@@ -248,7 +253,7 @@ const char *const kScript = R"HTML(
       });
       var visible = 0;
       order.forEach(function (plot) {
-        var show = (!text || (plot.line + ' ' + plot.point.name).toLowerCase().indexOf(text) >= 0) &&
+        var show = (!text || (plot.line + ' ' + (plot.func || '') + ' ' + plot.point.name).toLowerCase().indexOf(text) >= 0) &&
           (!onlyPoint || plot.point.name === onlyPoint);
         plot.card.className = show ? 'card' : 'card hidden';
         if (show) visible++;
@@ -277,10 +282,13 @@ const char *const kScript = R"HTML(
     } else {
       var table = html('table', null, notEnough);
       var head = html('tr', null, table);
-      ['line', 'progress point', 'reason', 'distinct speedups', 'experiments'].forEach(function (t) { html('th', t, head); });
+      ['line', 'function', 'source', 'progress point', 'reason', 'samples', 'distinct speedups', 'experiments', 'lacks', 'more running'].forEach(function (t) { html('th', t, head); });
       data.not_enough_data.slice(0, 500).forEach(function (entry) {
         var row = html('tr', null, table);
-        [entry.line, entry.point, entry.reason, entry.distinct_speedups, entry.experiments].forEach(function (t) { html('td', String(t), row); });
+        var more = entry.more_seconds === null ? '' : entry.more_seconds < 90 ? Math.ceil(entry.more_seconds) + ' s' :
+          entry.more_seconds < 5400 ? Math.ceil(entry.more_seconds / 60) + ' min' : Math.ceil(entry.more_seconds / 3600) + ' h';
+        [entry.line, entry.function || '', entry.source || '', entry.point, entry.reason, entry.samples,
+         entry.distinct_speedups, entry.experiments, entry.lacking, more].forEach(function (t) { html('td', String(t), row); });
       });
       if (data.not_enough_data.length > 500) html('p', '... and ' + (data.not_enough_data.length - 500) + ' more', notEnough);
     }

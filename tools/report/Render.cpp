@@ -370,6 +370,56 @@ void writeDiscoveries(std::ostream &out, const Analysis &analysis, bool color) {
         << " lines compared (--fdr); the ranks marked '?' after them may be noise.\n";
 }
 
+/// " in FUNCTION: SOURCE" of a line (the parts it has), or "".
+std::string lineLabelText(const Analysis &analysis, const std::string &line) {
+  auto found = analysis.labels.find(line);
+  if (found == analysis.labels.end())
+    return "";
+  const profile::LineLabel &label = found->second;
+  std::string text;
+  if (!label.function.empty())
+    text += " in " + label.function;
+  if (!label.source.empty())
+    text += (text.empty() ? " " : ": ") + label.source;
+  return text;
+}
+
+/// Under the ranking: each shown line's function and source text.
+void writeRankedLineLabels(std::ostream &out, const Analysis &analysis, size_t shown, bool color) {
+  bool any = false;
+  for (size_t i = 0; i < shown && !any; ++i)
+    any = analysis.labels.count(analysis.lines[i].line) != 0;
+  if (!any)
+    return;
+  out << "\n";
+  for (size_t i = 0; i < shown; ++i) {
+    const std::string &line = analysis.lines[i].line;
+    char rank[16];
+    std::snprintf(rank, sizeof rank, "%4zu  ", i + 1);
+    out << rank << paint(shortName(line), kBold, color) << lineLabelText(analysis, line) << "\n";
+  }
+}
+
+/// "; lacks ...; about N s more running" of a line without enough data.
+std::string shortfallAdvice(const profile::NotEnoughData &entry) {
+  std::string text = entry.samples > 0 ? "; " + jsonNumber(entry.samples) + " samples" : "";
+  if (!entry.lacking.empty())
+    text += "; lacks " + entry.lacking;
+  if (!std::isnan(entry.moreSeconds)) {
+    char buf[96];
+    if (entry.moreSeconds < 90)
+      std::snprintf(buf, sizeof buf, "; about %.0f s more running", std::ceil(entry.moreSeconds));
+    else if (entry.moreSeconds < 5400)
+      std::snprintf(buf, sizeof buf, "; about %.0f min more running",
+                    std::ceil(entry.moreSeconds / 60));
+    else
+      std::snprintf(buf, sizeof buf, "; about %.0f h more running",
+                    std::ceil(entry.moreSeconds / 3600));
+    text += buf;
+  }
+  return text;
+}
+
 /// The ranked lines with their curves.
 void writeRanking(std::ostream &out, const Analysis &analysis, size_t shown,
                   const TextOptions &options) {
@@ -380,6 +430,7 @@ void writeRanking(std::ostream &out, const Analysis &analysis, size_t shown,
   }
   std::vector<int> rowSign;
   writeTable(out, rankingRows(analysis, shown, options, rowSign), rowSign, options.color);
+  writeRankedLineLabels(out, analysis, shown, options.color);
   if (shown < analysis.lines.size())
     out << "... " << analysis.lines.size() - shown
         << " more line(s) with a curve (--top 0 shows all)\n";
@@ -463,7 +514,9 @@ void writeNotEnoughData(std::ostream &out, const Analysis &analysis, const Analy
       if (entry.reason == profile::Shortfall::TooLittleEvidence)
         out << "; " << entry.evidenceExperiments << " experiments and "
             << jsonNumber(entry.evidenceVisits) << " visits at speedups above 0";
-      out << ")\n";
+      out << ")" << shortfallAdvice(entry) << "\n";
+      if (std::string label = lineLabelText(analysis, entry.line); !label.empty())
+        out << "     " << label << "\n";
     }
     if (listed < analysis.notEnoughData.size())
       out << "  ... and " << analysis.notEnoughData.size() - listed << " more (see --json)\n";
@@ -645,6 +698,25 @@ void writePointJson(std::ostream &out, const PointResult &point) {
   out << "]}";
 }
 
+/// ,"function":...,"source":... of a line (null when unknown).
+void writeLabelJson(std::ostream &out, const profile::LineLabel *label) {
+  auto text = [&](const std::string *value) {
+    if (value && !value->empty())
+      out << "\"" << jsonEscape(*value) << "\"";
+    else
+      out << "null";
+  };
+  out << ",\"function\":";
+  text(label ? &label->function : nullptr);
+  out << ",\"source\":";
+  text(label ? &label->source : nullptr);
+}
+
+void writeLabelJson(std::ostream &out, const Analysis &analysis, const std::string &line) {
+  auto found = analysis.labels.find(line);
+  writeLabelJson(out, found == analysis.labels.end() ? nullptr : &found->second);
+}
+
 void writeConfirmationJson(std::ostream &out, const profile::Confirmation &c) {
   out << "{\"line\":\"" << jsonEscape(c.line) << "\",\"point\":\"" << jsonEscape(c.point)
       << "\",\"kind\":\"" << profile::pointKindName(c.kind) << "\",\"verdict\":\""
@@ -745,6 +817,7 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
       writeConfirmationJson(out, *c);
     else
       out << "null";
+    writeLabelJson(out, analysis, line.line);
     out << "}";
   }
   out << "],\n\"not_enough_data\":[";
@@ -755,7 +828,11 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
         << "\",\"distinct_speedups\":" << entry.distinctSpeedups
         << ",\"experiments\":" << entry.experiments
         << ",\"evidence_experiments\":" << entry.evidenceExperiments
-        << ",\"evidence_visits\":" << jsonNumber(entry.evidenceVisits) << "}";
+        << ",\"evidence_visits\":" << jsonNumber(entry.evidenceVisits)
+        << ",\"samples\":" << jsonNumber(entry.samples) << ",\"lacking\":\""
+        << jsonEscape(entry.lacking) << "\",\"more_seconds\":" << jsonNumber(entry.moreSeconds);
+    writeLabelJson(out, analysis, entry.line);
+    out << "}";
   }
   out << "],\n\"confirmations\":[";
   for (size_t i = 0; i < analysis.confirmations.size(); ++i) {
@@ -793,7 +870,12 @@ void renderSamplesText(std::ostream &out, const std::vector<profile::LineSamples
   for (size_t i = 0; i < shown; ++i) {
     std::snprintf(buf, sizeof buf, "%7.1f%% %9.0f  ", 100.0 * lines[i].count / total,
                   lines[i].count);
-    out << buf << lines[i].location << "\n";
+    out << buf << lines[i].location;
+    if (!lines[i].label.function.empty())
+      out << " in " << lines[i].label.function;
+    if (!lines[i].label.source.empty())
+      out << (lines[i].label.function.empty() ? " " : ": ") << lines[i].label.source;
+    out << "\n";
   }
   if (shown < lines.size())
     out << "(" << lines.size() - shown << " more lines; --top 0 shows all)\n";
@@ -808,10 +890,13 @@ void renderSamplesJson(std::ostream &out, const std::vector<profile::LineSamples
   for (size_t i = 0; i < context.inputs.size(); ++i)
     out << (i ? "," : "") << '"' << jsonEscape(context.inputs[i]) << '"';
   out << "],\"total_samples\":" << jsonNumber(total) << ",\"lines\":[";
-  for (size_t i = 0; i < lines.size(); ++i)
+  for (size_t i = 0; i < lines.size(); ++i) {
     out << (i ? "," : "") << "{\"location\":\"" << jsonEscape(lines[i].location)
         << "\",\"samples\":" << jsonNumber(lines[i].count)
-        << ",\"share\":" << jsonNumber(total > 0 ? lines[i].count / total : 0) << "}";
+        << ",\"share\":" << jsonNumber(total > 0 ? lines[i].count / total : 0);
+    writeLabelJson(out, &lines[i].label);
+    out << "}";
+  }
   out << "]}\n";
 }
 

@@ -34,7 +34,7 @@
 // CHECK: code bytes: {{[0-9]+}} in {{[0-9]+}} executable sections, [[N:[1-9][0-9]*]] with a source line
 // CHECK-NEXT: bytes agreeing: [[N]] of [[N]] (100.00 %)
 // SYMB: rows checked: {{[1-9][0-9]*}}, disagreeing: 0
-// PRINT: line table version 1 in section causal_lines at 0x{{[0-9a-f]+}}
+// PRINT: line table version 2 in section causal_lines at 0x{{[0-9a-f]+}}
 // PRINT-NEXT: code 0x{{[0-9a-f]+}}-0x{{[0-9a-f]+}}: {{[0-9]+}} rows, {{[0-9]+}} lines, 1 files
 #include <stdio.h>
 

@@ -26,7 +26,7 @@ RUN: %clang -gline-tables-only -O1 -ffunction-sections --ld-path=%causal-ld -Wl,
 RUN: %clang -gline-tables-only -O1 -ffunction-sections --ld-path=%causal-ld -Wl,--gc-sections %s -o %t/gc.g -g
 RUN: %causal lines --check --dwarf %t/gc.g %t/gc --min-bytes 100 | FileCheck %s
 RUN: %causal lines %t/gc | FileCheck %s --check-prefix=GC -DFILE=%s
-GC: line table version 1
+GC: line table version 2
 
 Response files are expanded: an -S inside one is still held back until the
 table is embedded, and the other options reach the real linker.

@@ -334,3 +334,65 @@ TEST(NormalizePath, RemovesDotsAndDuplicateSlashes) {
 }
 
 } // namespace
+
+TEST(LineTableFormat, FunctionNamesRoundTrip) {
+  Table T = build({{0x1100, 0x1108, "/src/a.c", 12},
+                   {0x1108, 0x1110, "/src/a.c", 13},
+                   {0x1110, 0x1118, "/src/b.c", 7}});
+  ASSERT_EQ(T.Lines.size(), 3u);
+  T.Functions = {"ns::f(int)", "", "ns::f(int)"};
+  auto Bytes = serialize(T, 0x4000);
+  ASSERT_TRUE(bool(Bytes));
+  EXPECT_EQ(Bytes->size(), T.serializedSize());
+  auto View = TableView::fromBytes(*Bytes);
+  ASSERT_TRUE(bool(View)) << toString(View.takeError());
+  EXPECT_EQ(View->function(0), "ns::f(int)");
+  EXPECT_EQ(View->function(1), "");
+  EXPECT_EQ(View->function(2), "ns::f(int)");
+  EXPECT_EQ(View->function(3), ""); // out of range
+  // One copy of a name shared by several lines.
+  std::string Text(Bytes->begin(), Bytes->end());
+  EXPECT_EQ(Text.find("ns::f(int)"), Text.rfind("ns::f(int)"));
+  // More names than lines is a bug of the caller, not a table.
+  T.Functions.push_back("extra");
+  EXPECT_FALSE(bool(serialize(T, 0x4000)));
+}
+
+TEST(LineTableFormat, ReadsVersion1Tables) {
+  // A version 1 table: the header ends before functions_offset, no names.
+  Table T = build({{0x1100, 0x1108, "/src/a.c", 12}});
+  auto Bytes = serialize(T, 0x4000);
+  ASSERT_TRUE(bool(Bytes));
+  const size_t Cut = sizeof(causal_linetab_header) - CAUSAL_LINETAB_V1_HEADER_SIZE;
+  std::vector<uint8_t> V1(Bytes->begin(), Bytes->begin() + CAUSAL_LINETAB_V1_HEADER_SIZE);
+  V1.insert(V1.end(), Bytes->begin() + sizeof(causal_linetab_header), Bytes->end());
+  causal_linetab_header H;
+  std::memcpy(&H, Bytes->data(), sizeof(H));
+  H.version = CAUSAL_LINETAB_VERSION_1;
+  H.header_size = CAUSAL_LINETAB_V1_HEADER_SIZE;
+  H.rows_offset -= Cut;
+  H.lines_offset -= Cut;
+  H.files_offset -= Cut;
+  H.strings_offset -= Cut;
+  H.total_size -= Cut;
+  std::memcpy(V1.data(), &H, CAUSAL_LINETAB_V1_HEADER_SIZE);
+  auto View = TableView::fromBytes(V1);
+  ASSERT_TRUE(bool(View)) << toString(View.takeError());
+  EXPECT_EQ(View->describe(View->lookup(0x1104)), "/src/a.c:12");
+  EXPECT_EQ(View->function(0), "");
+  const char *Start = reinterpret_cast<const char *>(V1.data());
+  std::vector<uint64_t> Aligned((V1.size() + 7) / 8);
+  std::memcpy(Aligned.data(), V1.data(), V1.size());
+  Start = reinterpret_cast<const char *>(Aligned.data());
+  const causal_linetab_header *Valid = causal_linetab_validate(Start, Start + V1.size());
+  ASSERT_NE(Valid, nullptr);
+  EXPECT_EQ(causal_linetab_function(Valid, 0), nullptr);
+}
+
+TEST(LineTableFormat, FunctionNamesAreCleanedAndCut) {
+  EXPECT_EQ(tableFunctionName("f\tg\n(int)"), "fg(int)");
+  std::string Long(1000, 'x');
+  std::string Cut = tableFunctionName(Long);
+  EXPECT_EQ(Cut.size(), CAUSAL_LINETAB_MAX_FUNCTION_NAME);
+  EXPECT_EQ(Cut.substr(Cut.size() - 3), "...");
+}

@@ -61,6 +61,7 @@ std::string writeEveryRecord() {
   spec.rows = {{0, 0}, {8, 1}, {16, CAUSAL_NO_LINE}};
   spec.lines = {{0, 3}, {0, 4}};
   spec.files = {"/src/a.c"};
+  spec.functions = {"ns::work(int)", ""};
   test::InMemoryLineTable table(spec);
   EXPECT_EQ(registry->registerModule(table.start(), table.stop(), "exe"),
             rt::ModuleRegistry::RegisterResult::Registered);
@@ -116,7 +117,8 @@ TEST(ProfileRoundTrip, EveryRecordTypeAndFieldIsWrittenAndReadBack) {
   EXPECT_NE(text.find("latency-point\tname=req\tarrivals=9\tdepartures=8\tdifference=3.0000\t"
                       "in-flight=2.5000\n"),
             std::string::npos);
-  EXPECT_NE(text.find("samples\tlocation=/src/a.c:3\tcount=40\n"), std::string::npos);
+  EXPECT_NE(text.find("samples\tlocation=/src/a.c:3\tcount=40\tfunction=ns::work(int)\n"),
+            std::string::npos);
 
   Profile profile = readStrictly(text);
   EXPECT_TRUE(profile.warnings.empty()) << profile.warnings[0];
@@ -127,6 +129,7 @@ TEST(ProfileRoundTrip, EveryRecordTypeAndFieldIsWrittenAndReadBack) {
   EXPECT_EQ(run.runtimeNs, 5000);
   EXPECT_EQ(run.samplesOutside, 6);
   EXPECT_EQ(run.samples.at("/src/a.c:3"), 40);
+  EXPECT_EQ(profile.functions.at("/src/a.c:3"), "ns::work(int)");
   EXPECT_EQ(run.shutdownSamples, 40);
   ASSERT_EQ(profile.experiments.size(), 1u);
   const profile::Experiment &e = profile.experiments[0];

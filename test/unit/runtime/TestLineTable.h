@@ -27,6 +27,8 @@ struct LineTableSpec {
   /// (file index, line number)
   std::vector<std::pair<uint32_t, uint32_t>> lines;
   std::vector<std::string> files;
+  /// Function name of each line (empty: unknown); may be shorter than lines.
+  std::vector<std::string> functions;
   /// Extra zero bytes after the table inside the "section".
   uint32_t padding = 0;
 };
@@ -38,12 +40,21 @@ public:
     uint32_t rows_offset = header_size;
     uint32_t lines_offset = rows_offset + uint32_t(spec.rows.size() * 8);
     uint32_t files_offset = lines_offset + uint32_t(spec.lines.size() * 8);
-    uint32_t strings_offset = files_offset + uint32_t(spec.files.size() * 4);
+    uint32_t functions_offset = files_offset + uint32_t(spec.files.size() * 4);
+    uint32_t strings_offset = functions_offset + uint32_t(spec.lines.size() * 4);
     std::string strings;
     std::vector<uint32_t> file_offsets;
     for (const std::string &f : spec.files) {
       file_offsets.push_back(uint32_t(strings.size()));
       strings += f;
+      strings.push_back('\0');
+    }
+    std::vector<uint32_t> function_offsets(spec.lines.size(), CAUSAL_NO_FUNCTION);
+    for (size_t i = 0; i < spec.functions.size() && i < spec.lines.size(); ++i) {
+      if (spec.functions[i].empty())
+        continue;
+      function_offsets[i] = uint32_t(strings.size());
+      strings += spec.functions[i];
       strings.push_back('\0');
     }
     uint32_t total = strings_offset + uint32_t(strings.size());
@@ -67,6 +78,7 @@ public:
     h.lines_offset = lines_offset;
     h.files_offset = files_offset;
     h.strings_offset = strings_offset;
+    h.functions_offset = functions_offset;
     h.total_size = total;
     memcpy(base, &h, sizeof(h));
     for (size_t i = 0; i < spec.rows.size(); ++i) {
@@ -79,6 +91,8 @@ public:
     }
     if (!file_offsets.empty())
       memcpy(base + files_offset, file_offsets.data(), 4 * file_offsets.size());
+    if (!function_offsets.empty())
+      memcpy(base + functions_offset, function_offsets.data(), 4 * function_offsets.size());
     if (!strings.empty())
       memcpy(base + strings_offset, strings.data(), strings.size());
   }
