@@ -394,6 +394,18 @@ bool readProfiles(const std::vector<std::string> &paths, const profile::ReadOpti
   if (profile.warnings.size() > maxWarnings)
     std::fprintf(stderr, "causal %s: warning: ... %zu more malformed lines skipped\n", command,
                  profile.warnings.size() - maxWarnings);
+  // Runs that wrote neither an experiment nor a samples record (a startup
+  // record and a record cut off, say) are no profile to report on.
+  if (profile.experiments.empty() && profile.samples.empty()) {
+    std::string names;
+    for (const std::string &path : paths)
+      names += (names.empty() ? "" : ", ") + (path == "-" ? std::string("<stdin>") : path);
+    std::fprintf(stderr,
+                 "causal %s: error: %s: %zu run(s) but no experiment and no samples record: "
+                 "nothing to report (a run writes them when the profiled program ends)\n",
+                 command, names.c_str(), profile.runs.size());
+    return false;
+  }
   return true;
 }
 
