@@ -2,11 +2,14 @@
 #include "Analysis.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <map>
 #include <set>
+#include <thread>
 #include <tuple>
 
 namespace causal::profile {
@@ -752,8 +755,8 @@ void bootstrapIntervals(PointWork &work, const RunRate &rate, const AnalysisOpti
   result.maxImpactInterval = percentileInterval(maxSamples, confidence);
 }
 
-/// Steps 5 to 8 for one (line, point): its curve, or false when it has
-/// not enough data.
+/// Steps 5 to 7 for one (line, point): its curve without intervals, or
+/// false when it has not enough data.
 bool analyzePoint(PointWork &work, std::map<int, Measurements> &bySpeedup, const PointKey &key,
                   const BaselineIndex &baselines, const RunRate &rate,
                   const AnalysisOptions &options, Analysis &analysis) {
@@ -763,10 +766,28 @@ bool analyzePoint(PointWork &work, std::map<int, Measurements> &bySpeedup, const
   if (!computeValues(work, rate, options, analysis))
     return false;
   fillCurve(work, rate, options);
-  if (options.bootstrapRounds > 0)
-    bootstrapIntervals(work, rate, options);
-  checkBound(work.result, rate, work.sums.ownBaseline);
   return true;
+}
+
+/// Step 8 for every curve: each one's bootstrap draws from its own random
+/// sequence (seeded by its line and point), so the curves can be shared out
+/// among threads and the result is the same as one after the other.
+void bootstrapAll(std::vector<std::pair<PointWork *, RunRate>> &curves,
+                  const AnalysisOptions &options) {
+  if (options.bootstrapRounds == 0 || curves.empty())
+    return;
+  std::atomic<size_t> next{0};
+  auto worker = [&]() {
+    for (size_t i; (i = next.fetch_add(1)) < curves.size();)
+      bootstrapIntervals(*curves[i].first, curves[i].second, options);
+  };
+  size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), 8);
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < threads && t < curves.size(); ++t)
+    helpers.emplace_back(worker);
+  worker();
+  for (std::thread &helper : helpers)
+    helper.join();
 }
 
 /// Step 9a, many lines compared: Benjamini-Hochberg at the false-discovery
@@ -837,18 +858,39 @@ Analysis rankProfile(const Profile &profile, const AnalysisOptions &options) {
     if (!run.abRun && run.runtimeNs > 0)
       totalRuntime += run.runtimeNs;
 
+  // Steps 4 to 7 line by line, then every curve's intervals (step 8, in
+  // parallel), then the lines in the same order.
+  struct LineWork {
+    LineResult result;
+    RunRate rate;
+    std::vector<PointWork *> curves;
+  };
+  std::vector<LineWork> lines;
+  std::deque<PointWork> works; // a deque: the curves' addresses stay
+  std::vector<std::pair<PointWork *, RunRate>> curves;
   for (auto &[line, byPoint] : data) {
-    LineResult lineResult;
+    LineWork &lineWork = lines.emplace_back();
+    LineResult &lineResult = lineWork.result;
     lineResult.line = std::string(line);
     if (auto found = saturation.find(line); found != saturation.end())
       lineResult.saturation = found->second;
-    RunRate rate = rateOfLine(profile, line, totalRuntime);
+    lineWork.rate = rateOfLine(profile, line, totalRuntime);
     for (auto &[key, bySpeedup] : byPoint) {
-      PointWork work{profile, line, {}, {}, {}, {}, {}, {}, {}};
-      bool curve = analyzePoint(work, bySpeedup, key, baselines, rate, options, analysis);
+      PointWork &work = works.emplace_back(PointWork{profile, line, {}, {}, {}, {}, {}, {}, {}});
+      bool curve = analyzePoint(work, bySpeedup, key, baselines, lineWork.rate, options, analysis);
       lineResult.experiments += work.result.experiments;
-      if (curve)
-        lineResult.points.push_back(std::move(work.result));
+      if (curve) {
+        lineWork.curves.push_back(&work);
+        curves.push_back({&work, lineWork.rate});
+      }
+    }
+  }
+  bootstrapAll(curves, options);
+  for (LineWork &lineWork : lines) {
+    LineResult &lineResult = lineWork.result;
+    for (PointWork *work : lineWork.curves) {
+      checkBound(work->result, lineWork.rate, work->sums.ownBaseline);
+      lineResult.points.push_back(std::move(work->result));
     }
     if (lineResult.points.empty())
       continue;
