@@ -394,14 +394,19 @@ bool readProfiles(const std::vector<std::string> &paths, const profile::ReadOpti
   if (profile.warnings.size() > maxWarnings)
     std::fprintf(stderr, "causal %s: warning: ... %zu more malformed lines skipped\n", command,
                  profile.warnings.size() - maxWarnings);
-  // Runs that wrote neither an experiment nor a samples record (a startup
-  // record and a record cut off, say) are no profile to report on.
-  if (profile.experiments.empty() && profile.samples.empty()) {
+  // Runs that wrote no experiment, samples or runtime record (a startup
+  // record and a record cut off, say) are no profile to report on. A run
+  // with only its runtime record still says something (its samples outside
+  // instrumented code).
+  bool anyRuntime = false;
+  for (const profile::Run &run : profile.runs)
+    anyRuntime = anyRuntime || run.runtimeNs >= 0;
+  if (profile.experiments.empty() && profile.samples.empty() && !anyRuntime) {
     std::string names;
     for (const std::string &path : paths)
       names += (names.empty() ? "" : ", ") + (path == "-" ? std::string("<stdin>") : path);
     std::fprintf(stderr,
-                 "causal %s: error: %s: %zu run(s) but no experiment and no samples record: "
+                 "causal %s: error: %s: %zu run(s) but no experiment, samples or runtime record: "
                  "nothing to report (a run writes them when the profiled program ends)\n",
                  command, names.c_str(), profile.runs.size());
     return false;
