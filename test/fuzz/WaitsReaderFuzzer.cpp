@@ -19,6 +19,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   using namespace causal;
   std::string_view bytes(reinterpret_cast<const char *>(data), size);
+  // The output check's test of an existing file (report::outputProblem).
+  (void)profile::startsLikeWaitsFile(bytes);
   profile::WaitsFile waits;
   std::string error;
   if (!profile::readWaitsData(bytes, "fuzz.waits", waits, error))

@@ -46,6 +46,16 @@ int parseSettingOptions(const Args &args, size_t &i, Environment &env, const cha
 /// Warns when \p program does not look built with -fcausal-profile.
 void warnIfNotInstrumented(const std::string &program, const char *command);
 
+/// The value a setting will have in the program: from \p env (the options),
+/// else from the environment, else \p fallback.
+std::string settingValue(const Environment &env, const char *variable, const char *fallback);
+
+/// True, after saying why, when a run would append to a file that must not
+/// be appended to: the profile \p profilePath, its waits sidecar (with
+/// --waits) or the sample log (--sample-log) exists and is not of that kind
+/// (report::outputProblem, the check of every output option).
+bool outputsProblem(const Environment &env, const std::string &profilePath, const char *command);
+
 // ---- Confirmation runs (Confirm.cpp) ----------------------------------------
 
 /// What `causal confirm` (and `causal run --confirm`) do.

@@ -296,6 +296,8 @@ int confirmCommand(const Args &args) {
     profilePath = "profile.coz";
   Args program(args.begin() + long(i), args.end());
   warnIfNotInstrumented(program[0], "confirm");
+  if (outputsProblem(env, profilePath, "confirm"))
+    return 2;
   return confirmLines(profilePath, plan, env, program, "confirm");
 }
 

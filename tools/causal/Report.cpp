@@ -95,7 +95,8 @@ int causal::reportCommand(const Args &args) {
     inputs.push_back("profile.coz");
 
   if (!htmlPath.empty()) {
-    std::string problem = report::htmlOutputProblem(htmlPath, inputs);
+    std::string problem =
+        report::outputProblem(htmlPath, report::OutputKind::HtmlPage, inputs, "--html");
     if (!problem.empty()) {
       std::fprintf(stderr, "causal report: error: %s\n", problem.c_str());
       return 2;

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 #include "InstallLayout.h"
+#include "Options.h"
+#include "WaitsReader.h"
 
 #include "causal/settings.h"
 
@@ -254,6 +256,45 @@ void warnIfNotInstrumented(const std::string &program, const char *command) {
                  command, program.c_str());
 }
 
+std::string settingValue(const Environment &env, const char *variable, const char *fallback) {
+  std::string value;
+  bool set = false;
+  for (const auto &[name, given] : env)
+    if (name == variable) {
+      value = given;
+      set = true;
+    }
+  if (!set) {
+    const char *fromEnvironment = std::getenv(variable);
+    value = fromEnvironment && *fromEnvironment ? fromEnvironment : fallback;
+  }
+  return value;
+}
+
+bool outputsProblem(const Environment &env, const std::string &profilePath, const char *command) {
+  struct Output {
+    std::string path;
+    report::OutputKind kind;
+    const char *option;
+  };
+  std::vector<Output> outputs = {{profilePath, report::OutputKind::Profile, "--output"}};
+  std::string waits = settingValue(env, CAUSAL_ENV_WAITS, "off");
+  if (!waits.empty() && waits != "off")
+    outputs.push_back(
+        {profile::waitsPathFor(profilePath), report::OutputKind::WaitsSidecar, "--output"});
+  std::string sampleLog = settingValue(env, CAUSAL_ENV_SAMPLE_LOG, "");
+  if (!sampleLog.empty())
+    outputs.push_back({sampleLog, report::OutputKind::SampleLog, "--sample-log"});
+  for (const Output &output : outputs) {
+    std::string problem = report::outputProblem(output.path, output.kind, {}, output.option);
+    if (!problem.empty()) {
+      std::fprintf(stderr, "causal %s: error: %s\n", command, problem.c_str());
+      return true;
+    }
+  }
+  return false;
+}
+
 int runCommand(const Args &args) {
   Environment env;
   ConfirmPlan confirm;
@@ -282,6 +323,9 @@ int runCommand(const Args &args) {
     return status;
   Args program(args.begin() + long(i), args.end());
   warnIfNotInstrumented(program[0], "run");
+  std::string output = settingValue(env, CAUSAL_ENV_OUTPUT, "profile.coz");
+  if (outputsProblem(env, output, "run"))
+    return 2;
 
   if (keepGoing && confirming) {
     std::fprintf(stderr, "causal run: error: --keep-going does not go with --confirm\n");
@@ -304,11 +348,6 @@ int runCommand(const Args &args) {
       return 2;
     // The profiling run, then the confirmation runs: the program runs as a
     // child, several times, so `causal run` cannot simply become it.
-    const char *fromEnvironment = std::getenv(CAUSAL_ENV_OUTPUT);
-    std::string output = fromEnvironment && *fromEnvironment ? fromEnvironment : "profile.coz";
-    for (auto &[name, value] : env)
-      if (name == CAUSAL_ENV_OUTPUT)
-        output = value;
     int status = runProgram(env, program, "run");
     if (status != 0) {
       std::fprintf(stderr, "causal run: the program %s; no confirmation runs\n",

@@ -2,11 +2,14 @@
 #include "Analysis.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <map>
 #include <set>
+#include <thread>
 #include <tuple>
 
 namespace causal::profile {
@@ -59,9 +62,17 @@ struct Observation {
   double differenceTime = 0; // in-flight count x duration
   double selectedSamples = -1;
   double samplePeriodNs = kDefaultSamplePeriodNs; // of its run
-  size_t index = 0;                               // in Profile::experiments: order in time
-  size_t run = 0;
 };
+
+/// Where an experiment's measurement of one progress point is: the
+/// analysis keeps these (8 bytes) and computes the Observation when needed,
+/// so that its memory grows with the profile's experiments by no more than
+/// that (docs/report.md, "Memory").
+struct MeasurementRef {
+  uint32_t experiment = 0; // in Profile::experiments: the order in time
+  uint32_t point = 0;      // in the experiment's points
+};
+using Measurements = std::vector<MeasurementRef>;
 
 struct Sums {
   double duration = 0, delta = 0, arrivals = 0, departures = 0, differenceTime = 0;
@@ -85,10 +96,35 @@ struct Sums {
   }
 };
 
-Sums sumOf(const std::vector<Observation> &observations) {
+/// The sampling period of run \p run (Coz's fixed 1 ms where not written).
+double periodOfRun(const Profile &profile, size_t run) {
+  return run < profile.runs.size() && profile.runs[run].samplePeriodNs > 0
+             ? profile.runs[run].samplePeriodNs
+             : kDefaultSamplePeriodNs;
+}
+
+/// One experiment's measurement of one progress point, as an observation.
+Observation observationOf(const Profile &profile, MeasurementRef ref) {
+  const Experiment &experiment = profile.experiments[ref.experiment];
+  const PointMeasurement &point = experiment.points[ref.point];
+  Observation observation;
+  observation.duration = experiment.durationNs;
+  observation.selectedSamples = experiment.selectedSamples;
+  observation.samplePeriodNs = periodOfRun(profile, experiment.run);
+  if (point.kind == PointKind::Throughput) {
+    observation.delta = point.delta;
+  } else {
+    observation.arrivals = point.arrivals;
+    observation.departures = point.departures;
+    observation.differenceTime = point.difference * experiment.durationNs;
+  }
+  return observation;
+}
+
+Sums sumOf(const Profile &profile, const Measurements &measurements) {
   Sums sums;
-  for (const Observation &o : observations)
-    sums.add(o);
+  for (MeasurementRef ref : measurements)
+    sums.add(observationOf(profile, ref));
   return sums;
 }
 
@@ -116,7 +152,7 @@ double progressMeasure(PointKind kind, const Sums &sums) {
 
 struct Group {
   int percent = 0;
-  std::vector<Observation> observations;
+  Measurements observations;
 };
 
 /// Whole-run figures of one line: its samples per nanosecond (phase
@@ -142,7 +178,7 @@ private:
   uint64_t state;
 };
 
-uint64_t hashName(const std::string &a, const std::string &b) {
+uint64_t hashName(std::string_view a, std::string_view b) {
   uint64_t h = 0xcbf29ce484222325ull;
   for (char c : a)
     h = (h ^ uint8_t(c)) * 0x100000001b3ull;
@@ -223,14 +259,16 @@ bool lineNameLess(const std::string &a, const std::string &b) {
   return a < b;
 }
 
-using PointKey = std::pair<int, std::string>; // (kind, name)
+using PointKey = std::pair<int, std::string_view>; // (kind, name)
 
 /// The 0 % experiments of each (run, point), in the order they ran: the
 /// candidates for pooled baselines.
 class BaselineIndex {
 public:
-  void add(const PointKey &point, const Observation &observation, const std::string &selected) {
-    byRunPoint[{observation.run, point}].push_back({observation, selected});
+  explicit BaselineIndex(const Profile &profile) : profile(profile) {}
+
+  void add(const PointKey &point, MeasurementRef ref) {
+    byRunPoint[{profile.experiments[ref.experiment].run, point}].push_back(ref);
   }
 
   /// The pooled baseline of a line: its own 0 % experiments and, for each
@@ -238,22 +276,22 @@ public:
   /// run and point (by position in the run, ties to the earlier one), each
   /// experiment once. Returns the other lines' experiments only; the
   /// line's own are in its baseline group already.
-  std::vector<Observation> neighbours(const PointKey &point, const std::string &line,
-                                      const std::vector<Group> &groups, size_t window) const {
+  Measurements neighbours(const PointKey &point, std::string_view line,
+                          const std::vector<Group> &groups, size_t window) const {
     std::set<size_t> chosen;
-    std::vector<Observation> out;
+    Measurements out;
     if (window == 0)
       return out;
     for (const Group &group : groups)
-      for (const Observation &o : group.observations) {
-        auto found = byRunPoint.find({o.run, point});
+      for (MeasurementRef o : group.observations) {
+        auto found = byRunPoint.find({profile.experiments[o.experiment].run, point});
         if (found == byRunPoint.end())
           continue;
-        const std::vector<Entry> &zeros = found->second;
-        // zeros is sorted by index; walk outwards from o.index.
-        size_t after = size_t(std::lower_bound(zeros.begin(), zeros.end(), o.index,
-                                               [](const Entry &e, size_t index) {
-                                                 return e.observation.index < index;
+        const Measurements &zeros = found->second;
+        // zeros is sorted by experiment; walk outwards from o.experiment.
+        size_t after = size_t(std::lower_bound(zeros.begin(), zeros.end(), o.experiment,
+                                               [](MeasurementRef e, uint32_t index) {
+                                                 return e.experiment < index;
                                                }) -
                               zeros.begin());
         size_t before = after; // zeros[before - 1] is the next one back
@@ -262,22 +300,20 @@ public:
           if (!haveBefore && !haveAfter)
             break;
           bool takeAfter =
-              haveAfter && (!haveBefore || zeros[after].observation.index - o.index <
-                                               o.index - zeros[before - 1].observation.index);
-          const Entry &entry = takeAfter ? zeros[after++] : zeros[--before];
-          if (entry.selected != line && chosen.insert(entry.observation.index).second)
-            out.push_back(entry.observation);
+              haveAfter && (!haveBefore || zeros[after].experiment - o.experiment <
+                                               o.experiment - zeros[before - 1].experiment);
+          MeasurementRef entry = takeAfter ? zeros[after++] : zeros[--before];
+          if (profile.experiments[entry.experiment].selected != line &&
+              chosen.insert(entry.experiment).second)
+            out.push_back(entry);
         }
       }
     return out;
   }
 
 private:
-  struct Entry {
-    Observation observation;
-    std::string selected;
-  };
-  std::map<std::pair<size_t, PointKey>, std::vector<Entry>> byRunPoint;
+  const Profile &profile;
+  std::map<std::pair<size_t, PointKey>, Measurements> byRunPoint;
 };
 
 /// Program speedups a virtual speedup cannot produce: more than s x b
@@ -351,21 +387,21 @@ double rankValue(double value) { return std::isnan(value) ? -INFINITY : value; }
 
 /// line -> (kind, point) -> percent -> observations
 using ObservationsByLine =
-    std::map<std::string, std::map<PointKey, std::map<int, std::vector<Observation>>>>;
+    std::map<std::string_view, std::map<PointKey, std::map<int, Measurements>>>;
 
-/// The sampling period of run \p run (Coz's fixed 1 ms where not written).
-double periodOfRun(const Profile &profile, size_t run) {
-  return run < profile.runs.size() && profile.runs[run].samplePeriodNs > 0
-             ? profile.runs[run].samplePeriodNs
-             : kDefaultSamplePeriodNs;
+/// Whether an experiment belongs to the ranking: not one of an A/B run
+/// (docs/report.md, "Confirmation": kept out of everything the ranking uses).
+bool ranked(const Profile &profile, const Experiment &experiment) {
+  return experiment.run >= profile.runs.size() || !profile.runs[experiment.run].abRun;
 }
 
-/// Step 1: what the runs say as a whole.
+/// Step 1: what the ordinary runs (not A/B runs) say as a whole.
 void summarizeRuns(const Profile &profile, Analysis &analysis) {
-  analysis.runs = profile.runs.size();
-  analysis.experiments = profile.experiments.size();
-  bool allCausal = !profile.runs.empty();
+  bool allCausal = true;
   for (const Run &run : profile.runs) {
+    if (run.abRun)
+      continue;
+    ++analysis.runs;
     if (run.runtimeNs > 0) {
       ++analysis.runsWithRuntime;
       analysis.runtimeNs += run.runtimeNs;
@@ -374,41 +410,25 @@ void summarizeRuns(const Profile &profile, Analysis &analysis) {
     }
     allCausal = allCausal && run.writtenByCausal;
     analysis.samplesOutside += run.samplesOutside;
-    for (const auto &entry : run.samples)
-      analysis.samplesInLines += entry.second;
   }
-  analysis.latencyTimeAveraged = allCausal;
-}
-
-/// One experiment's measurement of one progress point, as an observation.
-Observation observationOf(const Profile &profile, size_t index, const PointMeasurement &point) {
-  const Experiment &experiment = profile.experiments[index];
-  Observation observation;
-  observation.duration = experiment.durationNs;
-  observation.selectedSamples = experiment.selectedSamples;
-  observation.samplePeriodNs = periodOfRun(profile, experiment.run);
-  observation.index = index;
-  observation.run = experiment.run;
-  if (point.kind == PointKind::Throughput) {
-    observation.delta = point.delta;
-  } else {
-    observation.arrivals = point.arrivals;
-    observation.departures = point.departures;
-    observation.differenceTime = point.difference * experiment.durationNs;
-  }
-  return observation;
+  for (const auto &entry : profile.samples)
+    analysis.samplesInLines += entry.second.ordinary;
+  analysis.latencyTimeAveraged = analysis.runs > 0 && allCausal;
 }
 
 /// Step 2: every experiment's measurements, by line, point and speedup;
 /// the 0 % ones also into \p baselines; the progress points' summaries.
 ObservationsByLine collectObservations(const Profile &profile, const AnalysisOptions &options,
                                        Analysis &analysis, BaselineIndex &baselines) {
-  std::set<std::string> wanted(options.onlyPoints.begin(), options.onlyPoints.end());
-  std::set<std::string> seenWanted;
+  std::set<std::string, std::less<>> wanted(options.onlyPoints.begin(), options.onlyPoints.end());
+  std::set<std::string, std::less<>> seenWanted;
   ObservationsByLine data;
   std::map<PointKey, ProgressPointSummary> pointSummaries;
   for (size_t index = 0; index < profile.experiments.size(); ++index) {
     const Experiment &experiment = profile.experiments[index];
+    if (!ranked(profile, experiment))
+      continue;
+    ++analysis.experiments;
     if (!(experiment.durationNs > 0)) {
       ++analysis.droppedBadDuration;
       continue;
@@ -418,10 +438,11 @@ ObservationsByLine collectObservations(const Profile &profile, const AnalysisOpt
       analysis.insertedDelayNs += experiment.delayNs;
     int percent = int(std::lround(experiment.speedup * 100));
     bool used = false;
-    for (const PointMeasurement &point : experiment.points) {
+    for (size_t p = 0; p < experiment.points.size(); ++p) {
+      const PointMeasurement &point = experiment.points[p];
       PointKey key{int(point.kind), point.name};
       ProgressPointSummary &summary = pointSummaries[key];
-      summary.name = point.name;
+      summary.name = std::string(point.name);
       summary.kind = point.kind;
       ++summary.experiments;
       summary.visits += point.kind == PointKind::Throughput ? point.delta : point.arrivals;
@@ -429,17 +450,17 @@ ObservationsByLine collectObservations(const Profile &profile, const AnalysisOpt
       if (!wanted.empty()) {
         if (!wanted.count(point.name))
           continue;
-        seenWanted.insert(point.name);
+        seenWanted.emplace(point.name);
       }
       // Every experiment counts, however few visits it saw: leaving out
       // the ones with few visits would keep the windows that happened to
       // catch more visits than their length predicts, and that favours the
       // experiments whose progress is slowest in real time (high speedups,
       // which insert the most delay). The visit minimum applies to groups.
-      Observation observation = observationOf(profile, index, point);
-      data[experiment.selected][key][percent].push_back(observation);
+      MeasurementRef ref{uint32_t(index), uint32_t(p)};
+      data[experiment.selected][key][percent].push_back(ref);
       if (percent == 0)
-        baselines.add(key, observation, experiment.selected);
+        baselines.add(key, ref);
       used = true;
     }
     if (used)
@@ -457,11 +478,12 @@ ObservationsByLine collectObservations(const Profile &profile, const AnalysisOpt
 }
 
 /// Step 3: saturation per selected line, from the experiments that recorded it.
-std::map<std::string, Saturation> saturationByLine(const Profile &profile) {
-  std::map<std::string, Saturation> saturation;
-  std::map<std::string, double> delayOfLine;
+std::map<std::string_view, Saturation> saturationByLine(const Profile &profile) {
+  std::map<std::string_view, Saturation> saturation;
+  std::map<std::string_view, double> delayOfLine;
   for (const Experiment &experiment : profile.experiments) {
-    if (experiment.cpus < 0 || experiment.running < 0 || experiment.waiting < 0)
+    if (!ranked(profile, experiment) || experiment.cpus < 0 || experiment.running < 0 ||
+        experiment.waiting < 0)
       continue;
     Saturation &entry = saturation[experiment.selected];
     ++entry.experiments;
@@ -484,31 +506,27 @@ std::map<std::string, Saturation> saturationByLine(const Profile &profile) {
   return saturation;
 }
 
-/// Step 4, per line: its samples over the runs with a runtime record, whose
-/// run time summed is \p totalRuntime (the T of Eq. 8 and the wall time of
-/// the physical bound).
-RunRate rateOfLine(const Profile &profile, const std::string &line, double totalRuntime) {
+/// Step 4, per line: its samples over the ordinary runs with a runtime
+/// record, whose run time summed is \p totalRuntime (the T of Eq. 8 and the
+/// wall time of the physical bound).
+RunRate rateOfLine(const Profile &profile, std::string_view line, double totalRuntime) {
   RunRate rate;
   rate.time = totalRuntime;
-  for (size_t r = 0; r < profile.runs.size(); ++r) {
-    const Run &run = profile.runs[r];
-    if (!(run.runtimeNs > 0))
-      continue;
-    auto found = run.samples.find(line);
-    if (found != run.samples.end()) {
-      rate.samples += found->second;
-      rate.sampleTime += found->second * periodOfRun(profile, r);
-    }
+  auto found = profile.samples.find(line);
+  if (found != profile.samples.end()) {
+    rate.samples = found->second.ordinaryTimed;
+    rate.sampleTime = found->second.ordinaryTimedNs;
   }
   return rate;
 }
 
 /// One (line, point) curve while it is computed.
 struct PointWork {
-  const std::string &line;
+  const Profile &profile;
+  std::string_view line;
   PointResult result;
-  std::vector<Group> groups;           // [0]: the line's own 0 % experiments; then one per speedup
-  std::vector<Observation> neighbours; // pooled baselines of other lines
+  std::vector<Group> groups; // [0]: the line's own 0 % experiments; then one per speedup
+  Measurements neighbours;   // pooled baselines of other lines
   CurveSums sums;
   CurveValues curve;
   std::vector<size_t> valid;  // group indices with a value
@@ -518,7 +536,7 @@ struct PointWork {
 /// Step 5: the experiments of each speedup as groups; a speedup above 0
 /// whose experiments together saw fewer than minVisits visits (latency:
 /// arrivals or departures) says too little and is dropped.
-void groupBySpeedup(std::map<int, std::vector<Observation>> &bySpeedup, const PointKey &key,
+void groupBySpeedup(std::map<int, Measurements> &bySpeedup, const PointKey &key,
                     const BaselineIndex &baselines, const AnalysisOptions &options,
                     Analysis &analysis, PointWork &work) {
   PointResult &result = work.result;
@@ -529,7 +547,7 @@ void groupBySpeedup(std::map<int, std::vector<Observation>> &bySpeedup, const Po
       work.groups[0].observations = std::move(observations);
       continue;
     }
-    if (!enoughVisits(result.kind, sumOf(observations), options.minVisits)) {
+    if (!enoughVisits(result.kind, sumOf(work.profile, observations), options.minVisits)) {
       ++analysis.droppedLowVisits;
       continue;
     }
@@ -538,11 +556,11 @@ void groupBySpeedup(std::map<int, std::vector<Observation>> &bySpeedup, const Po
   work.neighbours = baselines.neighbours(key, work.line, work.groups, options.baselineWindow);
   result.ownBaselineExperiments = work.groups[0].observations.size();
   result.baselineExperiments = result.ownBaselineExperiments + work.neighbours.size();
-  work.sums.ownBaseline = sumOf(work.groups[0].observations);
+  work.sums.ownBaseline = sumOf(work.profile, work.groups[0].observations);
   work.sums.baseline = work.sums.ownBaseline;
-  work.sums.baseline.add(sumOf(work.neighbours));
+  work.sums.baseline.add(sumOf(work.profile, work.neighbours));
   for (const Group &group : work.groups)
-    work.sums.groups.push_back(sumOf(group.observations));
+    work.sums.groups.push_back(sumOf(work.profile, group.observations));
 }
 
 /// Step 6: the curve's values, or why there is none (then recorded in
@@ -551,7 +569,8 @@ void groupBySpeedup(std::map<int, std::vector<Observation>> &bySpeedup, const Po
 bool computeValues(PointWork &work, const RunRate &rate, const AnalysisOptions &options,
                    Analysis &analysis) {
   PointResult &result = work.result;
-  NotEnoughData shortfall{work.line, result.point, Shortfall::None, result.experiments, 0};
+  NotEnoughData shortfall{std::string(work.line), result.point, Shortfall::None, result.experiments,
+                          0};
   shortfall.distinctSpeedups = work.groups.size() - 1 + (result.baselineExperiments ? 1 : 0);
   auto fail = [&](Shortfall reason) {
     shortfall.reason = reason;
@@ -636,25 +655,71 @@ void bootstrapIntervals(PointWork &work, const RunRate &rate, const AnalysisOpti
   const std::vector<Group> &groups = work.groups;
   const std::vector<size_t> &valid = work.valid;
   SplitMix64 random(options.seed ^ hashName(work.line, result.point));
-  std::vector<std::pair<size_t, const Observation *>> pool;
+  // What a round needs of each experiment, side by side: the two sums of
+  // its progress measure (throughput: visits and duration; latency:
+  // arrivals and in-flight x duration) and, for the own baseline's phase
+  // correction, its selected samples and their duration (computeCurve reads
+  // no other sum of a replicate). Each sum adds the same values in the same
+  // order as Sums would, so the intervals are exactly those of all sums.
+  struct Draw {
+    size_t group;
+    double measure[4]; // the two measure sums, phaseSamples, phaseDuration
+  };
+  bool throughput = result.kind == PointKind::Throughput;
+  auto drawOf = [&](size_t group, MeasurementRef ref) {
+    Sums one;
+    one.add(observationOf(work.profile, ref));
+    return Draw{group,
+                {throughput ? one.delta : one.arrivals,
+                 throughput ? one.duration : one.differenceTime, one.phaseSamples,
+                 one.phaseDuration}};
+  };
+  std::vector<Draw> pool;
   for (size_t i = 0; i < groups.size(); ++i)
-    for (const Observation &o : groups[i].observations)
-      pool.push_back({i, &o});
+    for (MeasurementRef ref : groups[i].observations)
+      pool.push_back(drawOf(i, ref));
+  std::vector<Draw> neighbours;
+  neighbours.reserve(work.neighbours.size());
+  for (MeasurementRef ref : work.neighbours)
+    neighbours.push_back(drawOf(0, ref));
+  auto toSums = [&](const double(&sums)[4]) {
+    Sums out;
+    (throughput ? out.delta : out.arrivals) = sums[0];
+    (throughput ? out.duration : out.differenceTime) = sums[1];
+    out.phaseSamples = sums[2];
+    out.phaseDuration = sums[3];
+    return out;
+  };
   std::vector<std::vector<double>> pointSamples(valid.size());
   std::vector<double> slopeSamples, maxSamples;
   CurveSums replicate;
   std::vector<CurvePoint> replicateCurve;
   std::vector<bool> replicateEligible;
+  struct Accumulated {
+    double sums[4];
+  };
+  std::vector<Accumulated> accumulated;
   for (size_t round = 0; round < options.bootstrapRounds; ++round) {
-    replicate.groups.assign(groups.size(), Sums());
+    accumulated.assign(groups.size(), Accumulated{{0, 0, 0, 0}});
     for (size_t k = 0; k < pool.size(); ++k) {
-      const auto &pick = pool[random.below(pool.size())];
-      replicate.groups[pick.first].add(*pick.second);
+      const Draw &pick = pool[random.below(pool.size())];
+      double *sums = accumulated[pick.group].sums;
+      sums[0] += pick.measure[0];
+      sums[1] += pick.measure[1];
+      sums[2] += pick.measure[2];
+      sums[3] += pick.measure[3];
     }
+    double baseline[4] = {accumulated[0].sums[0], accumulated[0].sums[1], 0, 0};
+    for (size_t k = 0; k < neighbours.size(); ++k) {
+      const Draw &pick = neighbours[random.below(neighbours.size())];
+      baseline[0] += pick.measure[0];
+      baseline[1] += pick.measure[1];
+    }
+    replicate.groups.resize(groups.size());
+    for (size_t i = 0; i < groups.size(); ++i)
+      replicate.groups[i] = toSums(accumulated[i].sums);
     replicate.ownBaseline = replicate.groups[0];
-    replicate.baseline = replicate.ownBaseline;
-    for (size_t k = 0; k < work.neighbours.size(); ++k)
-      replicate.baseline.add(work.neighbours[random.below(work.neighbours.size())]);
+    replicate.baseline = toSums(baseline);
     CurveValues values = computeCurve(result.kind, replicate, rate, options.phaseCorrection);
     if (!values.baselineValid)
       continue;
@@ -690,21 +755,39 @@ void bootstrapIntervals(PointWork &work, const RunRate &rate, const AnalysisOpti
   result.maxImpactInterval = percentileInterval(maxSamples, confidence);
 }
 
-/// Steps 5 to 8 for one (line, point): its curve, or false when it has
-/// not enough data.
-bool analyzePoint(PointWork &work, std::map<int, std::vector<Observation>> &bySpeedup,
-                  const PointKey &key, const BaselineIndex &baselines, const RunRate &rate,
+/// Steps 5 to 7 for one (line, point): its curve without intervals, or
+/// false when it has not enough data.
+bool analyzePoint(PointWork &work, std::map<int, Measurements> &bySpeedup, const PointKey &key,
+                  const BaselineIndex &baselines, const RunRate &rate,
                   const AnalysisOptions &options, Analysis &analysis) {
   work.result.kind = PointKind(key.first);
-  work.result.point = key.second;
+  work.result.point = std::string(key.second);
   groupBySpeedup(bySpeedup, key, baselines, options, analysis, work);
   if (!computeValues(work, rate, options, analysis))
     return false;
   fillCurve(work, rate, options);
-  if (options.bootstrapRounds > 0)
-    bootstrapIntervals(work, rate, options);
-  checkBound(work.result, rate, work.sums.ownBaseline);
   return true;
+}
+
+/// Step 8 for every curve: each one's bootstrap draws from its own random
+/// sequence (seeded by its line and point), so the curves can be shared out
+/// among threads and the result is the same as one after the other.
+void bootstrapAll(std::vector<std::pair<PointWork *, RunRate>> &curves,
+                  const AnalysisOptions &options) {
+  if (options.bootstrapRounds == 0 || curves.empty())
+    return;
+  std::atomic<size_t> next{0};
+  auto worker = [&]() {
+    for (size_t i; (i = next.fetch_add(1)) < curves.size();)
+      bootstrapIntervals(*curves[i].first, curves[i].second, options);
+  };
+  size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), 8);
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < threads && t < curves.size(); ++t)
+    helpers.emplace_back(worker);
+  worker();
+  for (std::thread &helper : helpers)
+    helper.join();
 }
 
 /// Step 9a, many lines compared: Benjamini-Hochberg at the false-discovery
@@ -767,26 +850,47 @@ void rankLines(Analysis &analysis, const AnalysisOptions &options) {
 Analysis rankProfile(const Profile &profile, const AnalysisOptions &options) {
   Analysis analysis;
   summarizeRuns(profile, analysis);
-  BaselineIndex baselines;
+  BaselineIndex baselines(profile);
   ObservationsByLine data = collectObservations(profile, options, analysis, baselines);
-  std::map<std::string, Saturation> saturation = saturationByLine(profile);
+  std::map<std::string_view, Saturation> saturation = saturationByLine(profile);
   double totalRuntime = 0;
   for (const Run &run : profile.runs)
-    if (run.runtimeNs > 0)
+    if (!run.abRun && run.runtimeNs > 0)
       totalRuntime += run.runtimeNs;
 
+  // Steps 4 to 7 line by line, then every curve's intervals (step 8, in
+  // parallel), then the lines in the same order.
+  struct LineWork {
+    LineResult result;
+    RunRate rate;
+    std::vector<PointWork *> curves;
+  };
+  std::vector<LineWork> lines;
+  std::deque<PointWork> works; // a deque: the curves' addresses stay
+  std::vector<std::pair<PointWork *, RunRate>> curves;
   for (auto &[line, byPoint] : data) {
-    LineResult lineResult;
-    lineResult.line = line;
+    LineWork &lineWork = lines.emplace_back();
+    LineResult &lineResult = lineWork.result;
+    lineResult.line = std::string(line);
     if (auto found = saturation.find(line); found != saturation.end())
       lineResult.saturation = found->second;
-    RunRate rate = rateOfLine(profile, line, totalRuntime);
+    lineWork.rate = rateOfLine(profile, line, totalRuntime);
     for (auto &[key, bySpeedup] : byPoint) {
-      PointWork work{line, {}, {}, {}, {}, {}, {}, {}};
-      bool curve = analyzePoint(work, bySpeedup, key, baselines, rate, options, analysis);
+      PointWork &work = works.emplace_back(PointWork{profile, line, {}, {}, {}, {}, {}, {}, {}});
+      bool curve = analyzePoint(work, bySpeedup, key, baselines, lineWork.rate, options, analysis);
       lineResult.experiments += work.result.experiments;
-      if (curve)
-        lineResult.points.push_back(std::move(work.result));
+      if (curve) {
+        lineWork.curves.push_back(&work);
+        curves.push_back({&work, lineWork.rate});
+      }
+    }
+  }
+  bootstrapAll(curves, options);
+  for (LineWork &lineWork : lines) {
+    LineResult &lineResult = lineWork.result;
+    for (PointWork *work : lineWork.curves) {
+      checkBound(work->result, lineWork.rate, work->sums.ownBaseline);
+      lineResult.points.push_back(std::move(work->result));
     }
     if (lineResult.points.empty())
       continue;
@@ -812,38 +916,6 @@ Analysis rankProfile(const Profile &profile, const AnalysisOptions &options) {
 }
 
 // ---- Confirmation (A/B runs) ------------------------------------------------
-
-/// Runs that hold A/B experiments (ab-speedup written): `causal confirm`'s.
-std::vector<bool> confirmationRuns(const Profile &profile) {
-  std::vector<bool> confirming(profile.runs.size(), false);
-  for (const Experiment &experiment : profile.experiments)
-    if (experiment.abSpeedup > 0 && experiment.run < confirming.size())
-      confirming[experiment.run] = true;
-  return confirming;
-}
-
-/// The profile without the runs marked in \p drop (and their experiments).
-Profile withoutRuns(const Profile &profile, const std::vector<bool> &drop) {
-  Profile kept;
-  kept.files = profile.files;
-  kept.warnings = profile.warnings;
-  kept.functions = profile.functions;
-  kept.tabRecords = profile.tabRecords;
-  kept.jsonRecords = profile.jsonRecords;
-  std::vector<size_t> newIndex(profile.runs.size(), 0);
-  for (size_t r = 0; r < profile.runs.size(); ++r)
-    if (!drop[r]) {
-      newIndex[r] = kept.runs.size();
-      kept.runs.push_back(profile.runs[r]);
-    }
-  for (const Experiment &experiment : profile.experiments)
-    if (experiment.run >= drop.size() || !drop[experiment.run]) {
-      kept.experiments.push_back(experiment);
-      if (experiment.run < drop.size())
-        kept.experiments.back().run = newIndex[experiment.run];
-    }
-  return kept;
-}
 
 /// One A/B pair's measurements of one point: arm A (0 %) and arm B.
 struct AbPair {
@@ -896,12 +968,11 @@ struct AbSeries {
 
 using Waiting = AbSeries::Waiting;
 
-std::vector<Confirmation> confirmationsOf(const Profile &profile,
-                                          const std::vector<bool> &confirming,
-                                          const Analysis &ranking, const AnalysisOptions &options) {
+std::vector<Confirmation> confirmationsOf(const Profile &profile, const Analysis &ranking,
+                                          const AnalysisOptions &options) {
   // (line, point, B-arm speedup in percent): runs at another speedup are
   // another confirmation.
-  std::map<std::tuple<std::string, PointKey, int>, AbSeries> series;
+  std::map<std::tuple<std::string_view, PointKey, int>, AbSeries> series;
   // Each run's first and last A/B experiment are left out: the first (always
   // arm A) runs while the program starts (page faults, cold caches), the last
   // is cut short by the exit and holds its path. In short runs (bench/accuracy's
@@ -909,21 +980,20 @@ std::vector<Confirmation> confirmationsOf(const Profile &profile,
   std::map<size_t, std::pair<size_t, size_t>> ends; // run -> (first, last) index
   for (size_t index = 0; index < profile.experiments.size(); ++index) {
     const Experiment &experiment = profile.experiments[index];
-    if (experiment.abSpeedup > 0 && experiment.run < confirming.size() &&
-        confirming[experiment.run]) {
+    if (experiment.abSpeedup > 0 && !ranked(profile, experiment)) {
       auto found = ends.try_emplace(experiment.run, index, index).first;
       found->second.second = index;
     }
   }
   for (size_t index = 0; index < profile.experiments.size(); ++index) {
     const Experiment &experiment = profile.experiments[index];
-    if (experiment.run >= confirming.size() || !confirming[experiment.run] ||
-        !(experiment.abSpeedup > 0))
+    if (ranked(profile, experiment) || !(experiment.abSpeedup > 0))
       continue;
     const auto &[first, last] = ends[experiment.run];
     if (index == first || index == last)
       continue;
-    for (const PointMeasurement &point : experiment.points) {
+    for (size_t p = 0; p < experiment.points.size(); ++p) {
+      const PointMeasurement &point = experiment.points[p];
       AbSeries &entry = series[{experiment.selected, PointKey{int(point.kind), point.name},
                                 int(std::lround(experiment.abSpeedup * 100))}];
       entry.kind = point.kind;
@@ -937,7 +1007,7 @@ std::vector<Confirmation> confirmationsOf(const Profile &profile,
         continue;
       }
       Waiting current{true, experiment.speedup > 0, starved(experiment), Sums()};
-      current.sums.add(observationOf(profile, index, point));
+      current.sums.add(observationOf(profile, MeasurementRef{uint32_t(index), uint32_t(p)}));
       if (pending.present && pending.armB != current.armB) {
         if (pending.starved || current.starved)
           ++entry.starvedPairs;
@@ -955,8 +1025,8 @@ std::vector<Confirmation> confirmationsOf(const Profile &profile,
   const double confidence = std::clamp(options.confidence, 0.5, 0.999);
   for (auto &[key, entry] : series) {
     Confirmation c;
-    c.line = std::get<0>(key);
-    c.point = std::get<1>(key).second;
+    c.line = std::string(std::get<0>(key));
+    c.point = std::string(std::get<1>(key).second);
     c.kind = entry.kind;
     c.speedup = entry.speedup;
     c.runs = entry.runs.size();
@@ -1094,19 +1164,14 @@ ConfirmStop confirmationStop(const Confirmation *c, double elapsedSeconds, doubl
 }
 
 Analysis analyze(const Profile &profile, const AnalysisOptions &options) {
-  std::vector<bool> confirming = confirmationRuns(profile);
-  if (std::find(confirming.begin(), confirming.end(), true) == confirming.end()) {
-    Analysis analysis = rankProfile(profile, options);
-    estimateShortfalls(analysis, profile, options);
-    addFunctionNames(analysis, profile);
-    return analysis;
+  Analysis analysis = rankProfile(profile, options);
+  for (const Run &run : profile.runs)
+    analysis.confirmationRuns += run.abRun;
+  if (analysis.confirmationRuns != 0) {
+    analysis.confirmationExperiments = profile.experiments.size() - analysis.experiments;
+    analysis.confirmations = confirmationsOf(profile, analysis, options);
   }
-  Profile ranked = withoutRuns(profile, confirming);
-  Analysis analysis = rankProfile(ranked, options);
-  analysis.confirmationRuns = size_t(std::count(confirming.begin(), confirming.end(), true));
-  analysis.confirmationExperiments = profile.experiments.size() - ranked.experiments.size();
-  analysis.confirmations = confirmationsOf(profile, confirming, analysis, options);
-  estimateShortfalls(analysis, ranked, options);
+  estimateShortfalls(analysis, profile, options);
   addFunctionNames(analysis, profile);
   return analysis;
 }
@@ -1138,16 +1203,13 @@ bool ProgressPointSummary::sparse(const AnalysisOptions &o) const {
 }
 
 std::vector<LineSamples> hottestLines(const Profile &profile) {
-  std::map<std::string, double> totals;
-  for (const Run &run : profile.runs)
-    for (const auto &[location, count] : run.samples)
-      totals[location] += count;
   std::vector<LineSamples> lines;
-  lines.reserve(totals.size());
-  for (const auto &[location, count] : totals)
-    if (count > 0) {
-      LineSamples line{location, count, {}};
-      if (auto found = profile.functions.find(location); found != profile.functions.end())
+  lines.reserve(profile.samples.size());
+  for (const auto &[location, totals] : profile.samples)
+    if (totals.all > 0) {
+      LineSamples line{std::string(location), totals.all, {}};
+      if (auto found = profile.functions.find(std::string(location));
+          found != profile.functions.end())
         line.label.function = found->second;
       lines.push_back(std::move(line));
     }

@@ -83,11 +83,6 @@ struct AnalysisOptions {
   double confirmNarrowWidth = 0.10;
 };
 
-/// Sample period assumed for a run that did not record one (`startup
-/// sample-period=`): 1 ms, the default of causal's runtime and Coz's fixed
-/// period.
-constexpr double kDefaultSamplePeriodNs = 1e6;
-
 struct Interval {
   double low = 0, high = 0;
   bool valid = false;

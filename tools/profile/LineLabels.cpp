@@ -140,15 +140,11 @@ void addSourceText(std::vector<LineSamples> &lines, size_t maxChars) {
 
 void estimateShortfalls(Analysis &analysis, const Profile &profile,
                         const AnalysisOptions &options) {
-  std::map<std::string, double> samples;
-  for (const Run &run : profile.runs)
-    for (const auto &[location, count] : run.samples)
-      samples[location] += count;
   double runSeconds =
       analysis.runtimeNs > 0 ? analysis.runtimeNs / 1e9 : analysis.experimentTimeNs / 1e9;
   for (NotEnoughData &entry : analysis.notEnoughData) {
-    if (auto found = samples.find(entry.line); found != samples.end())
-      entry.samples = found->second;
+    if (auto found = profile.samples.find(entry.line); found != profile.samples.end())
+      entry.samples = found->second.all;
     // More experiments of this line it needs, of any speedup.
     double moreExperiments = NAN;
     switch (entry.reason) {

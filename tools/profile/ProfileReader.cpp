@@ -20,6 +20,13 @@ const char *pointKindName(PointKind kind) {
   return kind == PointKind::Throughput ? "throughput" : "latency";
 }
 
+std::string_view Profile::intern(std::string_view name) {
+  auto found = names.find(name);
+  if (found != names.end())
+    return *found;
+  return *names.insert(nameStore.emplace_back(name)).first;
+}
+
 const std::string *Record::find(std::string_view key) const {
   for (const auto &field : fields)
     if (field.first == key)
@@ -385,6 +392,23 @@ bool parseRecordLine(std::string_view line, Record &record, std::string &error) 
   return true;
 }
 
+bool startsLikeProfile(std::string_view head) {
+  while (!head.empty()) {
+    size_t newline = head.find('\n');
+    std::string_view line = head.substr(0, newline);
+    if (line.find_first_not_of(" \t\r") != std::string_view::npos) {
+      Record record;
+      std::string error;
+      return line.find('\0') == std::string_view::npos && parseRecordLine(line, record, error) &&
+             findRecord(record.type);
+    }
+    if (newline == std::string_view::npos)
+      break;
+    head.remove_prefix(newline + 1);
+  }
+  return false;
+}
+
 namespace {
 
 // ---- Records as profile_records.def describes them ------------------------
@@ -491,6 +515,9 @@ public:
     return true;
   }
 
+  /// The end of the reading: the last run ends.
+  void finish() { finishRun(); }
+
   /// A line was skipped (lenient mode). If it may have been an experiment
   /// record, the point records that follow may belong to that dropped
   /// experiment: they must not be charged to the previous one.
@@ -512,6 +539,32 @@ private:
   bool haveRun = false;
   size_t currentExperiment = SIZE_MAX;
   std::vector<std::string> warnedNames; // unknown types and fields, warned once per file
+  /// The current run's samples per FILE:LINE (the last count written), folded
+  /// into Profile::samples when the run ends.
+  std::map<std::string_view, double> runSamples;
+
+  /// Folds the current run's samples into the profile's per-line totals, now
+  /// that the run's runtime, sample period and kind are known.
+  void finishRun() {
+    if (!haveRun)
+      return;
+    Run &run = profile.runs[currentRun];
+    double period = run.samplePeriodNs > 0 ? run.samplePeriodNs : kDefaultSamplePeriodNs;
+    bool timed = run.runtimeNs > 0;
+    for (const auto &[location, count] : runSamples) {
+      SampleTotals &totals = profile.samples[location];
+      totals.all += count;
+      if (run.abRun)
+        continue;
+      totals.ordinary += count;
+      if (timed) {
+        totals.ordinaryTimed += count;
+        totals.ordinaryTimedNs += count * period;
+      }
+    }
+    run.sampledLines = runSamples.size();
+    runSamples.clear();
+  }
 
   /// Reads the record's fields as its schema says and applies them.
   bool dispatch(RecordId id, const Record &record, size_t lineNo, std::string &error) {
@@ -529,6 +582,7 @@ private:
   // ---- What each record means: one applyRecord per profile_records.def entry
 
   bool applyRecord(const records::Startup &fields, size_t lineNo, std::string &) {
+    finishRun();
     Run run;
     run.place = {fileName, lineNo};
     run.hasStartup = true;
@@ -543,7 +597,7 @@ private:
 
   bool applyRecord(const records::Experiment &fields, size_t lineNo, std::string &) {
     Experiment experiment;
-    experiment.selected = fields.selected;
+    experiment.selected = profile.intern(fields.selected);
     experiment.speedup = fields.speedup;
     experiment.durationNs = fields.duration;
     experiment.selectedSamples = fields.selected_samples;
@@ -554,7 +608,8 @@ private:
     experiment.sharedCpuDelayNs = fields.shared_cpu_delay;
     experiment.abSpeedup = fields.ab_speedup;
     experiment.run = runIndex(lineNo);
-    experiment.place = {fileName, lineNo};
+    if (experiment.abSpeedup > 0)
+      profile.runs[experiment.run].abRun = true;
     profile.experiments.push_back(std::move(experiment));
     currentExperiment = profile.experiments.size() - 1;
     afterSkippedLine = false;
@@ -563,7 +618,7 @@ private:
 
   bool applyRecord(const records::ThroughputPoint &fields, size_t, std::string &error) {
     PointMeasurement point;
-    point.name = fields.name;
+    point.name = profile.intern(fields.name);
     point.kind = PointKind::Throughput;
     point.delta = fields.delta;
     return addPoint(std::move(point), error);
@@ -571,7 +626,7 @@ private:
 
   bool applyRecord(const records::LatencyPoint &fields, size_t, std::string &error) {
     PointMeasurement point;
-    point.name = fields.name;
+    point.name = profile.intern(fields.name);
     point.kind = PointKind::Latency;
     point.arrivals = fields.arrivals;
     point.departures = fields.departures;
@@ -590,7 +645,8 @@ private:
   }
 
   bool applyRecord(const records::Samples &fields, size_t lineNo, std::string &) {
-    profile.runs[runIndex(lineNo)].samples[fields.location] = fields.count;
+    runIndex(lineNo);
+    runSamples[profile.intern(fields.location)] = fields.count; // cumulative: the last counts
     if (!fields.function.empty())
       profile.functions[fields.location] = fields.function;
     return true;
@@ -608,7 +664,7 @@ private:
     Experiment &experiment = profile.experiments[currentExperiment];
     for (const PointMeasurement &existing : experiment.points)
       if (existing.name == point.name) {
-        error = "progress point '" + point.name + "' appears twice in one experiment";
+        error = "progress point '" + std::string(point.name) + "' appears twice in one experiment";
         return false;
       }
     experiment.points.push_back(std::move(point));
@@ -709,6 +765,8 @@ public:
     return true;
   }
 
+  /// The end of the text: the last run ends.
+  void finish() { builder.finish(); }
   size_t lines() const { return lineNo; }
   bool knownRecordSeen() const { return sawKnownRecord; }
 
@@ -737,6 +795,7 @@ bool readProfileText(std::string_view text, const std::string &fileName, Profile
     if (!lines.consume(line, lastWithoutNewline, error))
       return false;
   }
+  lines.finish();
   return true;
 }
 
@@ -773,6 +832,7 @@ bool readProfileLines(int fd, const std::string &name, ProfileLines &lines, std:
                 "program ends)";
         return false;
       }
+      lines.finish();
       return true;
     }
     if (const void *nul = memchr(chunk, 0, size_t(got))) {

@@ -14,6 +14,12 @@
 // error naming file and line; in lenient mode bad lines are skipped and each
 // one becomes a warning.
 //
+// Memory: the reader holds one line of the file at a time, never the file.
+// What it keeps grows with the experiments (a fixed-size tuple each, for the
+// bootstrap) and with the distinct names (FILE:LINE, progress points, each
+// stored once), not with the text: a run's `samples` records are folded into
+// per-line totals when the run ends (docs/report.md, "Memory").
+//
 // No LLVM dependency: this library is also built with -fsanitize=fuzzer.
 //
 //===----------------------------------------------------------------------===//
@@ -21,9 +27,11 @@
 #define CAUSAL_PROFILE_PROFILEREADER_H
 
 #include <cstddef>
+#include <deque>
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace causal::profile {
@@ -32,9 +40,14 @@ enum class PointKind { Throughput, Latency };
 
 const char *pointKindName(PointKind kind);
 
+/// Sample period assumed for a run that did not record one (`startup
+/// sample-period=`): 1 ms, the default of causal's runtime and Coz's fixed
+/// period.
+constexpr double kDefaultSamplePeriodNs = 1e6;
+
 /// One progress point's counters over one experiment.
 struct PointMeasurement {
-  std::string name;
+  std::string_view name; // in Profile::names
   PointKind kind = PointKind::Throughput;
   double delta = 0;      // throughput: visits during the experiment
   double arrivals = 0;   // latency: visits to the begin point
@@ -50,7 +63,7 @@ struct SourcePlace {
 
 /// One performance experiment and the progress it measured.
 struct Experiment {
-  std::string selected;        // FILE:LINE that was virtually sped up
+  std::string_view selected;   // FILE:LINE that was virtually sped up (in Profile::names)
   double speedup = 0;          // 0..1
   double durationNs = 0;       // effective duration: elapsed minus inserted delay
   double selectedSamples = -1; // samples in the selected line, -1 if not written
@@ -66,8 +79,7 @@ struct Experiment {
   /// speedup this run's experiments alternate with 0 % (`causal confirm`).
   /// Such experiments are kept out of the ranking (docs/report.md).
   double abSpeedup = -1;
-  size_t run = 0;    // index into Profile::runs
-  SourcePlace place; // the experiment record
+  size_t run = 0; // index into Profile::runs
   std::vector<PointMeasurement> points;
 };
 
@@ -81,21 +93,51 @@ struct Run {
   double samplePeriodNs = -1;   // `startup sample-period=` (causal extension), -1 if none
   double shutdownSamples = -1;  // `shutdown samples=` (old Coz), -1 if none
   double samplesOutside = 0;    // last `runtime samples-outside=` (causal): no line to charge
-  /// Samples per FILE:LINE. Coz writes cumulative counts, possibly several
-  /// times per run; the last value written for a location wins.
-  std::map<std::string, double> samples;
+  /// An A/B run of `causal confirm`: one of its experiments carries
+  /// ab-speedup (docs/report.md, "Confirmation").
+  bool abRun = false;
+  size_t sampledLines = 0; // FILE:LINEs with a samples record
 };
 
+/// The samples of one FILE:LINE summed over runs. Coz writes cumulative
+/// counts, possibly several times per run: of each run, the last value
+/// written for the location counts. Folded when the run ends.
+struct SampleTotals {
+  double all = 0;      // every run
+  double ordinary = 0; // runs that are not A/B runs
+  /// Ordinary runs with a runtime record: their samples, and the samples
+  /// times each run's sample period (kDefaultSamplePeriodNs where not written).
+  double ordinaryTimed = 0;
+  double ordinaryTimedNs = 0;
+};
+
+/// Everything read from one or more profile files. Names (FILE:LINE,
+/// progress points) are stored once in `names`; experiments and points
+/// refer to them, so a Profile can be moved but not copied.
 struct Profile {
+  Profile() = default;
+  Profile(Profile &&) = default;
+  Profile &operator=(Profile &&) = default;
+  Profile(const Profile &) = delete;
+  Profile &operator=(const Profile &) = delete;
+
   std::vector<std::string> files; // in the order they were read
   std::vector<Run> runs;
-  std::vector<Experiment> experiments;
+  std::deque<Experiment> experiments; // a deque: no copy of all of them as it grows
+  /// Per FILE:LINE, ordered by name; complete once the reading ended.
+  std::map<std::string_view, SampleTotals> samples;
   std::vector<std::string> warnings; // "file:line: message"
   /// Function of each FILE:LINE, demangled, from `samples function=`
   /// (causal: the binary's line table); lines without one are absent.
   std::map<std::string, std::string> functions;
   size_t tabRecords = 0;
   size_t jsonRecords = 0;
+  /// The names the records refer to, each stored once: views into
+  /// `nameStore`, whose strings stay where they are as it grows and when the
+  /// Profile moves.
+  std::deque<std::string> nameStore;
+  std::unordered_set<std::string_view> names;
+  std::string_view intern(std::string_view name);
 };
 
 struct ReadOptions {
@@ -111,6 +153,11 @@ bool readProfileText(std::string_view text, const std::string &fileName, Profile
 /// Reads a file; "-" reads standard input.
 bool readProfileFile(const std::string &path, Profile &into, const ReadOptions &options,
                      std::string &error);
+
+/// Whether \p head, the first bytes of a file, starts like a profile: its
+/// first line that is not blank is a record of a known type (either
+/// spelling). What `causal run --output` may append to.
+bool startsLikeProfile(std::string_view head);
 
 /// One record split into its type and key/value fields (values as text).
 struct Record {

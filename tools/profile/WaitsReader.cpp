@@ -353,6 +353,11 @@ const std::string &WaitRun::text(uint32_t id) const {
 
 std::string waitsPathFor(const std::string &profilePath) { return profilePath + wf::kSuffix; }
 
+bool startsLikeWaitsFile(std::string_view head) {
+  return head.size() >= sizeof(wf::kMagic) &&
+         head.compare(0, sizeof(wf::kMagic), std::string_view(wf::kMagic, sizeof(wf::kMagic))) == 0;
+}
+
 bool readWaitsData(std::string_view bytes, const std::string &name, WaitsFile &into,
                    std::string &error) {
   return Reader(bytes, name, into).read(error);

@@ -79,6 +79,10 @@ struct WaitsFile {
 /// The sidecar that belongs to a profile: PROFILE + ".waits".
 std::string waitsPathFor(const std::string &profilePath);
 
+/// Whether \p head, the first bytes of a file, starts like a waits sidecar
+/// (its magic). What the runtime's `--waits` may append to.
+bool startsLikeWaitsFile(std::string_view head);
+
 /// Reads the bytes of a sidecar named \p name. Returns false with \p error
 /// ("name: offset N: message") on damage. Never throws for bad input.
 bool readWaitsData(std::string_view bytes, const std::string &name, WaitsFile &into,

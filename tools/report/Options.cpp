@@ -1,6 +1,8 @@
 //===- Options.cpp - Command-line options shared by report and diff -------===//
 #include "Options.h"
 
+#include "WaitsReader.h"
+
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -273,31 +275,85 @@ bool useColor(ColorMode mode, int fd) {
   return isatty(fd) == 1;
 }
 
-std::string htmlOutputProblem(const std::string &output, const std::vector<std::string> &inputs) {
+namespace {
+
+/// The kind's name in messages, what writing does to an existing file, an
+/// example of a good name, and whether \p head (the file's first bytes) is
+/// such a file.
+struct OutputKindInfo {
+  const char *what;
+  const char *verb;
+  const char *example;
+};
+
+OutputKindInfo infoOf(OutputKind kind) {
+  switch (kind) {
+  case OutputKind::HtmlPage:
+    return {"an HTML page", "replacing", "report.html"};
+  case OutputKind::Profile:
+    return {"a causal or Coz profile", "appending to", "profile.coz"};
+  case OutputKind::WaitsSidecar:
+    return {"a waits sidecar (causal run --waits)", "appending to", "profile.coz"};
+  case OutputKind::SampleLog:
+    return {"a sample log (causal run --sample-log)", "appending to", "samples.log"};
+  }
+  return {"?", "?", "?"};
+}
+
+bool headIsOfKind(std::string head, OutputKind kind) {
+  switch (kind) {
+  case OutputKind::HtmlPage:
+    for (char &c : head)
+      c = char(std::tolower(static_cast<unsigned char>(c)));
+    return head.find("<!doctype html") != std::string::npos ||
+           head.find("<html") != std::string::npos;
+  case OutputKind::Profile:
+    return profile::startsLikeProfile(head);
+  case OutputKind::WaitsSidecar:
+    return profile::startsLikeWaitsFile(head);
+  case OutputKind::SampleLog: {
+    // "<module path> <address hex> <count>" lines (runtime/SampleLog.cpp).
+    std::string line = head.substr(0, head.find('\n'));
+    size_t count = line.rfind(' ');
+    size_t address =
+        count == std::string::npos || count == 0 ? std::string::npos : line.rfind(' ', count - 1);
+    return address != std::string::npos && address > 0 && count > address + 1 &&
+           count + 1 < line.size() &&
+           line.find_first_not_of("0123456789abcdef", address + 1) == count &&
+           line.find_first_not_of("0123456789", count + 1) == std::string::npos;
+  }
+  }
+  return false;
+}
+
+} // namespace
+
+std::string outputProblem(const std::string &output, OutputKind kind,
+                          const std::vector<std::string> &inputs, const char *option) {
   struct stat out;
   if (stat(output.c_str(), &out) != 0)
     return ""; // a new file
+  OutputKindInfo info = infoOf(kind);
+  std::string hint = std::string("name another file, e.g. ") + option + " " + info.example + ")";
   for (const std::string &input : inputs) {
     struct stat in;
     if (input != "-" && stat(input.c_str(), &in) == 0 && in.st_dev == out.st_dev &&
         in.st_ino == out.st_ino)
-      return output + " is an input profile of this report; writing the page there would replace "
-                      "it (name the page, e.g. --html report.html)";
+      return output + " is an input profile of this command; writing " + info.what +
+             " there would replace it (" + hint;
   }
+  if (S_ISDIR(out.st_mode))
+    return output + " is a directory; " + option + " names a file (" + hint;
   if (!S_ISREG(out.st_mode) || out.st_size == 0)
-    return "";
-  // An earlier page may be replaced; anything else is kept.
-  char head[512] = {};
+    return ""; // empty, a device, a pipe
+  char head[4096];
   FILE *file = std::fopen(output.c_str(), "rb");
-  size_t got = file ? std::fread(head, 1, sizeof head - 1, file) : 0;
+  size_t got = file ? std::fread(head, 1, sizeof head, file) : 0;
   if (file)
     std::fclose(file);
-  for (size_t i = 0; i < got; ++i)
-    head[i] = char(std::tolower(static_cast<unsigned char>(head[i])));
-  if (std::strstr(head, "<!doctype html") || std::strstr(head, "<html"))
+  if (headIsOfKind(std::string(head, got), kind))
     return "";
-  return output + " exists and is not an HTML page; not replacing it (name the page, e.g. "
-                  "--html report.html)";
+  return output + " exists and is not " + info.what + "; not " + info.verb + " it (" + hint;
 }
 
 bool readProfiles(const std::vector<std::string> &paths, const profile::ReadOptions &options,
@@ -338,6 +394,23 @@ bool readProfiles(const std::vector<std::string> &paths, const profile::ReadOpti
   if (profile.warnings.size() > maxWarnings)
     std::fprintf(stderr, "causal %s: warning: ... %zu more malformed lines skipped\n", command,
                  profile.warnings.size() - maxWarnings);
+  // Runs that wrote no experiment, samples or runtime record (a startup
+  // record and a record cut off, say) are no profile to report on. A run
+  // with only its runtime record still says something (its samples outside
+  // instrumented code).
+  bool anyRuntime = false;
+  for (const profile::Run &run : profile.runs)
+    anyRuntime = anyRuntime || run.runtimeNs >= 0;
+  if (profile.experiments.empty() && profile.samples.empty() && !anyRuntime) {
+    std::string names;
+    for (const std::string &path : paths)
+      names += (names.empty() ? "" : ", ") + (path == "-" ? std::string("<stdin>") : path);
+    std::fprintf(stderr,
+                 "causal %s: error: %s: %zu run(s) but no experiment, samples or runtime record: "
+                 "nothing to report (a run writes them when the profiled program ends)\n",
+                 command, names.c_str(), profile.runs.size());
+    return false;
+  }
   return true;
 }
 

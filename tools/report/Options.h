@@ -60,11 +60,22 @@ bool useColor(ColorMode mode, int fd);
 bool readProfiles(const std::vector<std::string> &paths, const profile::ReadOptions &options,
                   profile::Profile &profile, const char *command, size_t maxWarnings = 20);
 
-/// Why writing an HTML page to \p output would destroy data, or "" when it
-/// would not: \p output is one of the \p inputs (`causal report --html
-/// profile.coz` reads profile.coz by default), or an existing non-empty file
-/// that is not an HTML page (a profile, a source file).
-std::string htmlOutputProblem(const std::string &output, const std::vector<std::string> &inputs);
+/// What a command writes to a file the user names.
+enum class OutputKind {
+  HtmlPage,     // `causal report --html`: replaces an earlier page
+  Profile,      // `causal run --output`, `causal confirm`: appends to a profile
+  WaitsSidecar, // PROFILE.waits of `--waits`: appended to
+  SampleLog     // `--sample-log`: appended to
+};
+
+/// The one check of every option that names an output file: why writing
+/// \p kind to \p output (given as \p option) would destroy data, or "" when
+/// it would not. Refused: \p output is one of the command's \p inputs
+/// (`causal report --html profile.coz` reads profile.coz by default), a
+/// directory, or an existing non-empty file that is not of \p kind (a
+/// profile, a source file). A new or empty file, a device or a pipe is fine.
+std::string outputProblem(const std::string &output, OutputKind kind,
+                          const std::vector<std::string> &inputs, const char *option);
 
 } // namespace causal::report
 

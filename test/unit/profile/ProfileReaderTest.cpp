@@ -48,7 +48,8 @@ void expectExample(const Profile &profile) {
   ASSERT_EQ(profile.runs.size(), 1u);
   EXPECT_TRUE(profile.runs[0].writtenByCausal);
   EXPECT_EQ(profile.runs[0].runtimeNs, 5000);
-  EXPECT_EQ(profile.runs[0].samples.at("a.c:3"), 40);
+  EXPECT_EQ(profile.samples.at("a.c:3").all, 40);
+  EXPECT_EQ(profile.runs[0].sampledLines, 1u);
   ASSERT_EQ(profile.experiments.size(), 1u);
   const Experiment &e = profile.experiments[0];
   EXPECT_EQ(e.selected, "a.c:3");
@@ -56,7 +57,6 @@ void expectExample(const Profile &profile) {
   EXPECT_EQ(e.durationNs, 2000);
   EXPECT_EQ(e.selectedSamples, 7);
   EXPECT_EQ(e.delayNs, 30);
-  EXPECT_EQ(e.place.line, 2u);
   ASSERT_EQ(e.points.size(), 2u);
   EXPECT_EQ(e.points[0].name, "done");
   EXPECT_EQ(e.points[0].kind, PointKind::Throughput);
@@ -107,15 +107,35 @@ TEST(ProfileReader, SeparatesAppendedRunsAndKeepsLastCumulativeSamples) {
                            "samples\tlocation=a.c:1\tcount=8\n"
                            "startup\ttime=2\n"
                            "experiment\tselected=b.c:2\tspeedup=0\tduration=10\n"
-                           "throughput-point\tname=p\tdelta=7\n");
-  ASSERT_EQ(profile.runs.size(), 2u);
+                           "throughput-point\tname=p\tdelta=7\n"
+                           "samples\tlocation=a.c:1\tcount=4\n"
+                           "startup\ttime=3\tsample-period=500\n"
+                           "experiment\tselected=a.c:1\tspeedup=0\tduration=10\tab-speedup=0.5\n"
+                           "runtime\ttime=90\n"
+                           "samples\tlocation=a.c:1\tcount=2\n"
+                           "startup\ttime=4\tsample-period=500\n"
+                           "runtime\ttime=90\n"
+                           "samples\tlocation=a.c:1\tcount=1\n"
+                           "samples\tlocation=b.c:2\tcount=5\n");
+  ASSERT_EQ(profile.runs.size(), 4u);
   EXPECT_EQ(profile.runs[0].runtimeNs, 250);
-  EXPECT_EQ(profile.runs[0].samples.at("a.c:1"), 8);
   EXPECT_EQ(profile.runs[1].runtimeNs, -1);
-  ASSERT_EQ(profile.experiments.size(), 3u);
+  EXPECT_FALSE(profile.runs[0].abRun);
+  EXPECT_TRUE(profile.runs[2].abRun);
+  ASSERT_EQ(profile.experiments.size(), 4u);
   EXPECT_EQ(profile.experiments[0].run, 0u);
   EXPECT_EQ(profile.experiments[1].run, 0u);
   EXPECT_EQ(profile.experiments[2].run, 1u);
+  // Each run's last cumulative count (8, not 3 + 8), summed over runs: all
+  // of them; the ordinary ones (not the A/B run); those with a runtime
+  // record, and their samples times the run's period (1 ms where unwritten).
+  const SampleTotals &a = profile.samples.at("a.c:1");
+  EXPECT_EQ(a.all, 8 + 4 + 2 + 1);
+  EXPECT_EQ(a.ordinary, 8 + 4 + 1);
+  EXPECT_EQ(a.ordinaryTimed, 8 + 1);
+  EXPECT_EQ(a.ordinaryTimedNs, 8 * 1e6 + 1 * 500);
+  EXPECT_EQ(profile.samples.at("b.c:2").all, 5);
+  EXPECT_EQ(profile.runs[3].sampledLines, 2u);
 }
 
 TEST(ProfileReader, SeveralFilesAccumulate) {
@@ -125,7 +145,7 @@ TEST(ProfileReader, SeveralFilesAccumulate) {
   ASSERT_TRUE(readProfileText(kJson, "b.coz", profile, ReadOptions(), error)) << error;
   EXPECT_EQ(profile.runs.size(), 2u);
   EXPECT_EQ(profile.experiments.size(), 2u);
-  EXPECT_EQ(profile.experiments[1].place.file, "b.coz");
+  EXPECT_EQ(profile.runs[1].place.file, "b.coz");
   EXPECT_EQ(profile.experiments[1].run, 1u);
 }
 

@@ -128,7 +128,7 @@ TEST(ProfileRoundTrip, EveryRecordTypeAndFieldIsWrittenAndReadBack) {
   EXPECT_EQ(run.samplePeriodNs, 250000);
   EXPECT_EQ(run.runtimeNs, 5000);
   EXPECT_EQ(run.samplesOutside, 6);
-  EXPECT_EQ(run.samples.at("/src/a.c:3"), 40);
+  EXPECT_EQ(profile.samples.at("/src/a.c:3").all, 40);
   EXPECT_EQ(profile.functions.at("/src/a.c:3"), "ns::work(int)");
   EXPECT_EQ(run.shutdownSamples, 40);
   ASSERT_EQ(profile.experiments.size(), 1u);
