@@ -15,7 +15,17 @@ uint64_t ProgressRegistry::sum(const CounterList &list) const {
   // leaves the list: retry while one moves, so a total never counts it twice
   // nor not at all. Registering the reader first lets retireRange wait until
   // no reader still holds a pointer into the unmapped image.
-  readers_.fetch_add(1, std::memory_order_seq_cst);
+  uint32_t phase;
+  for (;;) {
+    uint32_t seen = reader_phase_.load(std::memory_order_seq_cst);
+    phase = seen & 1;
+    readers_[phase].fetch_add(1, std::memory_order_seq_cst);
+    // Registered in the phase still current: a retireRange that ends it
+    // waits for this reader; pointers are loaded after this.
+    if (reader_phase_.load(std::memory_order_seq_cst) == seen)
+      break;
+    readers_[phase].fetch_sub(1, std::memory_order_release);
+  }
   uint64_t total;
   for (;;) {
     uint32_t generation = retiring_.load(std::memory_order_acquire);
@@ -32,7 +42,7 @@ uint64_t ProgressRegistry::sum(const CounterList &list) const {
     if (retiring_.load(std::memory_order_relaxed) == generation)
       break;
   }
-  readers_.fetch_sub(1, std::memory_order_release);
+  readers_[phase].fetch_sub(1, std::memory_order_release);
   return total;
 }
 
@@ -235,7 +245,11 @@ void ProgressRegistry::retireRange(uintptr_t begin, uintptr_t end) {
   // left the list may still read through it; dlclose unmaps the image once
   // this returns. The slots it left are reused by the next registration
   // (the same library loaded again).
-  while (readers_.load(std::memory_order_seq_cst) != 0)
+  // Readers that start from now on count in the other phase and cannot see
+  // the pointers removed above: wait only for those of the current one (a
+  // reader that reads again and again cannot hold this up).
+  uint32_t phase = reader_phase_.fetch_add(1, std::memory_order_seq_cst) & 1;
+  while (readers_[phase].load(std::memory_order_seq_cst) != 0)
     sched_yield();
   lock_.unlock();
 }

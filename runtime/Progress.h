@@ -126,9 +126,11 @@ private:
   SpinLock lock_;
   std::atomic<bool> said_full_{false};
   // retireRange against sum(): odd while counters move to |retired|; and
-  // the readers in sum(), which retireRange waits for before the image goes.
+  // the readers in sum(), counted by phase: retireRange starts a new phase
+  // and waits for the readers of the old one before the image goes.
   std::atomic<uint32_t> retiring_{0};
-  mutable std::atomic<uint32_t> readers_{0};
+  std::atomic<uint32_t> reader_phase_{0};
+  mutable std::atomic<uint32_t> readers_[2] = {};
 };
 
 } // namespace causal::rt
