@@ -415,6 +415,18 @@ bool ModuleInstrumenter::lowerProgressMarkers() {
       Fail("the name must be a non-empty constant string (a string literal)");
       continue;
     }
+    // Every other byte is escaped in the profile (causal/profile_text.h);
+    // a NUL ends the name the runtime reads, which would merge the point
+    // with the one named by the bytes before it.
+    StringRef Whole;
+    if (getConstantStringInfo(Call->getArgOperand(1), Whole, /*TrimAtNul=*/false) &&
+        Whole.drop_back(Whole.ends_with(StringRef("\0", 1)) ? 1 : 0).size() > Name.size()) {
+      Fail("the name \"" + Name +
+           "\" is followed by a NUL byte and more characters; a name "
+           "ends at its first NUL, so this point would merge with \"" +
+           Name + "\"");
+      continue;
+    }
     emitIncrement(Call, static_cast<uint32_t>(KindArg->getZExtValue()), Name, Call->getDebugLoc());
     Touched.insert(&Caller);
     if (auto *Invoke = dyn_cast<InvokeInst>(Call))
@@ -685,6 +697,19 @@ void ModuleInstrumenter::recordProgressRequests(ArrayRef<const ProgressPointSpec
 
 // call X(args) -> call (&HOOK != null ? HOOK : X)(args), for direct calls and
 // invokes of a declared X, outside the runtime's own __causal* functions.
+/// A function built with a sanitizer that intercepts pthread & co. (ASan,
+/// TSan, MSan, HWASan): its calls must reach the sanitizer's interceptor,
+/// which then reaches the runtime's interposer (the sanitizer resolves the
+/// next definition). A call redirected to the hook would reach the C library
+/// past the interceptor: ASan would not know the threads it creates
+/// (pthread_join/detach then fail its CHECKs), TSan would miss the locks.
+static bool underInterceptingSanitizer(const Function &F) {
+  return F.hasFnAttribute(Attribute::SanitizeAddress) ||
+         F.hasFnAttribute(Attribute::SanitizeThread) ||
+         F.hasFnAttribute(Attribute::SanitizeMemory) ||
+         F.hasFnAttribute(Attribute::SanitizeHWAddress);
+}
+
 bool ModuleInstrumenter::rewriteSyncCalls() {
   bool Changed = false;
   for (const char *Name : SyncFunctionNames) {
@@ -695,7 +720,8 @@ bool ModuleInstrumenter::rewriteSyncCalls() {
     for (User *U : Sync->users()) {
       auto *Call = dyn_cast<CallBase>(U);
       if (Call && isa<CallInst, InvokeInst>(Call) && Call->getCalledOperand() == Sync &&
-          !Call->getFunction()->getName().starts_with("__causal"))
+          !Call->getFunction()->getName().starts_with("__causal") &&
+          !underInterceptingSanitizer(*Call->getFunction()))
         Calls.push_back(Call);
     }
     if (Calls.empty())

@@ -1,6 +1,7 @@
 //===- runtime/Experiment.cpp - Causal experiments and virtual speedup ----===//
 
 #include "Experiment.h"
+#include "Lifecycle.h"
 
 #include "ExperimentPolicy.h"
 #include "ProfileWriter.h"
@@ -620,18 +621,8 @@ void *profilerMain(void *) {
   return nullptr;
 }
 
-using PthreadCreateFn = int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-
-// Resolved before any fork: a fork child starts its thread without dlsym.
-std::atomic<PthreadCreateFn> g_real_pthread_create{nullptr};
-
 bool launchProfilerThread() {
-  PthreadCreateFn real = g_real_pthread_create.load(std::memory_order_acquire);
-  if (!real) {
-    real = reinterpret_cast<PthreadCreateFn>(dlsym(RTLD_NEXT, "pthread_create"));
-    g_real_pthread_create.store(real, std::memory_order_release);
-  }
-  if (!real)
+  if (!prepareRuntimeThreads())
     return false;
   g_stop_requested.store(0);
   g_thread_stopped.store(0);
@@ -646,7 +637,7 @@ bool launchProfilerThread() {
   sigfillset(&all);
   sigdelset(&all, CAUSAL_SAMPLE_SIGNAL);
   pthread_sigmask(SIG_BLOCK, &all, &previous);
-  int error = real(&g_profiler_thread, &attr, profilerMain, nullptr);
+  int error = createRuntimeThread(&g_profiler_thread, &attr, profilerMain, nullptr);
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   pthread_attr_destroy(&attr);
   if (error) {

@@ -34,6 +34,16 @@ using PthreadCreateFn = int (*)(pthread_t *, const pthread_attr_t *, void *(*)(v
 /// creator's delay count; |real| (the C library's) creates it.
 int createProgramThread(PthreadCreateFn real, pthread_t *thread, const pthread_attr_t *attr,
                         void *(*start)(void *), void *arg);
+/// Creates one of the runtime's own threads (the profiler thread): never
+/// sampled, never counted as a program thread. It goes through the process's
+/// default pthread_create, so a sanitizer linked into the program (ASan,
+/// TSan: their interceptor comes first) registers it and knows it when it is
+/// detached or ends; the runtime's own interposer, reached next, passes it
+/// straight to the C library. prepareRuntimeThreads resolves it (before any fork:
+/// a fork child starts its thread without dlsym).
+bool prepareRuntimeThreads();
+int createRuntimeThread(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
+                        void *arg);
 /// Start routine of every thread the program creates: samples the thread,
 /// then calls the program's start routine. |raw|: a malloc'd ThreadLaunch.
 void *threadTrampoline(void *raw);

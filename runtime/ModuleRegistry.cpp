@@ -11,6 +11,31 @@
 
 namespace causal::rt {
 
+void ModuleRegistry::setPlace(Module &m, const void *start, const causal_linetab_header *table) {
+  const causal_linetab_row *rows = causal_linetab_rows(table);
+  m.key = start;
+  m.table = table;
+  m.bias = reinterpret_cast<uintptr_t>(table) - uintptr_t(table->table_vaddr);
+  m.code.begin = uintptr_t(table->code_vaddr) + rows[0].offset + m.bias;
+  m.code.end = uintptr_t(table->code_vaddr) + rows[table->num_rows - 1].offset + m.bias;
+  m.table_vaddr = table->table_vaddr;
+  m.code_vaddr = table->code_vaddr;
+  m.num_rows = table->num_rows;
+  m.num_lines = table->num_lines;
+  m.num_files = table->num_files;
+}
+
+bool ModuleRegistry::sameImage(const Module &m, const causal_linetab_header *table,
+                               const char *image_path) {
+  // The retired table is unmapped: compare what was kept of it. Same path
+  // and same table shape: the same build of the library (a rebuilt one of
+  // the same shape has the same lines, in all likelihood, at the same
+  // indexes; its counts would merge, which is what its samples mean).
+  return strcmp(m.path, image_path) == 0 && m.num_lines == table->num_lines &&
+         m.num_rows == table->num_rows && m.num_files == table->num_files &&
+         m.table_vaddr == table->table_vaddr && m.code_vaddr == table->code_vaddr;
+}
+
 ModuleRegistry::RegisterResult ModuleRegistry::registerModule(const void *start, const void *stop,
                                                               const char *image_path) {
   if (!start || !stop)
@@ -19,14 +44,34 @@ ModuleRegistry::RegisterResult ModuleRegistry::registerModule(const void *start,
   if (!table)
     return RegisterResult::InvalidTable;
 
+  char new_path[kPathSize];
+  if (image_path)
+    formatTo(new_path, sizeof(new_path), "%s", image_path);
+  else
+    imagePathOf(start, new_path, sizeof(new_path));
+
   writer_lock_.lock();
   uint32_t used = used_.load(std::memory_order_relaxed);
+  Module *unloaded_before = nullptr;
   for (uint32_t i = 0; i < used; ++i) {
-    if (modules_[i].key == start &&
-        modules_[i].state.load(std::memory_order_relaxed) == SlotState::Active) {
+    Module &m = modules_[i];
+    uint32_t state = m.state.load(std::memory_order_relaxed);
+    if (m.key == start && state == SlotState::Active) {
       writer_lock_.unlock();
       return RegisterResult::AlreadyRegistered;
     }
+    if (state == SlotState::Retired && !unloaded_before && sameImage(m, table, new_path))
+      unloaded_before = &m;
+  }
+  if (unloaded_before) {
+    // The same image again (dlopen after dlclose): same lines, same counts.
+    // Handlers skip the slot until the state says Active; those that read
+    // it before it was retired are gone (unregisterModule waited).
+    Module &m = *unloaded_before;
+    setPlace(m, start, table);
+    m.state.store(SlotState::Active, std::memory_order_release);
+    writer_lock_.unlock();
+    return RegisterResult::Reloaded;
   }
   if (used == kCapacity) {
     writer_lock_.unlock();
@@ -45,19 +90,12 @@ ModuleRegistry::RegisterResult ModuleRegistry::registerModule(const void *start,
       return RegisterResult::OutOfMemory;
     }
   }
-  const causal_linetab_row *rows = causal_linetab_rows(table);
-  m.key = start;
-  m.table = table;
-  m.bias = reinterpret_cast<uintptr_t>(table) - uintptr_t(table->table_vaddr);
-  m.code.begin = uintptr_t(table->code_vaddr) + rows[0].offset + m.bias;
-  m.code.end = uintptr_t(table->code_vaddr) + rows[table->num_rows - 1].offset + m.bias;
+  setPlace(m, start, table);
   m.counts = static_cast<std::atomic<uint64_t> *>(counts);
   m.counts_bytes = bytes;
   m.retired_text = nullptr;
-  if (image_path)
-    formatTo(m.path, sizeof(m.path), "%s", image_path);
-  else
-    imagePathOf(start, m.path, sizeof(m.path));
+  m.stale_text = nullptr;
+  memcpy(m.path, new_path, sizeof(m.path));
   m.state.store(SlotState::Active, std::memory_order_release);
   used_.store(used + 1, std::memory_order_release);
   writer_lock_.unlock();
@@ -89,6 +127,8 @@ bool ModuleRegistry::unregisterModule(const void *start) {
   TextBuffer text;
   writeSamples(text, found->table,
                [&](uint32_t line) { return found->counts[line].load(std::memory_order_relaxed); });
+  free(found->stale_text);
+  found->stale_text = found->retired_text;
   found->retired_text = text.release();
   found->table = nullptr;
   writer_lock_.unlock();
@@ -127,10 +167,10 @@ void ModuleRegistry::resetCounts() {
     Module &m = modules_[i];
     if (m.counts)
       madvise(m.counts, m.counts_bytes, MADV_DONTNEED); // private anonymous: reads back zero
-    if (m.retired_text) {
-      free(m.retired_text);
-      m.retired_text = nullptr;
-    }
+    free(m.retired_text);
+    free(m.stale_text);
+    m.retired_text = nullptr;
+    m.stale_text = nullptr;
   }
 }
 
@@ -178,8 +218,10 @@ void ModuleRegistry::destroyForTesting() {
     if (m.counts)
       munmap(m.counts, m.counts_bytes);
     free(m.retired_text);
+    free(m.stale_text);
     m.counts = nullptr;
     m.retired_text = nullptr;
+    m.stale_text = nullptr;
     m.state.store(SlotState::Free, std::memory_order_relaxed);
   }
   used_.store(0, std::memory_order_release);

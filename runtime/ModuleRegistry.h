@@ -37,6 +37,7 @@ public:
 
   enum class RegisterResult {
     Registered,        ///< new module published
+    Reloaded,          ///< an image unloaded before, loaded again: its slot reused
     AlreadyRegistered, ///< same table start seen before: nothing done
     NoTable,           ///< null bounds (image linked without causal-ld)
     InvalidTable,      ///< bounds given but causal_linetab_validate failed
@@ -53,7 +54,12 @@ public:
   /// Retires the module whose table starts at |start|: its non-zero counts
   /// are rendered as profile lines (the table will be unmapped by dlclose)
   /// and it is no longer resolved. Returns false if unknown. Waits for
-  /// signal handlers that are resolving addresses to finish.
+  /// signal handlers that are resolving addresses to finish (the grace
+  /// period after which no sample in flight refers to the table). The slot
+  /// and its counts stay with the image: registering the same image again
+  /// (same path and table, wherever it is mapped) reuses them, so a
+  /// library loaded and unloaded any number of times takes one slot and its
+  /// lines' counts keep growing.
   bool unregisterModule(const void *start);
 
   /// Signal-safe: maps a runtime address to (module, line). False when no
@@ -92,13 +98,26 @@ private:
     std::atomic<uint32_t> state;
     const void *key;
     const causal_linetab_header *table;
+    // The table's shape, kept after it is unmapped: a reload is the same
+    // image if its path and shape match (sameImage).
+    uint64_t table_vaddr, code_vaddr;
+    uint32_t num_rows, num_lines, num_files;
     uintptr_t bias;
     AddressRange code;
     std::atomic<uint64_t> *counts;
     size_t counts_bytes;
     char *retired_text;
+    // The text of the unload before the last one: a profile writer may have
+    // read retired_text just before a reload and unload replaced it; freed
+    // one unload later.
+    char *stale_text;
     char path[kPathSize];
   };
+
+  /// Points |m| at |table| (its key, bias, code range, shape).
+  static void setPlace(Module &m, const void *start, const causal_linetab_header *table);
+  static bool sameImage(const Module &m, const causal_linetab_header *table,
+                        const char *image_path);
 
   Module modules_[kCapacity] = {};
   std::atomic<uint32_t> used_{0};

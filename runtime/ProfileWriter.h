@@ -21,6 +21,7 @@
 
 #include "causal/abi.h"
 #include "causal/profile_schema.h"
+#include "causal/profile_text.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -54,11 +55,17 @@ struct Fixed4 {
 
 /// A sink has put(text), putUnsigned(n), putFixed(x, decimals), endLine().
 template <class Sink> void putValue(Sink &out, Count value) { out.putUnsigned(value); }
-template <class Sink> void putValue(Sink &out, Text value) { out.put(value ? value : ""); }
+/// Text is escaped (causal/profile_text.h): any bytes a program passes keep
+/// the record on one line of tab-separated fields.
+template <class Sink> void putValue(Sink &out, Text value) {
+  if (value)
+    profile_text::escape(value, strlen(value),
+                         [&out](const char *text, size_t size) { out.put(text, size); });
+}
 template <class Sink> void putValue(Sink &out, Fixed2 value) { out.putFixed(value.value, 2); }
 template <class Sink> void putValue(Sink &out, Fixed4 value) { out.putFixed(value.value, 4); }
 template <class Sink> void putValue(Sink &out, Location value) {
-  out.put(value.file ? value.file : "<unknown>");
+  putValue(out, Text(value.file ? value.file : "<unknown>"));
   out.put(":");
   out.putUnsigned(value.line);
 }
@@ -123,6 +130,7 @@ public:
   void appendf(const char *format, ...) __attribute__((format(printf, 2, 3)));
   // As a sink of records::writeRecord.
   void put(const char *text) { append(text, strlen(text)); }
+  void put(const char *text, size_t size) { append(text, size); }
   void putUnsigned(uint64_t value) { appendf("%llu", (unsigned long long)value); }
   void putFixed(double value, int decimals) { appendf("%.*f", decimals, value); }
   void putLines(const char *text, size_t size) { append(text, size); }

@@ -5,35 +5,83 @@
 #include "Support.h"
 
 #include <initializer_list>
+#include <sched.h>
 #include <string.h>
 
 namespace causal::rt {
 
-uint64_t ProgressRegistry::sum(const CounterList &list) {
-  uint64_t total = list.retired.load(std::memory_order_relaxed);
-  uint32_t n = list.size.load(std::memory_order_acquire);
-  for (uint32_t i = 0; i < n; ++i)
-    if (uint64_t *counter = list.counters[i].load(std::memory_order_acquire))
-      total += __atomic_load_n(counter, __ATOMIC_RELAXED);
+uint64_t ProgressRegistry::sum(const CounterList &list) const {
+  // A counter being retired (retireRange) moves its value to |retired| and
+  // leaves the list: retry while one moves, so a total never counts it twice
+  // nor not at all. Registering the reader first lets retireRange wait until
+  // no reader still holds a pointer into the unmapped image.
+  uint32_t phase;
+  for (;;) {
+    uint32_t seen = reader_phase_.load(std::memory_order_seq_cst);
+    phase = seen & 1;
+    readers_[phase].fetch_add(1, std::memory_order_seq_cst);
+    // Registered in the phase still current: a retireRange that ends it
+    // waits for this reader; pointers are loaded after this.
+    if (reader_phase_.load(std::memory_order_seq_cst) == seen)
+      break;
+    readers_[phase].fetch_sub(1, std::memory_order_release);
+  }
+  uint64_t total;
+  for (;;) {
+    uint32_t generation = retiring_.load(std::memory_order_acquire);
+    if (generation & 1) {
+      sched_yield();
+      continue;
+    }
+    total = list.retired.load(std::memory_order_relaxed);
+    uint32_t n = list.size.load(std::memory_order_acquire);
+    for (uint32_t i = 0; i < n; ++i)
+      if (uint64_t *counter = list.counters[i].load(std::memory_order_acquire))
+        total += __atomic_load_n(counter, __ATOMIC_RELAXED);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (retiring_.load(std::memory_order_relaxed) == generation)
+      break;
+  }
+  readers_[phase].fetch_sub(1, std::memory_order_release);
   return total;
 }
 
+void storedPointName(const char *name, char (&stored)[CAUSAL_MAX_POINT_NAME]) {
+  size_t length = strlen(name);
+  if (length < CAUSAL_MAX_POINT_NAME) {
+    memcpy(stored, name, length + 1);
+    return;
+  }
+  // Too long: the first bytes, cut at a UTF-8 character's start, then a
+  // hash of the whole name (FNV-1a), so that two long names that share
+  // their beginning stay two points and the profile shows the cut.
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < length; ++i)
+    hash = (hash ^ uint8_t(name[i])) * 0x100000001b3ull;
+  constexpr size_t kSuffix = 4 + 16; // "...#" and the hash
+  size_t keep = CAUSAL_MAX_POINT_NAME - 1 - kSuffix;
+  while (keep > 0 && (uint8_t(name[keep]) & 0xc0) == 0x80)
+    --keep;
+  memcpy(stored, name, keep);
+  memcpy(stored + keep, "...#", 4);
+  for (int i = 0; i < 16; ++i)
+    stored[keep + 4 + i] = "0123456789abcdef"[(hash >> (60 - 4 * i)) & 15];
+  stored[keep + kSuffix] = 0;
+}
+
 uint32_t ProgressRegistry::findOrAddPoint(PointKind kind, const char *name) {
+  char stored[CAUSAL_MAX_POINT_NAME];
+  storedPointName(name, stored);
   uint32_t n = num_points_.load(std::memory_order_relaxed);
   for (uint32_t i = 0; i < n; ++i)
-    if (points_[i].kind == kind && strncmp(points_[i].name, name, CAUSAL_MAX_POINT_NAME - 1) == 0)
+    if (points_[i].kind == kind && strcmp(points_[i].name, stored) == 0)
       return i;
   if (n >= kMaxPoints)
     return kMaxPoints;
   Point &point = points_[n];
   point.kind = kind;
-  size_t length = strnlen(name, CAUSAL_MAX_POINT_NAME - 1);
-  memcpy(point.name, name, length);
-  point.name[length] = 0;
-  // Names go into tab-separated records: no tabs or newlines.
-  for (size_t i = 0; i < length; ++i)
-    if (point.name[i] == '\t' || point.name[i] == '\n' || point.name[i] == '\r')
-      point.name[i] = ' ';
+  // Kept as given: the profile writer escapes what a record line cannot hold.
+  memcpy(point.name, stored, strlen(stored) + 1);
   num_points_.store(n + 1, std::memory_order_release);
   return n;
 }
@@ -54,12 +102,22 @@ bool ProgressRegistry::addCounter(uint32_t kind_code, const char *name, uint64_t
   }
   CounterList &list = kind_code == CAUSAL_COUNTER_END ? points_[index].ends : points_[index].begins;
   uint32_t n = list.size.load(std::memory_order_relaxed);
-  for (uint32_t i = 0; i < n; ++i)
-    if (list.counters[i].load(std::memory_order_relaxed) == counter)
+  uint32_t free_slot = n;
+  for (uint32_t i = 0; i < n; ++i) {
+    uint64_t *known = list.counters[i].load(std::memory_order_relaxed);
+    if (known == counter)
       return false; // idempotent
+    if (!known && free_slot == n)
+      free_slot = i; // left by an unloaded image (retireRange)
+  }
+  if (free_slot < n) {
+    // Readers that summed the old counter are gone (retireRange waited).
+    list.counters[free_slot].store(counter, std::memory_order_release);
+    return true;
+  }
   if (n >= kMaxCounters) {
     if (!said_full_.exchange(true))
-      message("progress point '%s' has more than %u counters; the rest are ignored", name,
+      message("progress point '%s' has more than %u counters at once; the rest are ignored", name,
               kMaxCounters);
     return false;
   }
@@ -92,12 +150,13 @@ uint32_t ProgressRegistry::registerCounters(causal_counter *start, causal_counte
 CozCounter *ProgressRegistry::cozCounter(int type, const char *name) {
   if (!name || type < int(CAUSAL_COUNTER_THROUGHPUT) || type > int(CAUSAL_COUNTER_END))
     return nullptr;
+  char stored[CAUSAL_MAX_POINT_NAME];
+  storedPointName(name, stored);
   lock_.lock();
   uint32_t n = num_coz_.load(std::memory_order_relaxed);
   for (uint32_t i = 0; i < n; ++i) {
     CozSlot &slot = coz_[i];
-    if (slot.type == type &&
-        strncmp(points_[slot.point].name, name, CAUSAL_MAX_POINT_NAME - 1) == 0) {
+    if (slot.type == type && strcmp(points_[slot.point].name, stored) == 0) {
       lock_.unlock();
       return &slot.counter;
     }
@@ -163,6 +222,7 @@ ProgressRegistry::VisitSums ProgressRegistry::takeVisitSums(uint32_t point_index
 
 void ProgressRegistry::retireRange(uintptr_t begin, uintptr_t end) {
   lock_.lock();
+  retiring_.fetch_add(1, std::memory_order_seq_cst); // odd: readers wait and retry
   uint32_t n = num_points_.load(std::memory_order_relaxed);
   for (uint32_t p = 0; p < n; ++p) {
     for (CounterList *list : {&points_[p].begins, &points_[p].ends}) {
@@ -172,15 +232,25 @@ void ProgressRegistry::retireRange(uintptr_t begin, uintptr_t end) {
         uintptr_t address = reinterpret_cast<uintptr_t>(counter);
         if (!counter || address < begin || address >= end)
           continue;
-        // Readers may be summing right now: they see either the counter or
-        // its retired value, at worst both for an instant (a one-off excess
-        // in one experiment of an unloading image).
+        // A reader summing meanwhile retries (retiring_ changes), so it
+        // counts the value once, here or in the counter.
         list->retired.fetch_add(__atomic_load_n(counter, __ATOMIC_RELAXED),
                                 std::memory_order_relaxed);
         list->counters[i].store(nullptr, std::memory_order_release);
       }
     }
   }
+  retiring_.fetch_add(1, std::memory_order_seq_cst);
+  // Grace period: a reader that loaded a pointer of this image before it
+  // left the list may still read through it; dlclose unmaps the image once
+  // this returns. The slots it left are reused by the next registration
+  // (the same library loaded again).
+  // Readers that start from now on count in the other phase and cannot see
+  // the pointers removed above: wait only for those of the current one (a
+  // reader that reads again and again cannot hold this up).
+  uint32_t phase = reader_phase_.fetch_add(1, std::memory_order_seq_cst) & 1;
+  while (readers_[phase].load(std::memory_order_seq_cst) != 0)
+    sched_yield();
   lock_.unlock();
 }
 

@@ -32,6 +32,12 @@ struct CozCounter {
 
 enum class PointKind : uint32_t { Throughput = 0, Latency = 1 };
 
+/// The name a point is kept and written under: |name| itself if it fits in
+/// CAUSAL_MAX_POINT_NAME (with its NUL), else its beginning (cut at a UTF-8
+/// character), "...#" and 16 hex digits of a hash of the whole name, so that
+/// the cut shows and long names sharing their beginning stay distinct.
+void storedPointName(const char *name, char (&stored)[CAUSAL_MAX_POINT_NAME]);
+
 class ProgressRegistry {
 public:
   static constexpr uint32_t kMaxPoints = CAUSAL_MAX_PROGRESS_POINTS;
@@ -48,7 +54,9 @@ public:
   CozCounter *cozCounter(int type, const char *name);
 
   /// Counters that live in [begin, end) (an image being unloaded): their
-  /// current values are kept and they are no longer read.
+  /// current values are kept and they are no longer read; their slots are
+  /// free for the next counter of the same point (the library loaded again).
+  /// Returns once no reader can still read them.
   void retireRange(uintptr_t begin, uintptr_t end);
 
   uint32_t size() const { return num_points_.load(std::memory_order_acquire); }
@@ -106,7 +114,7 @@ private:
     CozCounter counter;
   };
 
-  static uint64_t sum(const CounterList &list);
+  uint64_t sum(const CounterList &list) const;
   /// Adds |counter| to point (kind, name); |index| gets the point's index
   /// (kMaxPoints if none) even when the counter was there already.
   bool addCounter(uint32_t kind_code, const char *name, uint64_t *counter, uint32_t *index);
@@ -117,6 +125,12 @@ private:
   std::atomic<uint32_t> num_coz_{0};
   SpinLock lock_;
   std::atomic<bool> said_full_{false};
+  // retireRange against sum(): odd while counters move to |retired|; and
+  // the readers in sum(), counted by phase: retireRange starts a new phase
+  // and waits for the readers of the old one before the image goes.
+  std::atomic<uint32_t> retiring_{0};
+  std::atomic<uint32_t> reader_phase_{0};
+  mutable std::atomic<uint32_t> readers_[2] = {};
 };
 
 } // namespace causal::rt

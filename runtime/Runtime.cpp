@@ -235,6 +235,7 @@ extern "C" CAUSAL_RT_EXPORT void __causal_register_module(const void *start, con
                 (unsigned long long)g_modules.bias(slot));
     }
     break;
+  case Result::Reloaded: // its slot and counts, kept since it was unloaded
   case Result::AlreadyRegistered:
     break;
   case Result::NoTable:

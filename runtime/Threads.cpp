@@ -48,9 +48,38 @@ void endThread(void *value) {
     stopExperiments();
 }
 
+// Set while this thread creates one of the runtime's threads: the
+// interposer that pthread_create reaches (through a sanitizer's interceptor
+// or directly) must not make it a program thread.
+__thread bool tls_creating_runtime_thread CAUSAL_RT_TLS = false;
+std::atomic<PthreadCreateFn> g_default_pthread_create{nullptr};
+
 } // namespace
 
-bool setupThreads() { return pthread_key_create(&g_thread_key, endThread) == 0; }
+bool prepareRuntimeThreads() {
+  if (g_default_pthread_create.load(std::memory_order_acquire))
+    return true;
+  auto resolved = reinterpret_cast<PthreadCreateFn>(dlsym(RTLD_DEFAULT, "pthread_create"));
+  if (!resolved)
+    resolved = reinterpret_cast<PthreadCreateFn>(dlsym(RTLD_NEXT, "pthread_create"));
+  g_default_pthread_create.store(resolved, std::memory_order_release);
+  return resolved != nullptr;
+}
+
+int createRuntimeThread(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
+                        void *arg) {
+  if (!prepareRuntimeThreads())
+    return EAGAIN;
+  tls_creating_runtime_thread = true;
+  int result = g_default_pthread_create.load(std::memory_order_acquire)(thread, attr, start, arg);
+  tls_creating_runtime_thread = false;
+  return result;
+}
+
+bool setupThreads() {
+  prepareRuntimeThreads(); // now, before any fork
+  return pthread_key_create(&g_thread_key, endThread) == 0;
+}
 
 void beginThread(bool is_main_thread, uint64_t inherited_delay_ns, uint64_t inherited_excess_ns) {
   ThreadState *state = g_threads.acquire();
@@ -71,7 +100,7 @@ int createProgramThread(PthreadCreateFn real, pthread_t *thread, const pthread_a
                         void *(*start)(void *), void *arg) {
   if (!real)
     return EAGAIN;
-  if (g_status.load(std::memory_order_acquire) != kActive)
+  if (tls_creating_runtime_thread || g_status.load(std::memory_order_acquire) != kActive)
     return real(thread, attr, start, arg);
   auto *launch = static_cast<ThreadLaunch *>(malloc(sizeof(ThreadLaunch)));
   if (!launch)

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ python3 file binutils make dpkg-dev meson
   clang-19 llvm-19-dev libclang-19-dev llvm-19-tools lld-19 libclang-rt-19-dev   # primary toolchain
-  clang-22 llvm-22-dev libclang-22-dev llvm-22-tools lld-22                      # also supported
+  clang-22 llvm-22-dev libclang-22-dev llvm-22-tools lld-22 libclang-rt-22-dev   # also supported
   libgtest-dev googletest libunwind-dev                                          # tests, runtime
   chromium fonts-dejavu-core                                                     # HTML report and Coz viewer tests
   coz-profiler                                                                   # coz.h, Coz's viewer, the Coz comparison

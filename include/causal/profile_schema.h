@@ -12,7 +12,8 @@
 namespace causal::profile_schema {
 
 /// The newest `since` in profile_records.def: bump it with every record or
-/// field added.
+/// field added, or format change (5: text values escaped as
+/// causal/profile_text.h says; function=, run=, samples-expected/arrived=).
 inline constexpr unsigned kSchemaVersion = 5;
 
 enum class FieldType { Count, Fixed2, Fixed4, Text, Location };

@@ -139,9 +139,10 @@
 /* Distinct progress points (kind, name) and counters merged into one. */
 #define CAUSAL_MAX_PROGRESS_POINTS 256u
 #define CAUSAL_MAX_COUNTERS_PER_POINT 64u
-/* Size of a progress point's name, with its NUL: longer names are truncated
- * to CAUSAL_MAX_POINT_NAME - 1 characters. */
-#define CAUSAL_MAX_POINT_NAME 256u
+/* Size of a progress point's name, with its NUL. A longer name is shortened
+ * visibly and kept distinct (runtime/Progress.cpp, storedPointName): its
+ * first bytes, then "...#" and 16 hex digits of a hash of the whole name. */
+#define CAUSAL_MAX_POINT_NAME 1024u
 
 /* The runtime's spin lock (runtime/SpinLock.h) yields its CPU after this
  * many failed attempts in a row, each followed by a pause instruction. */

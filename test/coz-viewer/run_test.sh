@@ -164,6 +164,25 @@ json="$out/handwritten.jsonl"
 check json-lines "$json" --min-points 3 --expect-plots 2 --expect-plot /src/a.c:10 \
   --expect-plot /src/b.c:20 --expect-point done --expect-point request
 
+# Escaped names (docs/report.md, "Text values"): the viewer splits fields at tabs and at their
+# first '=', so a name with an escaped tab and one with '=' and a space are one point each,
+# shown as written.
+escaped="$out/escaped-names.coz"
+{
+  printf 'startup\ttime=1\tprofiler=causal\n'
+  for speedup in 0.00 0.25 0.50; do
+    printf 'experiment\tselected=/src/a.c:10\tspeedup=%s\tduration=100000000\tselected-samples=40\n' \
+      "$speedup"
+    printf 'throughput-point\tname=tab\\there\tdelta=100\n'
+    printf 'throughput-point\tname=k=v w\tdelta=100\n'
+    printf 'latency-point\tname=lat\\tency\tarrivals=100\tdepartures=100\tdifference=2.0\n'
+  done
+  printf 'runtime\ttime=700000000\n'
+  printf 'samples\tlocation=/src/a.c:10\tcount=300\n'
+} >"$escaped"
+check escaped-names "$escaped" --min-points 3 --expect-plots 1 --expect-plot /src/a.c:10 \
+  --expect-point 'tab\there' --expect-point 'k=v w' --expect-point 'lat\tency'
+
 # Negative control: the checks must see a viewer warning.
 bad="$out/unknown-record.coz"
 {

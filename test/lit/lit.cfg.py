@@ -49,3 +49,18 @@ if shutil.which("dpkg") and shutil.which("dpkg-shlibdeps"):
     config.available_features.add("dpkg")
 if os.path.exists(os.path.join(llvm, "..", "lib", "LLVMgold.so")):
     config.available_features.add("gold-plugin")
+
+# Sanitizer runtimes of the clang we test with (Debian: libclang-rt-N-dev):
+# the fault suite builds sanitized programs where they are installed.
+import subprocess
+try:
+    _resource_dir = subprocess.run([config.real_clang, "-print-resource-dir"], capture_output=True,
+                                   text=True, timeout=60).stdout.strip()
+except (OSError, subprocess.SubprocessError):
+    _resource_dir = ""
+for _sanitizer in ["asan", "tsan", "ubsan_standalone"]:
+    for _layout in ["lib/linux/libclang_rt.%s-x86_64.a", "lib/x86_64-pc-linux-gnu/libclang_rt.%s.a",
+                    "lib/x86_64-unknown-linux-gnu/libclang_rt.%s.a"]:
+        if _resource_dir and os.path.exists(os.path.join(_resource_dir, _layout % _sanitizer)):
+            config.available_features.add(_sanitizer.split("_")[0] + "-runtime")
+            break

@@ -339,6 +339,33 @@ std::string userLinker(const InvocationSummary &Summary) {
   return {};
 }
 
+/// Fails if the arguments ask for a sanitizer the profiler cannot run with
+/// (docs/usage.md, "Sanitizers"). The sanitizers in effect are those the
+/// -fsanitize= lists add and no later -fno-sanitize= list removes.
+void refuseUnsupportedSanitizers(const std::vector<std::string> &Args) {
+  bool Thread = false;
+  for (const std::string &Arg : Args) {
+    bool Add = startsWith(Arg, "-fsanitize=");
+    if (!Add && !startsWith(Arg, "-fno-sanitize="))
+      continue;
+    std::string List = Arg.substr(Arg.find('=') + 1);
+    for (size_t Begin = 0; Begin <= List.size();) {
+      size_t End = List.find(',', Begin);
+      if (End == std::string::npos)
+        End = List.size();
+      std::string Name = List.substr(Begin, End - Begin);
+      if (Name == "thread" || (!Add && Name == "all"))
+        Thread = Add;
+      Begin = End + 1;
+    }
+  }
+  if (Thread)
+    fail("-fsanitize=thread cannot be used with -fcausal-profile: ThreadSanitizer delays the "
+         "profiler's sample signals to its own safe points and must set up each thread before "
+         "the profiler's thread start runs (see docs/usage.md, \"Sanitizers\"); profile a build "
+         "with -fsanitize=address or -fsanitize=undefined, or without a sanitizer");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -376,6 +403,7 @@ int main(int argc, char **argv) {
     for (const std::string &Arg : ClangArgs)
       expandResponseFiles(Arg, Expanded, 0);
     InvocationSummary Summary = summarize(Expanded);
+    refuseUnsupportedSanitizers(Expanded);
     if (Summary.compiles() || Summary.links()) {
       std::string Prefix = causal::layout::prefixOfThisExecutable();
       if (Prefix.empty())

@@ -1,6 +1,8 @@
 //===- ProfileReader.cpp - Read causal and Coz profiles -------------------===//
 #include "ProfileReader.h"
 
+#include "causal/profile_text.h"
+
 #include "causal/profile_schema.h"
 
 #include <cerrno>
@@ -330,6 +332,7 @@ private:
 bool parseRecordLine(std::string_view line, Record &record, std::string &error) {
   record.type.clear();
   record.fields.clear();
+  record.escapedText = false;
   if (!line.empty() && line.back() == '\r')
     line.remove_suffix(1);
   size_t first = line.find_first_not_of(" \t");
@@ -362,6 +365,7 @@ bool parseRecordLine(std::string_view line, Record &record, std::string &error) 
     return true;
   }
   // Tab-separated: type, then key=value fields.
+  record.escapedText = true;
   size_t tab = line.find('\t');
   std::string_view rawType = line.substr(0, tab);
   if (rawType.empty()) {
@@ -474,8 +478,14 @@ bool readField(const Record &record, const char *type, const FieldSpec &spec, st
   const std::string *text = record.find(spec.key);
   if (spec.presence == Presence::Required && (!text || text->empty()))
     return missingField(type, spec.key, error);
-  if (text)
+  if (!text)
+    return true;
+  if (!record.escapedText) {
     value = *text;
+    return true;
+  }
+  value.clear();
+  profile_text::unescape(text->data(), text->size(), [&value](char c) { value.push_back(c); });
   return true;
 }
 

@@ -163,6 +163,9 @@ bool startsLikeProfile(std::string_view head);
 struct Record {
   std::string type;
   std::vector<std::pair<std::string, std::string>> fields;
+  /// Tab-separated: text values are escaped as causal/profile_text.h says
+  /// (JSON Lines carry JSON's own escapes, decoded by the parser).
+  bool escapedText = false;
   const std::string *find(std::string_view key) const;
 };
 

@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <set>
 
@@ -152,6 +153,62 @@ TEST(ProfileRoundTrip, EveryRecordTypeAndFieldIsWrittenAndReadBack) {
   EXPECT_EQ(e.points[1].arrivals, 9);
   EXPECT_EQ(e.points[1].departures, 8);
   EXPECT_EQ(e.points[1].difference, 2.5) << "in-flight, the exact count, wins over difference";
+}
+
+TEST(ProfileRoundTrip, AnyBytesOfANameAreEscapedAndReadBack) {
+  // Every byte a program can pass in a name (all but NUL), and names that
+  // differ only in what an escape writes.
+  std::string all_bytes;
+  for (int byte = 1; byte < 256; ++byte)
+    all_bytes.push_back(char(byte));
+  const std::vector<std::string> names = {"tab\there",    "tab here",
+                                          "new\nline",    "cr\r",
+                                          "k=v=w",        "back\\",
+                                          "\\t",          "\\x41",
+                                          "\x01\x7f",     "na\xc3\xafve \xe2\x86\x92",
+                                          "\xff\xfe",     "\xe2\x86",
+                                          "\xed\xa0\x80", "\xf4\x90\x80\x80",
+                                          all_bytes};
+  rt::TextBuffer out;
+  rt::records::Startup startup;
+  startup.profiler = "causal";
+  rt::writeRecord(out, startup);
+  rt::records::Experiment experiment;
+  experiment.selected = {"/src/a\tb.c", 3};
+  experiment.speedup = 0.5;
+  experiment.duration = 100;
+  rt::writeRecord(out, experiment);
+  for (size_t i = 0; i < names.size(); ++i) {
+    rt::records::ThroughputPoint point;
+    point.name = names[i].c_str();
+    point.delta = i + 1;
+    rt::writeRecord(out, point);
+  }
+  std::string text = out.data();
+  // One record per line, every field key=value: what Coz's viewer splits.
+  EXPECT_EQ(size_t(std::count(text.begin(), text.end(), '\n')), names.size() + 2) << text;
+  EXPECT_NE(text.find("name=tab\\there\t"), std::string::npos) << text;
+  EXPECT_NE(text.find("name=k=v=w\t"), std::string::npos) << text;
+  EXPECT_NE(text.find("name=na\xc3\xafve \xe2\x86\x92\t"), std::string::npos) << "UTF-8 as it is";
+  EXPECT_NE(text.find("name=\\xff\\xfe\t"), std::string::npos) << "invalid UTF-8 escaped";
+  EXPECT_NE(text.find("name=\\xed\\xa0\\x80\t"), std::string::npos) << "a surrogate escaped";
+  Profile profile = readStrictly(text);
+  ASSERT_EQ(profile.experiments.size(), 1u);
+  EXPECT_EQ(profile.experiments[0].selected, "/src/a\tb.c:3");
+  const auto &points = profile.experiments[0].points;
+  ASSERT_EQ(points.size(), names.size());
+  for (size_t i = 0; i < names.size(); ++i) {
+    EXPECT_EQ(points[i].name, names[i]) << i;
+    EXPECT_EQ(points[i].delta, double(i + 1));
+  }
+  // JSON Lines carry JSON's escapes only: a backslash there is a backslash.
+  Profile json = readStrictly("{\"type\":\"startup\"}\n"
+                              "{\"type\":\"experiment\",\"selected\":\"a.c:1\",\"speedup\":0,"
+                              "\"duration\":5}\n"
+                              "{\"type\":\"throughput_point\",\"name\":\"a\\\\tb\",\"delta\":1}\n");
+  ASSERT_EQ(json.experiments.size(), 1u);
+  ASSERT_EQ(json.experiments[0].points.size(), 1u);
+  EXPECT_EQ(json.experiments[0].points[0].name, "a\\tb");
 }
 
 TEST(ProfileRoundTrip, OptionalFieldsLeftUnsetAreNotWritten) {

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <stdio.h>
+#include <string>
 #include <unistd.h>
 
 using causal::rt::ModuleRegistry;
@@ -155,7 +156,34 @@ TEST_F(ModuleRegistryTest, UnregisterStopsResolvingAndKeepsCounts) {
   ASSERT_NE(kept, nullptr);
   EXPECT_STREQ(kept, "samples\tlocation=/src/b.h:42\tcount=4\n");
   // The same table may be registered again (dlopen after dlclose).
-  EXPECT_EQ(registry->registerModule(table.start(), table.stop(), "x"), Result::Registered);
+  EXPECT_EQ(registry->registerModule(table.start(), table.stop(), "x"), Result::Reloaded);
+}
+
+TEST_F(ModuleRegistryTest, TheSameImageLoadedAgainReusesItsSlotAndCounts) {
+  // More loads than slots: an image unloaded and loaded again (elsewhere in
+  // memory, as dlopen may place it) takes its old slot, and its lines' counts
+  // keep growing; the retired text follows the last unload.
+  for (uint32_t load = 0; load < ModuleRegistry::kCapacity + 100; ++load) {
+    InMemoryLineTable table(threeLineSpec(code));
+    Result expected = load == 0 ? Result::Registered : Result::Reloaded;
+    ASSERT_EQ(registry->registerModule(table.start(), table.stop(), "/lib/plugin.so"), expected)
+        << "load " << load;
+    ResolvedAddress r;
+    ASSERT_TRUE(registry->resolve(code + 0x41, &r));
+    EXPECT_EQ(r.module, 0u);
+    registry->addSamples(r, 1);
+    ASSERT_TRUE(registry->unregisterModule(table.start()));
+  }
+  EXPECT_EQ(registry->slotsUsed(), 1u);
+  std::string expected_text =
+      "samples\tlocation=/src/b.h:42\tcount=" + std::to_string(ModuleRegistry::kCapacity + 100) +
+      "\n";
+  EXPECT_STREQ(registry->retiredText(0), expected_text.c_str());
+  // Another image (another path, or another table) gets a slot of its own.
+  InMemoryLineTable other(threeLineSpec(code));
+  EXPECT_EQ(registry->registerModule(other.start(), other.stop(), "/lib/other.so"),
+            Result::Registered);
+  EXPECT_EQ(registry->slotsUsed(), 2u);
 }
 
 long residentKiB() {

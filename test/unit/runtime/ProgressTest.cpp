@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <memory>
+#include <string.h>
 #include <string>
+#include <thread>
 
 using namespace causal::rt;
 
@@ -88,11 +91,92 @@ TEST(ProgressTest, RetiredCountersKeepTheirValueAndAreNoLongerRead) {
   EXPECT_EQ(registry->arrivals(0), 6u);
 }
 
-TEST(ProgressTest, NamesAreSafeInTabSeparatedRecords) {
+TEST(ProgressTest, NamesAreKeptAsGivenAndLongOnesShortenedVisiblyAndApart) {
   auto registry = std::make_unique<ProgressRegistry>();
-  causal_counter image[] = {{0, "a\tb\nc", CAUSAL_COUNTER_THROUGHPUT, 0}};
-  registry->registerCounters(image, image + 1);
-  EXPECT_STREQ(registry->name(0), "a b c");
+  // The profile writer escapes tabs and newlines (causal/profile_text.h): the
+  // registry keeps the bytes, so "a\tb" and "a b" stay two points.
+  std::string long_a(1500, 'x'), long_b(1500, 'x');
+  long_a += "-a";
+  long_b += "-b";
+  std::string fits(CAUSAL_MAX_POINT_NAME - 1, 'y');
+  causal_counter image[] = {{1, "a\tb\nc", CAUSAL_COUNTER_THROUGHPUT, 0},
+                            {2, "a b c", CAUSAL_COUNTER_THROUGHPUT, 0},
+                            {3, long_a.c_str(), CAUSAL_COUNTER_THROUGHPUT, 0},
+                            {4, long_b.c_str(), CAUSAL_COUNTER_THROUGHPUT, 0},
+                            {5, fits.c_str(), CAUSAL_COUNTER_THROUGHPUT, 0}};
+  registry->registerCounters(image, image + 5);
+  ASSERT_EQ(registry->size(), 5u);
+  EXPECT_STREQ(registry->name(0), "a\tb\nc");
+  EXPECT_STREQ(registry->name(1), "a b c");
+  EXPECT_EQ(registry->name(4), fits) << "a name that fits is kept whole";
+  std::string a = registry->name(2), b = registry->name(3);
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a.size(), CAUSAL_MAX_POINT_NAME - 1);
+  EXPECT_EQ(a.substr(0, a.size() - 20), long_a.substr(0, a.size() - 20));
+  EXPECT_EQ(a.substr(a.size() - 20, 4), "...#") << a.substr(a.size() - 24);
+  // The same long name finds its point again (another image, Coz's API).
+  causal_counter again[] = {{7, long_a.c_str(), CAUSAL_COUNTER_THROUGHPUT, 0}};
+  registry->registerCounters(again, again + 1);
+  EXPECT_EQ(registry->size(), 5u);
+  EXPECT_EQ(registry->arrivals(2), 10u);
+  // A cut never splits a UTF-8 character.
+  std::string utf8;
+  while (utf8.size() < 2000)
+    utf8 += "\xe2\x86\x92";
+  char stored[CAUSAL_MAX_POINT_NAME];
+  storedPointName(utf8.c_str(), stored);
+  std::string cut(stored, strstr(stored, "...#") - stored);
+  EXPECT_EQ(cut.size() % 3, 0u);
+  EXPECT_EQ(cut, utf8.substr(0, cut.size()));
+}
+
+TEST(ProgressTest, SlotsOfUnloadedImagesAreReusedAcrossManyLoads) {
+  // A library loaded and unloaded far more often than a point has counter
+  // slots: every load's counter is read, each value counted once.
+  auto registry = std::make_unique<ProgressRegistry>();
+  uint64_t expected = 0;
+  for (int load = 0; load < 10 * int(CAUSAL_MAX_COUNTERS_PER_POINT); ++load) {
+    causal_counter image[] = {{0, "work", CAUSAL_COUNTER_THROUGHPUT, 0}};
+    ASSERT_EQ(registry->registerCounters(image, image + 1), 1u) << "load " << load;
+    image[0].count = 3;
+    expected += 3;
+    ASSERT_EQ(registry->arrivals(0), expected) << "load " << load;
+    uintptr_t begin = reinterpret_cast<uintptr_t>(image);
+    registry->retireRange(begin, begin + sizeof(image));
+    image[0].count = 1000; // unmapped
+    ASSERT_EQ(registry->arrivals(0), expected) << "load " << load;
+  }
+  EXPECT_EQ(registry->size(), 1u);
+}
+
+TEST(ProgressTest, SumsNeverCountARetiringCounterTwiceNorMissIt) {
+  auto registry = std::make_unique<ProgressRegistry>();
+  causal_counter keep[] = {{0, "p", CAUSAL_COUNTER_THROUGHPUT, 0}};
+  registry->registerCounters(keep, keep + 1);
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> bad{0};
+  std::thread reader([&] {
+    // Every counter below holds 5 and is retired with 5: the total only grows
+    // by 5 per load; a value seen both in the counter and retired, or in
+    // neither, breaks the sequence.
+    uint64_t last = 0;
+    while (!stop.load()) {
+      uint64_t now = registry->arrivals(0);
+      if (now < last || now % 5 != 0)
+        bad.fetch_add(1);
+      last = now;
+    }
+  });
+  for (int load = 0; load < 20000; ++load) {
+    causal_counter image[] = {{5, "p", CAUSAL_COUNTER_THROUGHPUT, 0}};
+    registry->registerCounters(image, image + 1);
+    uintptr_t begin = reinterpret_cast<uintptr_t>(image);
+    registry->retireRange(begin, begin + sizeof(image));
+  }
+  stop.store(true);
+  reader.join();
+  EXPECT_EQ(bad.load(), 0u);
+  EXPECT_EQ(registry->arrivals(0), 5u * 20000);
 }
 
 TEST(ProgressTest, LatencyVisitsAddTheirVirtualTimesToTheirPoint) {
