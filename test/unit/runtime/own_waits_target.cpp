@@ -34,6 +34,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/socket.h>
@@ -63,7 +64,13 @@ constexpr int kNamesKept = 16;
 std::atomic<const char *> g_runtime_callees[kNamesKept];
 
 void noteCall(const char *name, void *return_address) {
+  // The runtime starts its profiler thread through the process's
+  // pthread_create on purpose, so that a sanitizer's interceptor sees it
+  // (docs/runtime.md): a thread start, not a wait.
   Dl_info caller;
+  if (!strcmp(name, "pthread_create") && g_runtime_base && dladdr(return_address, &caller) &&
+      caller.dli_fbase == g_runtime_base)
+    return;
   if (g_runtime_base && ((dladdr(return_address, &caller) && caller.dli_fbase == g_runtime_base) ||
                          !programThread())) {
     uint64_t index = g_runtime_calls.fetch_add(1);
