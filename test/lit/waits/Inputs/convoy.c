@@ -11,13 +11,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile int shared;
 static volatile int holder_ready;
 
-static void spinFor(long ns) {
-  struct timespec a, b;
-  clock_gettime(CLOCK_MONOTONIC, &a);
-  do
-    clock_gettime(CLOCK_MONOTONIC, &b);
-  while ((b.tv_sec - a.tv_sec) * 1000000000l + (b.tv_nsec - a.tv_nsec) < ns);
-}
+#include "spin_for.h"
 
 static void *holder(void *arg) {
   (void)arg;

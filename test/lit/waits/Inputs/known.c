@@ -19,13 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static void spinFor(long ns) {
-  struct timespec a, b;
-  clock_gettime(CLOCK_MONOTONIC, &a);
-  do
-    clock_gettime(CLOCK_MONOTONIC, &b);
-  while ((b.tv_sec - a.tv_sec) * 1000000000l + (b.tv_nsec - a.tv_nsec) < ns);
-}
+#include "spin_for.h"
 
 // ---- w1
 enum { kItems = 40 };
