@@ -603,6 +603,8 @@ void *profilerMain(void *) {
   Rng rng(c.seed);
   uint64_t length = c.min_length_ns;
   while (!stopping()) {
+    if (g_setup.write_profile_if_due)
+      g_setup.write_profile_if_due();
     if (!c.end_to_end && g_progress.size() == 0) {
       waitNs(c.cooloff_ns); // no progress point yet: nothing to measure
       continue;
@@ -802,7 +804,26 @@ const char *peekPendingRecords(size_t *size) {
   return g_pending;
 }
 
+const char *borrowPendingRecords(size_t *size) {
+  *size = 0;
+  if (!g_pending_lock.tryLock())
+    return nullptr;
+  *size = g_pending_size;
+  return g_pending;
+}
+
+void returnPendingRecords(bool written) {
+  if (written)
+    g_pending_size = 0;
+  unlockPending();
+}
+
 bool isProfilerThread() { return tls_is_profiler; }
+
+bool profilerThreadRunning() {
+  return g_thread_started.load(std::memory_order_acquire) &&
+         !g_thread_stopped.load(std::memory_order_acquire);
+}
 
 } // namespace causal::rt
 

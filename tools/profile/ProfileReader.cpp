@@ -511,7 +511,8 @@ private:
   size_t currentRun = 0;
   bool haveRun = false;
   size_t currentExperiment = SIZE_MAX;
-  std::vector<std::string> warnedNames; // unknown types and fields, warned once per file
+  std::vector<std::string> warnedNames;      // unknown types and fields, warned once per file
+  std::map<std::string, size_t> runsInParts; // run= of runs written in parts, their index
 
   /// Reads the record's fields as its schema says and applies them.
   bool dispatch(RecordId id, const Record &record, size_t lineNo, std::string &error) {
@@ -535,9 +536,12 @@ private:
     run.writtenByCausal = fields.profiler == "causal";
     run.samplePeriodNs = fields.sample_period;
     run.startupTimeNs = fields.time;
+    run.partsId = fields.run;
     profile.runs.push_back(std::move(run));
     currentRun = profile.runs.size() - 1;
     haveRun = true;
+    if (!fields.run.empty())
+      runsInParts[fields.run] = currentRun;
     return true;
   }
 
@@ -582,6 +586,8 @@ private:
   }
 
   bool applyRecord(const records::Runtime &fields, size_t lineNo, std::string &) {
+    if (!fields.run.empty())
+      continueRun(fields.run, lineNo);
     Run &run = profile.runs[runIndex(lineNo)];
     run.runtimeNs = fields.time;
     if (fields.samples_outside != -1)
@@ -595,13 +601,53 @@ private:
   }
 
   bool applyRecord(const records::Shutdown &fields, size_t lineNo, std::string &) {
+    Run &run = profile.runs[runIndex(lineNo)];
     if (fields.samples != -1)
-      profile.runs[runIndex(lineNo)].shutdownSamples = fields.samples;
+      run.shutdownSamples = fields.samples;
+    run.shutdownSeen = true;
     return true;
   }
 
   // ---- Helpers
 
+  /// A later part of a run written in parts: its records belong to the run
+  /// its first part opened, wherever other runs' blocks came in between.
+  void continueRun(const std::string &id, size_t lineNo) {
+    auto found = runsInParts.find(id);
+    if (found == runsInParts.end()) {
+      warnOnce("run " + id, lineNo,
+               "a part of run " + id.substr(0, 40) +
+                   ", whose first part (its startup record) is not in this file: read as a run "
+                   "of its own");
+      Run run;
+      run.place = {fileName, lineNo};
+      run.partsId = id;
+      profile.runs.push_back(std::move(run));
+      found = runsInParts.emplace(id, profile.runs.size() - 1).first;
+    }
+    currentRun = found->second;
+    haveRun = true;
+  }
+
+public:
+  /// The end of the file: a run written in parts without its last part
+  /// (the process was killed, or still runs) is used up to its last part.
+  void finish() {
+    for (const auto &[id, index] : runsInParts) {
+      const Run &run = profile.runs[index];
+      if (run.shutdownSeen)
+        continue;
+      std::string pid = id.substr(0, id.find('-'));
+      char seconds[32];
+      std::snprintf(seconds, sizeof(seconds), "%.1f", run.runtimeNs / 1e9);
+      profile.notes.push_back(
+          run.place.file + ":" + std::to_string(run.place.line) + ": the run of process " + pid +
+          " has no end record (the process was killed, e.g. by SIGKILL, or still runs): its " +
+          "profile up to its last periodic write, " + seconds + " s into the run, is used");
+    }
+  }
+
+private:
   bool addPoint(PointMeasurement point, std::string &error) {
     Experiment &experiment = profile.experiments[currentExperiment];
     for (const PointMeasurement &existing : experiment.points)
@@ -709,6 +755,7 @@ public:
 
   size_t lines() const { return lineNo; }
   bool knownRecordSeen() const { return sawKnownRecord; }
+  void finish() { builder.finish(); }
 
 private:
   Profile &into;
@@ -735,6 +782,7 @@ bool readProfileText(std::string_view text, const std::string &fileName, Profile
     if (!lines.consume(line, lastWithoutNewline, error))
       return false;
   }
+  lines.finish();
   return true;
 }
 
@@ -771,6 +819,7 @@ bool readProfileLines(int fd, const std::string &name, ProfileLines &lines, std:
                 "program ends)";
         return false;
       }
+      lines.finish();
       return true;
     }
     if (const void *nul = memchr(chunk, 0, size_t(got))) {

@@ -81,6 +81,11 @@ struct Run {
   double samplePeriodNs = -1;   // `startup sample-period=` (causal extension), -1 if none
   double shutdownSamples = -1;  // `shutdown samples=` (old Coz), -1 if none
   double samplesOutside = 0;    // last `runtime samples-outside=` (causal): no line to charge
+  /// A run written in parts (causal's periodic flush): the run= its parts
+  /// name ("" for a run written whole), and whether its last part, which
+  /// ends with `shutdown`, is there (not when the process was killed).
+  std::string partsId;
+  bool shutdownSeen = false;
   /// Samples per FILE:LINE. Coz writes cumulative counts, possibly several
   /// times per run; the last value written for a location wins.
   std::map<std::string, double> samples;
@@ -91,6 +96,7 @@ struct Profile {
   std::vector<Run> runs;
   std::vector<Experiment> experiments;
   std::vector<std::string> warnings; // "file:line: message"
+  std::vector<std::string> notes;    // "file:line: message": not a problem of the file
   size_t tabRecords = 0;
   size_t jsonRecords = 0;
 };

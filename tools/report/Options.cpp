@@ -338,6 +338,8 @@ bool readProfiles(const std::vector<std::string> &paths, const profile::ReadOpti
   if (profile.warnings.size() > maxWarnings)
     std::fprintf(stderr, "causal %s: warning: ... %zu more malformed lines skipped\n", command,
                  profile.warnings.size() - maxWarnings);
+  for (const std::string &note : profile.notes)
+    std::fprintf(stderr, "causal %s: note: %s\n", command, note.c_str());
   return true;
 }
 
