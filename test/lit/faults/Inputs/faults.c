@@ -304,7 +304,7 @@ static void *contend(void *arg) {
     }
     sem_wait(&g_tokens);
     for (int i = 0; i < 2000; ++i)
-      sink += i; // WORK
+      sink += i; // ROUND
     sem_post(&g_tokens);
     CAUSAL_PROGRESS_NAMED("round");
     pthread_barrier_wait(&g_barrier);
