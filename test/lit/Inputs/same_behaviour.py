@@ -27,6 +27,11 @@ import time
 def run(command, env, options):
     def limits():
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        # The signal sent must reach a default disposition, as under a
+        # terminal or a service manager: a shell's background job (and lit's
+        # workers) start with SIGINT and SIGQUIT ignored, which exec keeps.
+        if options["signal"] is not None:
+            signal.signal(options["signal"], signal.SIG_DFL)
         if options["nofile"] is not None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (options["nofile"], options["nofile"]))
     if options["signal"] is None:

@@ -15,7 +15,7 @@ static volatile unsigned long sink;
 
 __attribute__((noinline)) static int mayThrow(int i) {
   for (int k = 0; k < 5000; ++k)
-    sink += k; // WORK
+    sink += k;
   if (i % 3 == 0)
     throw std::runtime_error("round " + std::to_string(i));
   return i;
