@@ -30,7 +30,7 @@ def run(command, env, options):
         # The signal sent must reach a default disposition, as under a
         # terminal or a service manager: a shell's background job (and lit's
         # workers) start with SIGINT and SIGQUIT ignored, which exec keeps.
-        if options["signal"] is not None:
+        if options["signal"] not in (None, signal.SIGKILL, signal.SIGSTOP):
             signal.signal(options["signal"], signal.SIG_DFL)
         if options["nofile"] is not None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (options["nofile"], options["nofile"]))
