@@ -189,12 +189,21 @@ void sleepNs(uint64_t ns) {
 
 bool stopping() { return g_stop_requested.load(std::memory_order_acquire) != 0; }
 
+// The periodic flush (ProcessEnd.cpp): a part of the profile when one is
+// due. Offered at every poll step of the profiler thread, so that a long
+// experiment does not hold it back.
+void offerPeriodicWrite() {
+  if (g_setup.write_profile_if_due)
+    g_setup.write_profile_if_due();
+}
+
 // Sleeps |ns| in poll steps; false if asked to stop meanwhile.
 bool waitNs(uint64_t ns) {
   uint64_t end = monotonicNs() + ns;
   for (;;) {
     if (stopping())
       return false;
+    offerPeriodicWrite();
     uint64_t now = monotonicNs();
     if (now >= end)
       return true;
@@ -275,6 +284,7 @@ uint64_t chooseLine() {
         // keeps the choice proportional to samples among in-scope lines.
       }
     }
+    offerPeriodicWrite();
     sleepNs(CAUSAL_PROFILER_POLL_NS);
     waited += CAUSAL_PROFILER_POLL_NS;
   }
@@ -496,6 +506,7 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
     last = now;
     if (stop || (!c.end_to_end && now - start >= length_ns))
       break;
+    offerPeriodicWrite();
     sleepNs(CAUSAL_PROFILER_POLL_NS);
   }
 
@@ -604,6 +615,7 @@ void *profilerMain(void *) {
   Rng rng(c.seed);
   uint64_t length = c.min_length_ns;
   while (!stopping()) {
+    offerPeriodicWrite();
     if (!c.end_to_end && g_progress.size() == 0) {
       waitNs(c.cooloff_ns); // no progress point yet: nothing to measure
       continue;
@@ -793,7 +805,26 @@ const char *peekPendingRecords(size_t *size) {
   return g_pending;
 }
 
+const char *borrowPendingRecords(size_t *size) {
+  *size = 0;
+  if (!g_pending_lock.tryLock())
+    return nullptr;
+  *size = g_pending_size;
+  return g_pending;
+}
+
+void returnPendingRecords(bool written) {
+  if (written)
+    g_pending_size = 0;
+  unlockPending();
+}
+
 bool isProfilerThread() { return tls_is_profiler; }
+
+bool profilerThreadRunning() {
+  return g_thread_started.load(std::memory_order_acquire) &&
+         !g_thread_stopped.load(std::memory_order_acquire);
+}
 
 } // namespace causal::rt
 

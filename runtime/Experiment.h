@@ -83,12 +83,13 @@ struct ExperimentGlobals {
 /// What the experiments need from the rest of the runtime, given once at
 /// start-up (Runtime.cpp); until then no profiler thread starts.
 struct ExperimentSetup {
-  ExperimentConfig config;                 ///< the CAUSAL_* settings (Settings.h)
-  const ModuleRegistry *modules = nullptr; ///< line tables: lines to select, their files
-  const ThreadRegistry *threads = nullptr; ///< the sampled threads (drain, scheduler watch)
-  uint64_t period_ns = 0;                  ///< sampling period: a selected sample's delay
-  uint32_t batch = 0;                      ///< samples per batch: the drain's length
-  bool verbose = false;                    ///< say when a fixed line is missing
+  ExperimentConfig config;                  ///< the CAUSAL_* settings (Settings.h)
+  const ModuleRegistry *modules = nullptr;  ///< line tables: lines to select, their files
+  const ThreadRegistry *threads = nullptr;  ///< the sampled threads (drain, scheduler watch)
+  uint64_t period_ns = 0;                   ///< sampling period: a selected sample's delay
+  uint32_t batch = 0;                       ///< samples per batch: the drain's length
+  bool verbose = false;                     ///< say when a fixed line is missing
+  void (*write_profile_if_due)() = nullptr; ///< the periodic flush, between experiments
 };
 void setupExperiments(const ExperimentSetup &setup);
 
@@ -154,8 +155,16 @@ void experimentsForkChild();
 void takePendingRecords(TextBuffer *out);
 /// Signal-safe: the pending records without taking them (null if busy).
 const char *peekPendingRecords(size_t *size);
+/// Signal-safe, for the periodic flush: the pending records, held for the
+/// caller to write (null, nothing held, if another thread holds them);
+/// returnPendingRecords(written) forgets them if they were written and
+/// lets them go.
+const char *borrowPendingRecords(size_t *size);
+void returnPendingRecords(bool written);
 /// True if the calling thread is the profiler thread.
 bool isProfilerThread();
+/// True while the profiler thread runs.
+bool profilerThreadRunning();
 
 } // namespace causal::rt
 

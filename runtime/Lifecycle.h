@@ -75,7 +75,20 @@ void registerExitWriter();
 /// Terminating and fatal signals left at their default write the profile
 /// first (a one-shot handler), then end the process as they would have.
 void installFatalSignalHandlers();
-/// Writes the profile block (and the sample log) once per process.
+/// The periodic flush from now on (CAUSAL_FLUSH_SECONDS; needs the settings).
+void startProfileParts();
+/// Appends the part of the profile gained since the last part (the
+/// experiments finished since, the counts changed since); the first part
+/// opens the run. Async-signal-safe; does nothing while another thread writes
+/// a part, or once the last block is written. False if nothing was written.
+/// The periodic flush calls it; a caller that wants the profile on disk now
+/// while the program continues can too.
+bool writeProfileSoFar();
+/// writeProfileSoFar() when the flush period is up (signal-safe): called
+/// by the profiler thread between experiments, or, while there is none, by
+/// the sample handler.
+void writeProfileIfDue();
+/// Writes the profile's last block (and the sample log) once per process.
 void writeProfileOnce();
 /// Called by the exec hooks and by _exit, _Exit and quick_exit (runtime/hooks/):
 /// writes the profile now, except in a vfork child.

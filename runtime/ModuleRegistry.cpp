@@ -83,8 +83,9 @@ ModuleRegistry::RegisterResult ModuleRegistry::registerModule(const void *start,
   void *counts = nullptr;
   if (bytes) {
     // Anonymous mappings are zero-filled on first touch: registering a
-    // large table costs no time proportional to its size.
-    counts = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    // large table costs no time proportional to its size. The second half
+    // holds the counts last written to the profile (takeCountToWrite).
+    counts = mmap(nullptr, 2 * bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (counts == MAP_FAILED) {
       writer_lock_.unlock();
       return RegisterResult::OutOfMemory;
@@ -93,6 +94,7 @@ ModuleRegistry::RegisterResult ModuleRegistry::registerModule(const void *start,
   setPlace(m, start, table);
   m.counts = static_cast<std::atomic<uint64_t> *>(counts);
   m.counts_bytes = bytes;
+  m.written = bytes ? reinterpret_cast<uint64_t *>(static_cast<char *>(counts) + bytes) : nullptr;
   m.retired_text = nullptr;
   m.stale_text = nullptr;
   memcpy(m.path, new_path, sizeof(m.path));
@@ -166,7 +168,7 @@ void ModuleRegistry::resetCounts() {
   for (uint32_t i = 0; i < used; ++i) {
     Module &m = modules_[i];
     if (m.counts)
-      madvise(m.counts, m.counts_bytes, MADV_DONTNEED); // private anonymous: reads back zero
+      madvise(m.counts, 2 * m.counts_bytes, MADV_DONTNEED); // private anonymous: reads back zero
     free(m.retired_text);
     free(m.stale_text);
     m.retired_text = nullptr;
@@ -190,6 +192,24 @@ uint64_t ModuleRegistry::lineCount(uint32_t slot, uint32_t line) const {
   if (!m.counts || line >= m.counts_bytes / sizeof(uint64_t))
     return 0;
   return m.counts[line].load(std::memory_order_relaxed);
+}
+
+uint64_t ModuleRegistry::takeCountToWrite(uint32_t slot, uint32_t line) const {
+  if (slot >= slotsUsed() || line >= modules_[slot].counts_bytes / sizeof(uint64_t))
+    return 0;
+  uint64_t count = lineCount(slot, line);
+  uint64_t *written = modules_[slot].written;
+  if (!written || count == written[line])
+    return 0;
+  written[line] = count;
+  return count;
+}
+
+void ModuleRegistry::forgetWrittenCounts() const {
+  uint32_t used = used_.load(std::memory_order_acquire);
+  for (uint32_t i = 0; i < used; ++i)
+    if (modules_[i].written)
+      madvise(modules_[i].written, modules_[i].counts_bytes, MADV_DONTNEED);
 }
 
 const char *ModuleRegistry::path(uint32_t slot) const {
@@ -216,7 +236,7 @@ void ModuleRegistry::destroyForTesting() {
   for (uint32_t i = 0; i < used; ++i) {
     Module &m = modules_[i];
     if (m.counts)
-      munmap(m.counts, m.counts_bytes);
+      munmap(m.counts, 2 * m.counts_bytes);
     free(m.retired_text);
     free(m.stale_text);
     m.counts = nullptr;

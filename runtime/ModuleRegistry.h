@@ -82,6 +82,13 @@ public:
   bool isActive(uint32_t slot) const;
   const causal_linetab_header *table(uint32_t slot) const;
   uint64_t lineCount(uint32_t slot, uint32_t line) const;
+  /// The profile writer's view (signal-safe; one writer at a time): the
+  /// line's count if it changed since the last call for it (which it
+  /// records), else 0. A run written in parts writes a line again only when
+  /// its count changed; a run written whole writes every line with samples.
+  uint64_t takeCountToWrite(uint32_t slot, uint32_t line) const;
+  /// A part could not be written: the next one writes every line again.
+  void forgetWrittenCounts() const;
   const char *path(uint32_t slot) const;
   AddressRange codeRange(uint32_t slot) const;
   uintptr_t bias(uint32_t slot) const;
@@ -106,6 +113,7 @@ private:
     AddressRange code;
     std::atomic<uint64_t> *counts;
     size_t counts_bytes;
+    uint64_t *written; // counts last written (takeCountToWrite), after |counts|
     char *retired_text;
     // The text of the unload before the last one: a profile writer may have
     // read retired_text just before a reload and unload replaced it; freed

@@ -1,11 +1,14 @@
 //===- runtime/ProcessEnd.cpp - Process end and signals: the profile flush -===//
 //
-// The profile block is appended once per process: at exit (an atexit
+// The profile's last block is appended once per process: at exit (an atexit
 // handler, the runtime's destructor as a backup), at _exit, _Exit and
 // quick_exit and before exec (their hooks, runtime/hooks/),
 // and on a terminating or fatal signal left at its default (a one-shot
 // handler that writes with async-signal-safe calls only, then lets the
-// signal end the process as it would have).
+// signal end the process as it would have). Before that, every
+// CAUSAL_FLUSH_SECONDS, the part gained since the last one is appended
+// (writeProfileSoFar, async-signal-safe), so that an end no code sees
+// (SIGKILL) loses only the last seconds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +36,81 @@ uint64_t g_startup_realtime_ns = 0;
 uint64_t g_startup_monotonic_ns = 0;
 std::atomic<bool> g_profile_written{false};
 pid_t g_pid = 0; // to recognize a vfork child (no atfork handlers)
+
+// ---- The run in parts (the periodic flush) ----------------------------------
+
+// The thread writing a part of the profile (its tid; 0: none): parts, the
+// last block and the fatal-signal writer share the counts written so far
+// (ModuleRegistry::takeCountToWrite) and the signal-safe writer's buffer.
+std::atomic<long> g_part_writer{0};
+uint32_t g_parts_written = 0; // parts of this run in the profile
+// When the next part is due (CLOCK_MONOTONIC ns); UINT64_MAX: no flush.
+std::atomic<uint64_t> g_next_part_ns{UINT64_MAX};
+char g_run_id[48];                // "PID-STARTUP_NS": names the run in each of its parts
+std::atomic<int> g_part_error{0}; // the first errno of a part not written
+std::atomic<uint32_t> g_parts_failed{0};
+
+long currentTid() { return rawSyscall(SYS_gettid); }
+
+/// Takes the right to write a part. |wait_ns|: how long to wait for another
+/// thread that writes one (0: do not wait). False if the calling thread is
+/// the one writing (a signal interrupted it) or the wait ran out.
+bool takePartWriter(uint64_t wait_ns) {
+  long self = currentTid();
+  uint64_t waited = 0;
+  for (;;) {
+    long none = 0;
+    if (g_part_writer.compare_exchange_strong(none, self, std::memory_order_acquire))
+      return true;
+    if (none == self || waited >= wait_ns)
+      return false;
+    rawSleepNs(CAUSAL_PROFILER_POLL_NS);
+    waited += CAUSAL_PROFILER_POLL_NS;
+  }
+}
+void releasePartWriter() { g_part_writer.store(0, std::memory_order_release); }
+
+void startRunInParts() {
+  g_parts_written = 0;
+  g_part_error.store(0);
+  g_parts_failed.store(0);
+  char *out = g_run_id;
+  formatTo(out, sizeof(g_run_id), "%d-%llu", int(g_pid), (unsigned long long)g_startup_realtime_ns);
+  uint64_t period_ns = g_config.flush_seconds * 1000000000ull;
+  g_next_part_ns.store(period_ns ? g_startup_monotonic_ns + period_ns : UINT64_MAX);
+}
+
+/// The block to append now: the experiments, the counts and which part of
+/// the run it is (the first part of a run in parts names the run: a run
+/// that ends before its first flush is one block, as without the flush).
+ProfileBlock blockNow(const char *experiments, size_t experiments_size, bool last) {
+  ProfileBlock block;
+  block.startup_realtime_ns = g_startup_realtime_ns;
+  block.runtime_ns = monotonicNs() - g_startup_monotonic_ns;
+  block.experiments = experiments;
+  block.experiments_size = experiments_size;
+  block.sample_period_ns = g_config.period_ns;
+  const SampleCounters &counters = sampleCounters();
+  block.samples_outside = counters.outside.load();
+  block.samples_attributed = counters.attributed.load();
+  block.first = g_parts_written == 0;
+  block.last = last;
+  block.run_id = last && block.first ? nullptr : g_run_id;
+  return block;
+}
+
+/// After appending a block: a part written counts; a part lost makes the
+/// next one write every line again.
+void noteBlockWritten(int error) {
+  if (!error) {
+    ++g_parts_written;
+    return;
+  }
+  g_modules.forgetWrittenCounts();
+  int none = 0;
+  g_part_error.compare_exchange_strong(none, error);
+  g_parts_failed.fetch_add(1);
+}
 
 void sayWhatHappened() {
   const SampleCounters &counters = sampleCounters();
@@ -89,12 +167,11 @@ void onFatalSignal(int signal, siginfo_t *info, void *) {
   // install where the program has none) before we got here.
   int saved_errno = errno;
   if (!g_fatal_once.exchange(true) && g_status.load(std::memory_order_acquire) == kActive &&
-      !g_profile_written.exchange(true)) {
+      !g_profile_written.exchange(true) && takePartWriter(CAUSAL_PART_WAIT_NS)) {
     size_t size = 0;
     const char *experiments = peekPendingRecords(&size);
-    appendProfileSignalSafe(g_config.output_path, g_modules, g_startup_realtime_ns,
-                            monotonicNs() - g_startup_monotonic_ns, experiments, size,
-                            g_config.period_ns, sampleCounters().outside.load());
+    appendProfileSignalSafe(g_config.output_path, g_modules, blockNow(experiments, size, true));
+    releasePartWriter();
   }
   errno = saved_errno;
   // A fault re-executes the instruction and dies by the default action; a
@@ -129,11 +206,55 @@ void startProfileClock() {
   g_pid = getpid();
 }
 
+void startProfileParts() { startRunInParts(); }
+
 void profileForkChild() {
   g_startup_realtime_ns = realtimeNs();
   g_startup_monotonic_ns = monotonicNs();
   g_profile_written.store(false);
   g_pid = getpid();
+  g_part_writer.store(0); // a parent's writer does not exist here
+  startRunInParts();
+}
+
+bool writeProfileSoFar() {
+  if (g_status.load(std::memory_order_acquire) != kActive ||
+      g_profile_written.load(std::memory_order_acquire) || (g_pid && getpid() != g_pid))
+    return false;
+  if (!takePartWriter(0))
+    return false;
+  bool written = false;
+  if (!g_profile_written.load(std::memory_order_acquire)) {
+    int saved_errno = errno;
+    g_modules.beginRead(); // an image unloaded meanwhile waits for the part
+    size_t size = 0;
+    const char *experiments = borrowPendingRecords(&size);
+    int error = appendProfileSignalSafe(g_config.output_path, g_modules,
+                                        blockNow(experiments, size, false));
+    if (experiments)
+      returnPendingRecords(/*written=*/!error);
+    g_modules.endRead();
+    noteBlockWritten(error);
+    written = !error;
+    errno = saved_errno;
+  }
+  releasePartWriter();
+  return written;
+}
+
+void writeProfileIfDue() {
+  uint64_t due = g_next_part_ns.load(std::memory_order_relaxed);
+  if (due == UINT64_MAX)
+    return;
+  // The profiler thread writes the parts while it runs (a program thread's
+  // sample handler does when there is none): not the program's time.
+  if (profilerThreadRunning() && !isProfilerThread())
+    return;
+  uint64_t now = monotonicNs();
+  if (now < due ||
+      !g_next_part_ns.compare_exchange_strong(due, now + g_config.flush_seconds * 1000000000ull))
+    return;
+  writeProfileSoFar();
 }
 
 void registerExitWriter() { atexit(atExitHandler); }
@@ -158,19 +279,25 @@ void writeProfileOnce() {
   // writing below is the profiler's time, not the program's.
   if (ThreadState *self = tls_thread)
     stopThreadSampling(self);
-  uint64_t runtime_ns = monotonicNs() - g_startup_monotonic_ns;
-
+  // A part being written by another thread is finished first; this thread
+  // (a signal that interrupted its own part) writes after it all the same.
+  bool writer = takePartWriter(CAUSAL_PART_WAIT_NS);
   TextBuffer experiments;
   takePendingRecords(&experiments);
   TextBuffer block;
   const SampleCounters &counters = sampleCounters();
   uint64_t outside = counters.outside.load();
-  renderProfile(g_modules, g_startup_realtime_ns, runtime_ns, &block, experiments.data(),
-                experiments.size(), g_config.period_ns, outside);
+  renderProfile(g_modules, blockNow(experiments.data(), experiments.size(), true), &block);
   if (block.failed())
     message("out of memory while rendering the profile; nothing written");
   else if (int error = appendToFile(g_config.output_path, block.data(), block.size()))
     message("cannot write the profile to %s: %s", g_config.output_path, strerror(error));
+  if (writer)
+    releasePartWriter();
+  if (uint32_t failed = g_parts_failed.load())
+    message("%u periodic write%s of the profile to %s failed (%s): a process killed before its "
+            "end would have lost more",
+            failed, failed == 1 ? "" : "s", g_config.output_path, strerror(g_part_error.load()));
 
   if (g_sample_log.enabled())
     writeSampleLog();

@@ -68,25 +68,32 @@ void TextBuffer::appendf(const char *format, ...) {
 
 namespace {
 
-// The block of one run, to any sink (a TextBuffer, the fatal-signal writer):
-// startup, the experiments' records (pre-formatted), runtime, and the
-// samples records: each retired image's saved ones, then every line with
-// samples.
+// One block of a run, to any sink (a TextBuffer, the signal-safe writer):
+// startup (or, in a later part, a runtime record naming the run), the
+// experiments' records (pre-formatted), runtime, and the samples records:
+// each retired image's saved ones, then every line whose count changed since
+// the last part; the last part of a run in parts ends with shutdown.
 template <class Sink>
-void writeRun(Sink &out, const ModuleRegistry &registry, uint64_t startup_realtime_ns,
-              uint64_t runtime_ns, const char *experiments, size_t experiments_size,
-              uint64_t sample_period_ns, uint64_t samples_outside) {
-  records::Startup startup;
-  startup.time = startup_realtime_ns;
-  startup.profiler = "causal";
-  startup.sample_period = sample_period_ns;
-  writeRecord(out, startup);
-  if (experiments && experiments_size)
-    out.putLines(experiments, experiments_size);
+void writeRun(Sink &out, const ModuleRegistry &registry, const ProfileBlock &block) {
   records::Runtime runtime;
-  runtime.time = runtime_ns;
-  runtime.samples_outside = samples_outside;
-  writeRecord(out, runtime);
+  runtime.time = block.runtime_ns;
+  runtime.samples_outside = block.samples_outside;
+  if (block.first) {
+    records::Startup startup;
+    startup.time = block.startup_realtime_ns;
+    startup.profiler = "causal";
+    startup.sample_period = block.sample_period_ns;
+    startup.run = block.run_id;
+    writeRecord(out, startup);
+  } else {
+    records::Runtime continues = runtime;
+    continues.run = block.run_id;
+    writeRecord(out, continues);
+  }
+  if (block.experiments && block.experiments_size)
+    out.putLines(block.experiments, block.experiments_size);
+  if (block.first)
+    writeRecord(out, runtime);
   uint32_t used = registry.slotsUsed();
   for (uint32_t slot = 0; slot < used; ++slot) {
     if (const char *retired = registry.retiredText(slot)) {
@@ -94,17 +101,21 @@ void writeRun(Sink &out, const ModuleRegistry &registry, uint64_t startup_realti
       continue;
     }
     if (const causal_linetab_header *table = registry.table(slot))
-      writeSamples(out, table, [&](uint32_t line) { return registry.lineCount(slot, line); });
+      writeSamples(out, table,
+                   [&](uint32_t line) { return registry.takeCountToWrite(slot, line); });
+  }
+  if (block.run_id && block.last) {
+    records::Shutdown shutdown;
+    shutdown.time = block.runtime_ns;
+    shutdown.samples = block.samples_attributed;
+    writeRecord(out, shutdown);
   }
 }
 
 } // namespace
 
-void renderProfile(const ModuleRegistry &registry, uint64_t startup_realtime_ns,
-                   uint64_t runtime_ns, TextBuffer *out, const char *experiments,
-                   size_t experiments_size, uint64_t sample_period_ns, uint64_t samples_outside) {
-  writeRun(*out, registry, startup_realtime_ns, runtime_ns, experiments, experiments_size,
-           sample_period_ns, samples_outside);
+void renderProfile(const ModuleRegistry &registry, const ProfileBlock &block, TextBuffer *out) {
+  writeRun(*out, registry, block);
 }
 
 namespace {
@@ -180,15 +191,12 @@ char SignalSafeWriter::buffer_[1 << 16];
 } // namespace
 
 int appendProfileSignalSafe(const char *path, const ModuleRegistry &registry,
-                            uint64_t startup_realtime_ns, uint64_t runtime_ns,
-                            const char *experiments, size_t experiments_size,
-                            uint64_t sample_period_ns, uint64_t samples_outside) {
+                            const ProfileBlock &block) {
   int fd = ownOpen(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0)
     return errno;
   SignalSafeWriter out(fd);
-  writeRun(out, registry, startup_realtime_ns, runtime_ns, experiments, experiments_size,
-           sample_period_ns, samples_outside);
+  writeRun(out, registry, block);
   out.flush(true);
   close(fd);
   return out.error();

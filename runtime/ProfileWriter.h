@@ -6,14 +6,20 @@
 // writes a record as one line of Coz's legacy tab-separated format
 // (type<TAB>key=value...) to any sink (TextBuffer, the fatal-signal writer).
 //
-// The end-of-run block is
+// A run written whole (it ended before the first periodic flush) is one block
 //   startup\ttime=<CLOCK_REALTIME ns at start>\tprofiler=causal\tsample-period=<ns>
 //   (experiment and progress point records, formatted by the experiment thread)
 //   runtime\ttime=<ns since start>
 //   samples\tlocation=<file>:<line>\tcount=<n>[\tfunction=<name>]  (one per line with n > 0)
-// appended to a file opened with O_APPEND, in as few write() calls as
-// possible, each ending at a line boundary, so that several processes can
-// append to one profile without tearing lines.
+// A run written in parts (the periodic flush) names itself: its first part is
+// the same block with run=<id> in startup; each later part starts with
+//   runtime\ttime=<ns since start>\trun=<id>
+// followed by the experiments finished since the last part and the samples
+// records of the lines whose count changed since then (counts cumulative),
+// and its last part ends with `shutdown`. Blocks are appended to a file opened
+// with O_APPEND, in as few write() calls as possible, each ending at a line
+// boundary, so that several processes can append to one profile without
+// tearing lines.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CAUSAL_RUNTIME_PROFILEWRITER_H
@@ -149,23 +155,40 @@ private:
   bool failed_ = false;
 };
 
-/// Appends the block of one run to |out|: the startup record (marked
-/// profiler=causal, with the sampling period in ns when |sample_period_ns| is
-/// not 0: the report needs it for each line's physical bound), |experiments| (pre-formatted
-/// experiment and progress point records, may be null), the runtime record (with the samples
-/// taken outside instrumented code, when not 0) and the samples records.
-void renderProfile(const ModuleRegistry &registry, uint64_t startup_realtime_ns,
-                   uint64_t runtime_ns, TextBuffer *out, const char *experiments = nullptr,
-                   size_t experiments_size = 0, uint64_t sample_period_ns = 0,
-                   uint64_t samples_outside = 0);
+/// One block of a run's profile: what it holds and which part of the run it is.
+struct ProfileBlock {
+  uint64_t startup_realtime_ns = 0; ///< startup time= (CLOCK_REALTIME)
+  uint64_t runtime_ns = 0;          ///< runtime time= (ns since startup)
+  /// Pre-formatted experiment and progress point records (may be null).
+  const char *experiments = nullptr;
+  size_t experiments_size = 0;
+  uint64_t sample_period_ns = 0;   ///< startup sample-period= (0: left out)
+  uint64_t samples_outside = 0;    ///< runtime samples-outside= (0: left out)
+  uint64_t samples_attributed = 0; ///< shutdown samples= (last part of a run in parts)
+  /// Null: the run is written whole, in this one block. Else the run's
+  /// identity: every part names it, the first in startup, the others in the
+  /// runtime record they start with; the last part ends with shutdown.
+  const char *run_id = nullptr;
+  bool first = true; ///< opens the run (startup)
+  bool last = true;  ///< closes the run (shutdown, in a run in parts)
+};
 
-/// Async-signal-safe version for fatal signals: formats the same block
-/// into a static buffer (no malloc, no stdio) and appends it to |path| with
-/// O_APPEND, whole lines per write(). Returns 0 or an errno value.
+/// Appends |block| to |out|: the startup record (first part; marked
+/// profiler=causal, with the sampling period: the report needs it for each
+/// line's physical bound) or the runtime record naming the run (later
+/// parts), the experiments, the runtime record (with the samples taken
+/// outside instrumented code, when not 0), the samples records of the lines
+/// whose count changed since the last part (all of them in a first part)
+/// and, in the last part of a run in parts, the shutdown record. Records the
+/// counts written (ModuleRegistry::takeCountToWrite).
+void renderProfile(const ModuleRegistry &registry, const ProfileBlock &block, TextBuffer *out);
+
+/// Async-signal-safe version for fatal signals and the periodic flush:
+/// formats the same block into a static buffer (no malloc, no stdio) and
+/// appends it to |path| with O_APPEND, whole lines per write(). The caller
+/// keeps other users of the static buffer out. Returns 0 or an errno value.
 int appendProfileSignalSafe(const char *path, const ModuleRegistry &registry,
-                            uint64_t startup_realtime_ns, uint64_t runtime_ns,
-                            const char *experiments, size_t experiments_size,
-                            uint64_t sample_period_ns = 0, uint64_t samples_outside = 0);
+                            const ProfileBlock &block);
 
 /// Appends |size| bytes to |path| (created 0644 if missing) with O_APPEND.
 /// Writes in chunks of at most |max_chunk| bytes that end at a '\n'.

@@ -98,6 +98,7 @@ void giveSamplerItsSetup() {
   sampler.experiments = g_experiment_setup.config.enabled;
   sampler.modules = &g_modules;
   sampler.sample_log = &g_sample_log;
+  sampler.write_profile_if_due = writeProfileIfDue;
   setupSampler(sampler);
 }
 
@@ -107,6 +108,7 @@ void giveExperimentsTheirSetup() {
   g_experiment_setup.period_ns = g_config.period_ns;
   g_experiment_setup.batch = g_config.batch;
   g_experiment_setup.verbose = g_config.verbose;
+  g_experiment_setup.write_profile_if_due = writeProfileIfDue;
   setupExperiments(g_experiment_setup);
 }
 
@@ -142,6 +144,7 @@ void initialize() {
     return;
   }
   installFatalSignalHandlers();
+  startProfileParts();
   giveExperimentsTheirSetup();
   g_status.store(kActive, std::memory_order_release);
   beginThread(true, 0, 0);

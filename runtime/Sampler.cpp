@@ -211,6 +211,8 @@ void onSampleSignal(int, siginfo_t *info, void *ucontext) {
     // samples (every signal: the kernel signals each perf sample).
     if (g_setup.experiments)
       settleDelays(state);
+    if (g_setup.write_profile_if_due)
+      g_setup.write_profile_if_due();
     g_counters.signals.fetch_add(1, std::memory_order_relaxed);
     if (g_setup.verbose)
       g_counters.handler_ns.fetch_add(threadCpuNs() - started, std::memory_order_relaxed);

@@ -38,6 +38,8 @@ struct SamplerSetup {
   bool experiments = false;                  ///< hand samples to the experiments
   ModuleRegistry *modules = nullptr;         ///< resolves addresses, counts samples per line
   SampleLog *sample_log = nullptr;           ///< every sampled address (when enabled)
+  /// The periodic flush (signal-safe), offered after each signal's samples.
+  void (*write_profile_if_due)() = nullptr;
 };
 void setupSampler(const SamplerSetup &setup);
 

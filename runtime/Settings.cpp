@@ -135,6 +135,7 @@ void readRuntimeSettings(RuntimeConfig *c) {
   c->batch = uint32_t(readSetting(Setting::SAMPLE_BATCH).number);
   c->stack_copy_bytes = uint32_t(readSetting(Setting::STACK_COPY).number);
   absolutePath(readSetting(Setting::OUTPUT).text, c->output_path, sizeof(c->output_path));
+  c->flush_seconds = readSetting(Setting::FLUSH_SECONDS).number;
   if (const char *log = readSetting(Setting::SAMPLE_LOG).text)
     absolutePath(log, c->sample_log_path, sizeof(c->sample_log_path));
   namespace wf = causal::waits_format;

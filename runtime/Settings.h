@@ -31,6 +31,7 @@ struct RuntimeConfig {
   uint32_t stack_copy_bytes = 0;
   char output_path[PATH_MAX] = {};
   char sample_log_path[PATH_MAX] = {}; ///< empty: no sample log
+  uint64_t flush_seconds = 0;          ///< the periodic flush's period (0: off)
   uint32_t waits_classes = 0;          ///< --waits: waits_format::WaitClass bits (0: off)
 };
 

@@ -132,6 +132,14 @@
 /* At exit, the longest wait for the profiler thread to record the running
  * experiment and stop. */
 #define CAUSAL_PROFILER_STOP_WAIT_NS 2000000000ull
+/* The periodic flush (CAUSAL_FLUSH_SECONDS): by default the part of the
+ * profile gained since the last one is appended every 5 s, so that a process
+ * killed without a chance to write (SIGKILL) loses at most the last ~5 s; 0
+ * turns it off; at most a day. The last block, and a fatal signal, wait up
+ * to CAUSAL_PART_WAIT_NS for a part another thread is writing. */
+#define CAUSAL_DEFAULT_FLUSH_SECONDS 5u
+#define CAUSAL_MAX_FLUSH_SECONDS 86400u
+#define CAUSAL_PART_WAIT_NS 2000000000ull
 /* With CAUSAL_VERBOSE, a fixed line (CAUSAL_FIXED_LINE) not found in any
  * image after this long is said once. */
 #define CAUSAL_FIXED_LINE_MISSING_NS 1000000000ull

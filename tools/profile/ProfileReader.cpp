@@ -525,8 +525,6 @@ public:
     return true;
   }
 
-  /// The end of the reading: the last run ends.
-  void finish() { finishRun(); }
 
   /// A line was skipped (lenient mode). If it may have been an experiment
   /// record, the point records that follow may belong to that dropped
@@ -548,20 +546,24 @@ private:
   size_t currentRun = 0;
   bool haveRun = false;
   size_t currentExperiment = SIZE_MAX;
-  std::vector<std::string> warnedNames; // unknown types and fields, warned once per file
-  /// The current run's samples per FILE:LINE (the last count written), folded
-  /// into Profile::samples when the run ends.
-  std::map<std::string_view, double> runSamples;
+  std::vector<std::string> warnedNames;      // unknown types and fields, warned once per file
+  std::map<std::string, size_t> runsInParts; // run= of runs written in parts, their index
+  /// The samples per FILE:LINE (the last count written) of the runs not yet
+  /// folded into Profile::samples, by run index: the current run, and runs
+  /// written in parts whose last part has not been read (their parts may
+  /// come between other runs' records).
+  std::map<size_t, std::map<std::string_view, double>> openRunSamples;
 
-  /// Folds the current run's samples into the profile's per-line totals, now
+  /// Folds run \p index's samples into the profile's per-line totals, now
   /// that the run's runtime, sample period and kind are known.
-  void finishRun() {
-    if (!haveRun)
+  void finishRun(size_t index) {
+    auto open = openRunSamples.find(index);
+    if (open == openRunSamples.end())
       return;
-    Run &run = profile.runs[currentRun];
+    Run &run = profile.runs[index];
     double period = run.samplePeriodNs > 0 ? run.samplePeriodNs : kDefaultSamplePeriodNs;
     bool timed = run.runtimeNs > 0;
-    for (const auto &[location, count] : runSamples) {
+    for (const auto &[location, count] : open->second) {
       SampleTotals &totals = profile.samples[location];
       totals.all += count;
       if (run.abRun)
@@ -572,8 +574,15 @@ private:
         totals.ordinaryTimedNs += count * period;
       }
     }
-    run.sampledLines = runSamples.size();
-    runSamples.clear();
+    run.sampledLines = open->second.size();
+    openRunSamples.erase(open);
+  }
+
+  /// The records that follow belong to another run: the current one ends
+  /// unless it was written in parts (a later part may still come).
+  void leaveCurrentRun() {
+    if (haveRun && profile.runs[currentRun].partsId.empty())
+      finishRun(currentRun);
   }
 
   /// Reads the record's fields as its schema says and applies them.
@@ -592,16 +601,19 @@ private:
   // ---- What each record means: one applyRecord per profile_records.def entry
 
   bool applyRecord(const records::Startup &fields, size_t lineNo, std::string &) {
-    finishRun();
+    leaveCurrentRun();
     Run run;
     run.place = {fileName, lineNo};
     run.hasStartup = true;
     run.writtenByCausal = fields.profiler == "causal";
     run.samplePeriodNs = fields.sample_period;
     run.startupTimeNs = fields.time;
+    run.partsId = fields.run;
     profile.runs.push_back(std::move(run));
     currentRun = profile.runs.size() - 1;
     haveRun = true;
+    if (!fields.run.empty())
+      runsInParts[fields.run] = currentRun;
     return true;
   }
 
@@ -647,6 +659,8 @@ private:
   }
 
   bool applyRecord(const records::Runtime &fields, size_t lineNo, std::string &) {
+    if (!fields.run.empty())
+      continueRun(fields.run, lineNo);
     Run &run = profile.runs[runIndex(lineNo)];
     run.runtimeNs = fields.time;
     if (fields.samples_outside != -1)
@@ -655,21 +669,67 @@ private:
   }
 
   bool applyRecord(const records::Samples &fields, size_t lineNo, std::string &) {
-    runIndex(lineNo);
-    runSamples[profile.intern(fields.location)] = fields.count; // cumulative: the last counts
+    // Cumulative counts: the last one written counts.
+    openRunSamples[runIndex(lineNo)][profile.intern(fields.location)] = fields.count;
     if (!fields.function.empty())
       profile.functions[fields.location] = fields.function;
     return true;
   }
 
   bool applyRecord(const records::Shutdown &fields, size_t lineNo, std::string &) {
+    Run &run = profile.runs[runIndex(lineNo)];
     if (fields.samples != -1)
-      profile.runs[runIndex(lineNo)].shutdownSamples = fields.samples;
+      run.shutdownSamples = fields.samples;
+    run.shutdownSeen = true;
+    if (!run.partsId.empty())
+      finishRun(currentRun); // the last part of a run in parts
     return true;
   }
 
   // ---- Helpers
 
+  /// A later part of a run written in parts: its records belong to the run
+  /// its first part opened, wherever other runs' blocks came in between.
+  void continueRun(const std::string &id, size_t lineNo) {
+    leaveCurrentRun();
+    auto found = runsInParts.find(id);
+    if (found == runsInParts.end()) {
+      warnOnce("run " + id, lineNo,
+               "a part of run " + id.substr(0, 40) +
+                   ", whose first part (its startup record) is not in this file: read as a run "
+                   "of its own");
+      Run run;
+      run.place = {fileName, lineNo};
+      run.partsId = id;
+      profile.runs.push_back(std::move(run));
+      found = runsInParts.emplace(id, profile.runs.size() - 1).first;
+    }
+    currentRun = found->second;
+    haveRun = true;
+  }
+
+public:
+  /// The end of the reading: the runs still open end. A run written in
+  /// parts without its last part (the process was killed, or still runs) is
+  /// used up to its last part.
+  void finish() {
+    while (!openRunSamples.empty())
+      finishRun(openRunSamples.begin()->first);
+    for (const auto &[id, index] : runsInParts) {
+      const Run &run = profile.runs[index];
+      if (run.shutdownSeen)
+        continue;
+      std::string pid = id.substr(0, id.find('-'));
+      char seconds[32];
+      std::snprintf(seconds, sizeof(seconds), "%.1f", run.runtimeNs / 1e9);
+      profile.notes.push_back(
+          run.place.file + ":" + std::to_string(run.place.line) + ": the run of process " + pid +
+          " has no end record (the process was killed, e.g. by SIGKILL, or still runs): its " +
+          "profile up to its last periodic write, " + seconds + " s into the run, is used");
+    }
+  }
+
+private:
   bool addPoint(PointMeasurement point, std::string &error) {
     Experiment &experiment = profile.experiments[currentExperiment];
     for (const PointMeasurement &existing : experiment.points)
@@ -775,7 +835,7 @@ public:
     return true;
   }
 
-  /// The end of the text: the last run ends.
+  /// The end of the text: the runs still open end.
   void finish() { builder.finish(); }
   size_t lines() const { return lineNo; }
   bool knownRecordSeen() const { return sawKnownRecord; }

@@ -97,6 +97,11 @@ struct Run {
   /// ab-speedup (docs/report.md, "Confirmation").
   bool abRun = false;
   size_t sampledLines = 0; // FILE:LINEs with a samples record
+  /// A run written in parts (causal's periodic flush): the run= its parts
+  /// name ("" for a run written whole), and whether its last part, which
+  /// ends with `shutdown`, is there (not when the process was killed).
+  std::string partsId;
+  bool shutdownSeen = false;
 };
 
 /// The samples of one FILE:LINE summed over runs. Coz writes cumulative
@@ -130,6 +135,7 @@ struct Profile {
   /// Function of each FILE:LINE, demangled, from `samples function=`
   /// (causal: the binary's line table); lines without one are absent.
   std::map<std::string, std::string> functions;
+  std::vector<std::string> notes;    // "file:line: message": not a problem of the file
   size_t tabRecords = 0;
   size_t jsonRecords = 0;
   /// The names the records refer to, each stored once: views into

@@ -394,6 +394,8 @@ bool readProfiles(const std::vector<std::string> &paths, const profile::ReadOpti
   if (profile.warnings.size() > maxWarnings)
     std::fprintf(stderr, "causal %s: warning: ... %zu more malformed lines skipped\n", command,
                  profile.warnings.size() - maxWarnings);
+  for (const std::string &note : profile.notes)
+    std::fprintf(stderr, "causal %s: note: %s\n", command, note.c_str());
   // Runs that wrote no experiment, samples or runtime record (a startup
   // record and a record cut off, say) are no profile to report on. A run
   // with only its runtime record still says something (its samples outside

@@ -27,8 +27,9 @@ namespace {
 
 __attribute__((noinline)) int someCode(int x) { return x * 3; }
 
-/// A run as the runtime writes it (renderProfile: startup, the experiment
-/// thread's records, runtime, samples), plus Coz's shutdown record.
+/// A run as the runtime writes it in two parts (renderProfile: startup
+/// naming the run, the experiment thread's records, runtime, samples; then
+/// runtime naming the run, the samples changed since, shutdown).
 std::string writeEveryRecord() {
   rt::TextBuffer experiments;
   rt::records::Experiment experiment;
@@ -71,12 +72,25 @@ std::string writeEveryRecord() {
   registry->addSamples(address, 40);
 
   rt::TextBuffer out;
-  rt::renderProfile(*registry, 100, 5000, &out, experiments.data(), experiments.size(),
-                    /*sample_period_ns=*/250000, /*samples_outside=*/6);
-  rt::records::Shutdown shutdown;
-  shutdown.time = 6000;
-  shutdown.samples = 40;
-  rt::writeRecord(out, shutdown);
+  rt::ProfileBlock block;
+  block.startup_realtime_ns = 100;
+  block.runtime_ns = 5000;
+  block.experiments = experiments.data();
+  block.experiments_size = experiments.size();
+  block.sample_period_ns = 250000;
+  block.samples_outside = 6;
+  block.run_id = "77-100";
+  block.first = true;
+  block.last = false;
+  rt::renderProfile(*registry, block, &out);
+  registry->addSamples(address, 2);
+  block.runtime_ns = 6000;
+  block.experiments = nullptr;
+  block.experiments_size = 0;
+  block.samples_attributed = 42;
+  block.first = false;
+  block.last = true;
+  rt::renderProfile(*registry, block, &out);
   registry->destroyForTesting();
   return out.data();
 }
@@ -107,8 +121,14 @@ TEST(ProfileRoundTrip, EveryRecordTypeAndFieldIsWrittenAndReadBack) {
     }
   }
   // Coz's legacy format, exactly as before the schema.
-  EXPECT_NE(text.find("startup\ttime=100\tprofiler=causal\tsample-period=250000\n"),
+  EXPECT_NE(text.find("startup\ttime=100\tprofiler=causal\tsample-period=250000\trun=77-100\n"),
             std::string::npos)
+      << text;
+  EXPECT_NE(
+      text.find("runtime\ttime=5000\tsamples-outside=6\nsamples\tlocation=/src/a.c:3\tcount=40\t"
+                "function=ns::work(int)\nruntime\ttime=6000\tsamples-outside=6\trun=77-100\n"
+                "samples\tlocation=/src/a.c:3\tcount=42\tfunction=ns::work(int)\nshutdown\ttime=6000\tsamples=42\n"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("experiment\tselected=/src/a.c:3\tspeedup=0.35\tduration=2000\t"
                       "selected-samples=7\tdelay=30\tshared-cpu-delay=10\tcpus=4.00\t"
@@ -118,20 +138,21 @@ TEST(ProfileRoundTrip, EveryRecordTypeAndFieldIsWrittenAndReadBack) {
   EXPECT_NE(text.find("latency-point\tname=req\tarrivals=9\tdepartures=8\tdifference=3.0000\t"
                       "in-flight=2.5000\n"),
             std::string::npos);
-  EXPECT_NE(text.find("samples\tlocation=/src/a.c:3\tcount=40\tfunction=ns::work(int)\n"),
-            std::string::npos);
 
   Profile profile = readStrictly(text);
   EXPECT_TRUE(profile.warnings.empty()) << profile.warnings[0];
+  EXPECT_TRUE(profile.notes.empty()) << profile.notes[0];
   ASSERT_EQ(profile.runs.size(), 1u);
   const profile::Run &run = profile.runs[0];
   EXPECT_TRUE(run.writtenByCausal);
   EXPECT_EQ(run.samplePeriodNs, 250000);
-  EXPECT_EQ(run.runtimeNs, 5000);
+  EXPECT_EQ(run.runtimeNs, 6000);
   EXPECT_EQ(run.samplesOutside, 6);
-  EXPECT_EQ(profile.samples.at("/src/a.c:3").all, 40);
+  EXPECT_EQ(profile.samples.at("/src/a.c:3").all, 42) << "cumulative: the last count";
   EXPECT_EQ(profile.functions.at("/src/a.c:3"), "ns::work(int)");
-  EXPECT_EQ(run.shutdownSamples, 40);
+  EXPECT_EQ(run.shutdownSamples, 42);
+  EXPECT_EQ(run.partsId, "77-100");
+  EXPECT_TRUE(run.shutdownSeen);
   ASSERT_EQ(profile.experiments.size(), 1u);
   const profile::Experiment &e = profile.experiments[0];
   EXPECT_EQ(e.selected, "/src/a.c:3");
@@ -209,6 +230,64 @@ TEST(ProfileRoundTrip, AnyBytesOfANameAreEscapedAndReadBack) {
   ASSERT_EQ(json.experiments.size(), 1u);
   ASSERT_EQ(json.experiments[0].points.size(), 1u);
   EXPECT_EQ(json.experiments[0].points[0].name, "a\\tb");
+}
+
+// The periodic flush: a run in parts, another process's run in between, the
+// last part missing (SIGKILL). Each part's records belong to its run;
+// cumulative samples are not summed; the missing end is a note.
+TEST(ProfileRoundTrip, RunsInPartsInterleavedAndKilledReadAsTheirParts) {
+  const char *text = "startup\ttime=1\tprofiler=causal\trun=10-1\n"
+                     "experiment\tselected=a.c:1\tspeedup=0.50\tduration=10\n"
+                     "throughput-point\tname=p\tdelta=5\n"
+                     "runtime\ttime=100\n"
+                     "samples\tlocation=a.c:1\tcount=3\n"
+                     "startup\ttime=2\tprofiler=causal\trun=11-2\n"
+                     "runtime\ttime=50\n"
+                     "samples\tlocation=b.c:1\tcount=9\n"
+                     "runtime\ttime=200\trun=10-1\n"
+                     "experiment\tselected=a.c:1\tspeedup=0.00\tduration=10\n"
+                     "throughput-point\tname=p\tdelta=4\n"
+                     "samples\tlocation=a.c:1\tcount=7\n"
+                     "runtime\ttime=300\trun=11-2\n"
+                     "samples\tlocation=b.c:1\tcount=12\n"
+                     "shutdown\ttime=300\tsamples=12\n";
+  Profile profile = readStrictly(text);
+  EXPECT_TRUE(profile.warnings.empty()) << profile.warnings[0];
+  ASSERT_EQ(profile.runs.size(), 2u);
+  EXPECT_EQ(profile.runs[0].runtimeNs, 200);
+  EXPECT_EQ(profile.samples.at("a.c:1").all, 7) << "cumulative: the last count of its run";
+  EXPECT_FALSE(profile.runs[0].shutdownSeen);
+  EXPECT_EQ(profile.runs[1].runtimeNs, 300);
+  EXPECT_EQ(profile.samples.at("b.c:1").all, 12);
+  EXPECT_EQ(profile.runs[0].sampledLines, 1u);
+  EXPECT_EQ(profile.runs[1].sampledLines, 1u);
+  EXPECT_TRUE(profile.runs[1].shutdownSeen);
+  ASSERT_EQ(profile.experiments.size(), 2u);
+  EXPECT_EQ(profile.experiments[0].run, 0u);
+  EXPECT_EQ(profile.experiments[1].run, 0u);
+  EXPECT_EQ(profile.experiments[1].points.at(0).delta, 4);
+  ASSERT_EQ(profile.notes.size(), 1u);
+  EXPECT_NE(profile.notes[0].find("p.coz:1: the run of process 10 has no end record"),
+            std::string::npos)
+      << profile.notes[0];
+  EXPECT_NE(profile.notes[0].find("0.0 s into the run"), std::string::npos) << profile.notes[0];
+}
+
+TEST(ProfileRoundTrip, APartOfARunWithoutItsFirstPartIsARunOfItsOwn) {
+  Profile profile = readStrictly("startup\ttime=1\tprofiler=causal\n"
+                                 "runtime\ttime=5\n"
+                                 "runtime\ttime=200\trun=10-1\n"
+                                 "samples\tlocation=a.c:1\tcount=7\n"
+                                 "shutdown\ttime=200\tsamples=7\n");
+  ASSERT_EQ(profile.runs.size(), 2u);
+  EXPECT_EQ(profile.runs[0].runtimeNs, 5);
+  EXPECT_EQ(profile.samples.at("a.c:1").all, 7);
+  EXPECT_EQ(profile.runs[1].sampledLines, 1u);
+  ASSERT_EQ(profile.warnings.size(), 1u);
+  EXPECT_NE(profile.warnings[0].find("whose first part (its startup record) is not in this file"),
+            std::string::npos)
+      << profile.warnings[0];
+  EXPECT_TRUE(profile.notes.empty());
 }
 
 TEST(ProfileRoundTrip, OptionalFieldsLeftUnsetAreNotWritten) {

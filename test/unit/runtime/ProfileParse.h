@@ -37,7 +37,7 @@ inline std::vector<ProfileRecord> parseProfile(const std::string &text,
     record.type = parts[0];
     bool ok = record.type == "startup" || record.type == "runtime" || record.type == "samples" ||
               record.type == "experiment" || record.type == "throughput-point" ||
-              record.type == "latency-point";
+              record.type == "latency-point" || record.type == "shutdown";
     for (size_t i = 1; i < parts.size() && ok; ++i) {
       size_t eq = parts[i].find('=');
       if (eq == std::string::npos || eq == 0 || eq + 1 == parts[i].size()) {
@@ -48,13 +48,21 @@ inline std::vector<ProfileRecord> parseProfile(const std::string &text,
     }
     // The runtime adds sample-period= (renderProfile leaves it out when
     // given no period).
+    // A run written in parts (the periodic flush) names itself with run= in
+    // startup and in the runtime record each later part starts with, and its
+    // last part ends with shutdown.
+    size_t named = record.fields.count("run");
     if (ok && record.type == "startup")
-      ok = (parts.size() == 3 || (parts.size() == 4 && record.fields.count("sample-period"))) &&
+      ok = (parts.size() == 3 + named ||
+            (parts.size() == 4 + named && record.fields.count("sample-period"))) &&
            record.fields.count("time") && record.fields["profiler"] == "causal";
     // ... and samples-outside= when samples landed outside instrumented code.
     if (ok && record.type == "runtime")
-      ok = (parts.size() == 2 || (parts.size() == 3 && record.fields.count("samples-outside"))) &&
+      ok = (parts.size() == 2 + named ||
+            (parts.size() == 3 + named && record.fields.count("samples-outside"))) &&
            record.fields.count("time");
+    if (ok && record.type == "shutdown")
+      ok = parts.size() == 3 && record.fields.count("time") && record.fields.count("samples");
     // ... and ab-speedup= in A/B runs (CAUSAL_AB_SPEEDUP).
     if (ok && record.type == "experiment")
       ok = (parts.size() == 10 || (parts.size() == 11 && record.fields.count("ab-speedup"))) &&
@@ -92,10 +100,24 @@ inline std::string readFile(const std::string &path) {
 inline unsigned long long samplesAt(const std::vector<ProfileRecord> &records,
                                     const std::string &location, size_t begin = 0,
                                     size_t end = ~size_t(0)) {
+  // Counts are cumulative within a run, the last one counts; a run in parts
+  // repeats a line in later parts (which start with runtime run=ID).
+  std::map<std::string, unsigned long long> last; // run -> count
+  std::string run = "#0";
+  size_t runs = 0;
+  for (size_t i = begin; i < records.size() && i < end; ++i) {
+    const ProfileRecord &record = records[i];
+    auto named = record.fields.find("run");
+    if (record.type == "startup")
+      run = named != record.fields.end() ? named->second : "#" + std::to_string(++runs);
+    else if (record.type == "runtime" && named != record.fields.end())
+      run = named->second;
+    else if (record.type == "samples" && record.fields.at("location") == location)
+      last[run] = std::stoull(record.fields.at("count"));
+  }
   unsigned long long total = 0;
-  for (size_t i = begin; i < records.size() && i < end; ++i)
-    if (records[i].type == "samples" && records[i].fields.at("location") == location)
-      total += std::stoull(records[i].fields.at("count"));
+  for (const auto &entry : last)
+    total += entry.second;
   return total;
 }
 

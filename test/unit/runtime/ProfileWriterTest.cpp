@@ -52,8 +52,11 @@ TEST(ProfileWriterTest, RendersStartupRuntimeAndNonZeroSamples) {
   registry->addSamples(r, 2);
 
   TextBuffer out;
-  causal::rt::renderProfile(*registry, 1234567890123ull, 4500000000ull, &out, nullptr, 0,
-                            /*sample_period_ns=*/250000);
+  causal::rt::ProfileBlock block;
+  block.startup_realtime_ns = 1234567890123ull;
+  block.runtime_ns = 4500000000ull;
+  block.sample_period_ns = 250000;
+  causal::rt::renderProfile(*registry, block, &out);
   std::vector<std::string> malformed;
   std::vector<ProfileRecord> records = parseProfile(out.data(), &malformed);
   EXPECT_TRUE(malformed.empty()) << malformed.front();
@@ -70,6 +73,62 @@ TEST(ProfileWriterTest, RendersStartupRuntimeAndNonZeroSamples) {
   // Exact syntax of one record (Coz's legacy format).
   EXPECT_NE(std::string(out.data()).find("samples\tlocation=/src/main.cpp:11\tcount=7\n"),
             std::string::npos);
+  // A run written whole names no run and has no shutdown record.
+  EXPECT_EQ(std::string(out.data()).find("run="), std::string::npos);
+  EXPECT_EQ(std::string(out.data()).find("shutdown"), std::string::npos);
+  registry->destroyForTesting();
+}
+
+// The periodic flush: each part holds the lines whose count changed since
+// the last part (cumulative counts); a part that could not be written makes
+// the next one write every line again.
+TEST(ProfileWriterTest, LaterPartsHoldTheLinesWhoseCountChanged) {
+  auto registry = std::make_unique<ModuleRegistry>();
+  uintptr_t code = reinterpret_cast<uintptr_t>(&someCode);
+  LineTableSpec spec;
+  spec.code_vaddr = code;
+  spec.rows = {{0, 0}, {8, 1}, {16, CAUSAL_NO_LINE}};
+  spec.lines = {{0, 11}, {0, 22}};
+  spec.files = {"/src/main.cpp"};
+  InMemoryLineTable table(spec);
+  ASSERT_EQ(registry->registerModule(table.start(), table.stop(), "exe"),
+            ModuleRegistry::RegisterResult::Registered);
+  ResolvedAddress first, second;
+  ASSERT_TRUE(registry->resolve(code + 0, &first));
+  ASSERT_TRUE(registry->resolve(code + 8, &second));
+  registry->addSamples(first, 5);
+  registry->addSamples(second, 1);
+
+  causal::rt::ProfileBlock block;
+  block.startup_realtime_ns = 99;
+  block.runtime_ns = 1000;
+  block.run_id = "7-99";
+  block.last = false;
+  TextBuffer part1;
+  causal::rt::renderProfile(*registry, block, &part1);
+  EXPECT_STREQ(part1.data(), "startup\ttime=99\tprofiler=causal\trun=7-99\n"
+                             "runtime\ttime=1000\n"
+                             "samples\tlocation=/src/main.cpp:11\tcount=5\n"
+                             "samples\tlocation=/src/main.cpp:22\tcount=1\n");
+
+  registry->addSamples(first, 2);
+  block.first = false;
+  block.runtime_ns = 2000;
+  TextBuffer part2;
+  causal::rt::renderProfile(*registry, block, &part2);
+  EXPECT_STREQ(part2.data(), "runtime\ttime=2000\trun=7-99\n"
+                             "samples\tlocation=/src/main.cpp:11\tcount=7\n");
+
+  registry->forgetWrittenCounts(); // part2 was not written after all
+  block.runtime_ns = 3000;
+  block.samples_attributed = 8;
+  block.last = true;
+  TextBuffer part3;
+  causal::rt::renderProfile(*registry, block, &part3);
+  EXPECT_STREQ(part3.data(), "runtime\ttime=3000\trun=7-99\n"
+                             "samples\tlocation=/src/main.cpp:11\tcount=7\n"
+                             "samples\tlocation=/src/main.cpp:22\tcount=1\n"
+                             "shutdown\ttime=3000\tsamples=8\n");
   registry->destroyForTesting();
 }
 

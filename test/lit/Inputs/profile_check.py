@@ -31,16 +31,36 @@ def marker_line(source, marker):
 
 
 def samples(profile):
-    counts = {}
+    """Samples per (file, line), summed over runs. Within a run counts are
+    cumulative and the last one of a location counts: a run written in parts
+    (the periodic flush) writes a line again in each part where it changed,
+    its later parts naming the run (runtime run=ID) wherever other runs'
+    blocks came in between."""
+    runs = {}        # run key -> {(file, line): count}
+    parts = {}       # run= id -> run key
+    current = None
     with open(profile) as f:
         for raw in f:
             fields = raw.rstrip("\n").split("\t")
-            if fields[0] != "samples":
-                continue
-            kv = dict(field.split("=", 1) for field in fields[1:])
-            path, _, line = kv["location"].rpartition(":")
-            key = (os.path.realpath(path), int(line))
-            counts[key] = counts.get(key, 0) + int(kv["count"])
+            kv = dict(field.split("=", 1) for field in fields[1:] if "=" in field)
+            if fields[0] == "startup":
+                current = len(runs)
+                runs[current] = {}
+                if "run" in kv:
+                    parts[kv["run"]] = current
+            elif fields[0] == "runtime" and "run" in kv:
+                current = parts.setdefault(kv["run"], len(runs))
+                runs.setdefault(current, {})
+            elif fields[0] == "samples":
+                if current is None:
+                    current = len(runs)
+                    runs[current] = {}
+                path, _, line = kv["location"].rpartition(":")
+                runs[current][(os.path.realpath(path), int(line))] = int(kv["count"])
+    counts = {}
+    for run in runs.values():
+        for key, count in run.items():
+            counts[key] = counts.get(key, 0) + count
     if not counts:
         fail("no samples records in %s" % profile)
     return counts
