@@ -34,7 +34,7 @@ uint64_t g_startup_monotonic_ns = 0;
 std::atomic<bool> g_profile_written{false};
 pid_t g_pid = 0; // to recognize a vfork child (no atfork handlers)
 
-void sayWhatHappened() {
+void sayWhatHappened(const SampleAccount &account) {
   const SampleCounters &counters = sampleCounters();
   uint64_t signals = counters.signals.load();
   uint64_t handler_ns = counters.handler_ns.load();
@@ -46,6 +46,10 @@ void sayWhatHappened() {
           (unsigned long long)counters.outside.load(), (unsigned long long)counters.overhead.load(),
           (unsigned long long)counters.lost.load(), (unsigned long long)signals,
           signals ? double(handler_ns) / double(signals) / 1000.0 : 0.0, g_config.output_path);
+  message("samples expected from the sampled threads' CPU time: %llu, arrived: %llu (%llu "
+          "threads sampled with the CPU-time timer); sample signal %d",
+          (unsigned long long)account.expected, (unsigned long long)account.arrived,
+          (unsigned long long)counters.timer_threads.load(), sampleSignal());
   message("experiments: %llu ns of delay inserted (global count), %llu ns paused by all "
           "threads (%llu ns of it runnable, competing for a CPU), %llu ns spent in "
           "end-of-experiment drains; %u progress points",
@@ -92,9 +96,11 @@ void onFatalSignal(int signal, siginfo_t *info, void *) {
       !g_profile_written.exchange(true)) {
     size_t size = 0;
     const char *experiments = peekPendingRecords(&size);
+    SampleAccount account = accountSamples(g_threads); // system calls only
     appendProfileSignalSafe(g_config.output_path, g_modules, g_startup_realtime_ns,
                             monotonicNs() - g_startup_monotonic_ns, experiments, size,
-                            g_config.period_ns, sampleCounters().outside.load());
+                            g_config.period_ns, sampleCounters().outside.load(), account.expected,
+                            account.arrived);
   }
   errno = saved_errno;
   // A fault re-executes the instruction and dies by the default action; a
@@ -117,7 +123,8 @@ void installFatalSignalHandler(int signal) {
   action.sa_sigaction = onFatalSignal;
   action.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_ONSTACK;
   sigemptyset(&action.sa_mask);
-  sigaddset(&action.sa_mask, CAUSAL_SAMPLE_SIGNAL);
+  if (sampleSignal())
+    sigaddset(&action.sa_mask, sampleSignal());
   sigaction(signal, &action, nullptr);
 }
 
@@ -142,8 +149,7 @@ void installFatalSignalHandlers() {
   for (int signal : kFatalSignals)
     installFatalSignalHandler(signal);
   for (int signal : kTerminatingSignals)
-    if (signal != CAUSAL_SAMPLE_SIGNAL)
-      installFatalSignalHandler(signal);
+    installFatalSignalHandler(signal);
 }
 
 void writeProfileOnce() {
@@ -159,6 +165,7 @@ void writeProfileOnce() {
   if (ThreadState *self = tls_thread)
     stopThreadSampling(self);
   uint64_t runtime_ns = monotonicNs() - g_startup_monotonic_ns;
+  SampleAccount account = accountSamples(g_threads);
 
   TextBuffer experiments;
   takePendingRecords(&experiments);
@@ -166,7 +173,7 @@ void writeProfileOnce() {
   const SampleCounters &counters = sampleCounters();
   uint64_t outside = counters.outside.load();
   renderProfile(g_modules, g_startup_realtime_ns, runtime_ns, &block, experiments.data(),
-                experiments.size(), g_config.period_ns, outside);
+                experiments.size(), g_config.period_ns, outside, account.expected, account.arrived);
   if (block.failed())
     message("out of memory while rendering the profile; nothing written");
   else if (int error = appendToFile(g_config.output_path, block.data(), block.size()))
@@ -175,7 +182,8 @@ void writeProfileOnce() {
   if (g_sample_log.enabled())
     writeSampleLog();
   if (g_config.verbose)
-    sayWhatHappened();
+    sayWhatHappened(account);
+  sayIfSamplesWereLost(account);
   if (outside > 0 && counters.attributed.load() == 0)
     message("no sample landed in instrumented code (%llu outside it): was the code compiled "
             "with -fcausal-profile?",

@@ -75,7 +75,8 @@ namespace {
 template <class Sink>
 void writeRun(Sink &out, const ModuleRegistry &registry, uint64_t startup_realtime_ns,
               uint64_t runtime_ns, const char *experiments, size_t experiments_size,
-              uint64_t sample_period_ns, uint64_t samples_outside) {
+              uint64_t sample_period_ns, uint64_t samples_outside, uint64_t samples_expected,
+              uint64_t samples_arrived) {
   records::Startup startup;
   startup.time = startup_realtime_ns;
   startup.profiler = "causal";
@@ -86,6 +87,8 @@ void writeRun(Sink &out, const ModuleRegistry &registry, uint64_t startup_realti
   records::Runtime runtime;
   runtime.time = runtime_ns;
   runtime.samples_outside = samples_outside;
+  runtime.samples_expected = samples_expected;
+  runtime.samples_arrived = samples_arrived;
   writeRecord(out, runtime);
   uint32_t used = registry.slotsUsed();
   for (uint32_t slot = 0; slot < used; ++slot) {
@@ -102,9 +105,10 @@ void writeRun(Sink &out, const ModuleRegistry &registry, uint64_t startup_realti
 
 void renderProfile(const ModuleRegistry &registry, uint64_t startup_realtime_ns,
                    uint64_t runtime_ns, TextBuffer *out, const char *experiments,
-                   size_t experiments_size, uint64_t sample_period_ns, uint64_t samples_outside) {
+                   size_t experiments_size, uint64_t sample_period_ns, uint64_t samples_outside,
+                   uint64_t samples_expected, uint64_t samples_arrived) {
   writeRun(*out, registry, startup_realtime_ns, runtime_ns, experiments, experiments_size,
-           sample_period_ns, samples_outside);
+           sample_period_ns, samples_outside, samples_expected, samples_arrived);
 }
 
 namespace {
@@ -182,13 +186,14 @@ char SignalSafeWriter::buffer_[1 << 16];
 int appendProfileSignalSafe(const char *path, const ModuleRegistry &registry,
                             uint64_t startup_realtime_ns, uint64_t runtime_ns,
                             const char *experiments, size_t experiments_size,
-                            uint64_t sample_period_ns, uint64_t samples_outside) {
+                            uint64_t sample_period_ns, uint64_t samples_outside,
+                            uint64_t samples_expected, uint64_t samples_arrived) {
   int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0)
     return errno;
   SignalSafeWriter out(fd);
   writeRun(out, registry, startup_realtime_ns, runtime_ns, experiments, experiments_size,
-           sample_period_ns, samples_outside);
+           sample_period_ns, samples_outside, samples_expected, samples_arrived);
   out.flush(true);
   close(fd);
   return out.error();

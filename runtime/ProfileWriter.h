@@ -144,11 +144,13 @@ private:
 /// profiler=causal, with the sampling period in ns when |sample_period_ns| is
 /// not 0: the report needs it for each line's physical bound), |experiments| (pre-formatted
 /// experiment and progress point records, may be null), the runtime record (with the samples
-/// taken outside instrumented code, when not 0) and the samples records.
+/// taken outside instrumented code, when not 0, and the samples expected and
+/// arrived) and the samples records.
 void renderProfile(const ModuleRegistry &registry, uint64_t startup_realtime_ns,
                    uint64_t runtime_ns, TextBuffer *out, const char *experiments = nullptr,
                    size_t experiments_size = 0, uint64_t sample_period_ns = 0,
-                   uint64_t samples_outside = 0);
+                   uint64_t samples_outside = 0, uint64_t samples_expected = 0,
+                   uint64_t samples_arrived = 0);
 
 /// Async-signal-safe version for fatal signals: formats the same block
 /// into a static buffer (no malloc, no stdio) and appends it to |path| with
@@ -156,7 +158,8 @@ void renderProfile(const ModuleRegistry &registry, uint64_t startup_realtime_ns,
 int appendProfileSignalSafe(const char *path, const ModuleRegistry &registry,
                             uint64_t startup_realtime_ns, uint64_t runtime_ns,
                             const char *experiments, size_t experiments_size,
-                            uint64_t sample_period_ns = 0, uint64_t samples_outside = 0);
+                            uint64_t sample_period_ns = 0, uint64_t samples_outside = 0,
+                            uint64_t samples_expected = 0, uint64_t samples_arrived = 0);
 
 /// Appends |size| bytes to |path| (created 0644 if missing) with O_APPEND.
 /// Writes in chunks of at most |max_chunk| bytes that end at a '\n'.

@@ -13,7 +13,7 @@ namespace causal::profile_schema {
 
 /// The newest `since` in profile_records.def: bump it with every record or
 /// field added.
-inline constexpr unsigned kSchemaVersion = 4;
+inline constexpr unsigned kSchemaVersion = 5;
 
 enum class FieldType { Count, Fixed2, Fixed4, Text, Location };
 enum class Presence { Required, Optional, IfSet };

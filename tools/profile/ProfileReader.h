@@ -81,6 +81,8 @@ struct Run {
   double samplePeriodNs = -1;   // `startup sample-period=` (causal extension), -1 if none
   double shutdownSamples = -1;  // `shutdown samples=` (old Coz), -1 if none
   double samplesOutside = 0;    // last `runtime samples-outside=` (causal): no line to charge
+  double samplesExpected = -1;  // last `runtime samples-expected=` (causal, schema 5), -1 if none
+  double samplesArrived = -1;   // last `runtime samples-arrived=`, -1 if none
   /// Samples per FILE:LINE. Coz writes cumulative counts, possibly several
   /// times per run; the last value written for a location wins.
   std::map<std::string, double> samples;
