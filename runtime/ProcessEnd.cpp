@@ -184,7 +184,10 @@ void writeProfileOnce() {
   if (g_config.verbose)
     sayWhatHappened(account);
   sayIfSamplesWereLost(account);
-  if (outside > 0 && counters.attributed.load() == 0)
+  // A few samples: a start-up too short to tell (each thread's first period
+  // is a random share of the period, so even a tiny program may get one in
+  // the loader's or the C library's code).
+  if (outside >= CAUSAL_MIN_OUTSIDE_SAMPLES_TO_WARN && counters.attributed.load() == 0)
     message("no sample landed in instrumented code (%llu outside it): was the code compiled "
             "with -fcausal-profile?",
             (unsigned long long)outside);

@@ -76,6 +76,10 @@
  * (fewer is too little CPU time to judge: one period more or less is a large
  * share), it says so once and `causal report` marks the profile as thin. */
 #define CAUSAL_THIN_PROFILE_PERCENT 50u
+/* The runtime says at exit that no sample landed in instrumented code only
+ * when at least this many landed outside it (fewer: a start-up too short to
+ * tell; a short thread may get one sample in the loader's code). */
+#define CAUSAL_MIN_OUTSIDE_SAMPLES_TO_WARN 5u
 #define CAUSAL_THIN_PROFILE_MIN_EXPECTED 50u
 
 /* Most images (executable + DSOs) the runtime keeps tables for. */

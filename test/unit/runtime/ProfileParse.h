@@ -51,10 +51,12 @@ inline std::vector<ProfileRecord> parseProfile(const std::string &text,
     if (ok && record.type == "startup")
       ok = (parts.size() == 3 || (parts.size() == 4 && record.fields.count("sample-period"))) &&
            record.fields.count("time") && record.fields["profiler"] == "causal";
-    // ... and samples-outside= when samples landed outside instrumented code.
+    // ... samples-outside= when samples landed outside instrumented code,
+    // and always samples-expected= and samples-arrived= (schema 5).
     if (ok && record.type == "runtime")
-      ok = (parts.size() == 2 || (parts.size() == 3 && record.fields.count("samples-outside"))) &&
-           record.fields.count("time");
+      ok = (parts.size() == 4 || (parts.size() == 5 && record.fields.count("samples-outside"))) &&
+           record.fields.count("time") && record.fields.count("samples-expected") &&
+           record.fields.count("samples-arrived");
     // ... and ab-speedup= in A/B runs (CAUSAL_AB_SPEEDUP).
     if (ok && record.type == "experiment")
       ok = (parts.size() == 10 || (parts.size() == 11 && record.fields.count("ab-speedup"))) &&

@@ -266,7 +266,13 @@ TEST_P(SamplerTest, ThreadChurnCancellationForkAndExitWithRunningThreadsAreSafe)
   ASSERT_TRUE(r.exited) << "killed by signal " << -r.status << "; stderr: " << r.err;
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "churn done\n");
-  EXPECT_EQ(r.err, "");
+  // The CPU-time timer is checked at the scheduler's tick (1-10 ms), so
+  // threads of 0.2 ms lose most of their timer samples; the runtime says so
+  // (samples expected against arrived). perf loses none of them.
+  std::string err = r.err;
+  if (std::string(GetParam()) == "timer" && err.rfind("causal: this profile is thin: ", 0) == 0)
+    err = err.substr(err.find('\n') + 1);
+  EXPECT_EQ(err, "");
   std::vector<ProfileRecord> records = readProfile(dir.file("profile.coz"));
   size_t startups = 0;
   for (const ProfileRecord &record : records)
