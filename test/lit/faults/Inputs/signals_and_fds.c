@@ -135,11 +135,12 @@ int main(int argc, char **argv) {
     spin_us(a * 1000);
     struct itimerval off = {{0, 0}, {0, 0}};
     setitimer(ITIMER_PROF, &off, NULL);
-    // ITIMER_PROF expires at the scheduler tick at best (HZ 100-1000: 1 to
-    // 10 ms), so 1 ms asks for a tick every tick; one per 20 ms of CPU is
-    // far below what any HZ gives, and far above the 0 of a timer whose
-    // signal the profiler took.
-    printf("ticks %s\n", ticks * 20 >= a ? "ok" : "missing");
+    // ITIMER_PROF expires at the scheduler tick at best, and on a loaded
+    // machine far fewer of them land while this process runs (natively too:
+    // 1 per 20 ms of CPU was missed under a load of 36 on 2 CPUs), so the
+    // check is that the program's own timer ticks at all: 0 if the profiler
+    // had taken SIGPROF's handler or blocked it.
+    printf("ticks %s\n", ticks > 0 ? "ok" : "missing");
     if (getenv("SHOW_TICKS"))
       fprintf(stderr, "ticks=%d\n", (int)ticks);
     return 0;
