@@ -253,6 +253,8 @@ FrameVerdict walkKernelCallchain(const PerfSample &sample, ResolvedAddress *out)
 bool initUnwinding(const AttributionSetup &setup, const char **problem) {
   g_setup = setup;
   *problem = nullptr;
+  if (!setup.load_unwinder)
+    return false;
   if (!loadUnwindApi(problem))
     return false;
   // Run libunwind's one-time initialization now, outside any handler.

@@ -39,6 +39,8 @@ struct AttributionSetup {
   /// without the wrapper.
   AddressRange forwarding_code;
   unsigned max_frames = 128;
+  /// False: do not load libunwind (initUnwinding only takes the setup).
+  bool load_unwinder = true;
 };
 
 /// A decoded PERF_RECORD_SAMPLE (pointers into the ring or scratch buffer).

@@ -643,11 +643,11 @@ bool launchProfilerThread() {
   pthread_attr_setstacksize(&attr, CAUSAL_PROFILER_STACK_BYTES);
   // No signal of the program is delivered to this thread. The sample
   // signal stays unblocked: no sampler targets this thread, and its handler
-  // does nothing in a thread without state (a blocked SIGPROF would make
+  // does nothing in a thread without state (a blocked sample signal would make
   // this thread's allocations look like allocations in signal context).
   sigset_t all, previous;
   sigfillset(&all);
-  sigdelset(&all, CAUSAL_SAMPLE_SIGNAL);
+  sigdelset(&all, sampleSignal());
   pthread_sigmask(SIG_BLOCK, &all, &previous);
   int error = createRuntimeThread(&g_profiler_thread, &attr, profilerMain, nullptr);
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
@@ -805,12 +805,14 @@ const char *peekPendingRecords(size_t *size) {
   return g_pending;
 }
 
-const char *borrowPendingRecords(size_t *size) {
+bool borrowPendingRecords(const char **records, size_t *size) {
+  *records = nullptr;
   *size = 0;
   if (!g_pending_lock.tryLock())
-    return nullptr;
+    return false;
+  *records = g_pending;
   *size = g_pending_size;
-  return g_pending;
+  return true;
 }
 
 void returnPendingRecords(bool written) {

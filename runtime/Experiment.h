@@ -155,11 +155,12 @@ void experimentsForkChild();
 void takePendingRecords(TextBuffer *out);
 /// Signal-safe: the pending records without taking them (null if busy).
 const char *peekPendingRecords(size_t *size);
-/// Signal-safe, for the periodic flush: the pending records, held for the
-/// caller to write (null, nothing held, if another thread holds them);
-/// returnPendingRecords(written) forgets them if they were written and
-/// lets them go.
-const char *borrowPendingRecords(size_t *size);
+/// Signal-safe, for the periodic flush: takes the pending records (*records
+/// may be null: none so far) for the caller to write and returns true, or
+/// false, holding nothing, if another thread holds them. After true,
+/// returnPendingRecords(written) forgets them if they were written and lets
+/// them go.
+bool borrowPendingRecords(const char **records, size_t *size);
 void returnPendingRecords(bool written);
 /// True if the calling thread is the profiler thread.
 bool isProfilerThread();

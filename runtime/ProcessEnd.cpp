@@ -83,7 +83,8 @@ void startRunInParts() {
 /// The block to append now: the experiments, the counts and which part of
 /// the run it is (the first part of a run in parts names the run: a run
 /// that ends before its first flush is one block, as without the flush).
-ProfileBlock blockNow(const char *experiments, size_t experiments_size, bool last) {
+ProfileBlock blockNow(const char *experiments, size_t experiments_size, bool last,
+                      const SampleAccount &account) {
   ProfileBlock block;
   block.startup_realtime_ns = g_startup_realtime_ns;
   block.runtime_ns = monotonicNs() - g_startup_monotonic_ns;
@@ -93,6 +94,8 @@ ProfileBlock blockNow(const char *experiments, size_t experiments_size, bool las
   const SampleCounters &counters = sampleCounters();
   block.samples_outside = counters.outside.load();
   block.samples_attributed = counters.attributed.load();
+  block.samples_expected = account.expected;
+  block.samples_arrived = account.arrived;
   block.first = g_parts_written == 0;
   block.last = last;
   block.run_id = last && block.first ? nullptr : g_run_id;
@@ -112,7 +115,7 @@ void noteBlockWritten(int error) {
   g_parts_failed.fetch_add(1);
 }
 
-void sayWhatHappened() {
+void sayWhatHappened(const SampleAccount &account) {
   const SampleCounters &counters = sampleCounters();
   uint64_t signals = counters.signals.load();
   uint64_t handler_ns = counters.handler_ns.load();
@@ -124,6 +127,10 @@ void sayWhatHappened() {
           (unsigned long long)counters.outside.load(), (unsigned long long)counters.overhead.load(),
           (unsigned long long)counters.lost.load(), (unsigned long long)signals,
           signals ? double(handler_ns) / double(signals) / 1000.0 : 0.0, g_config.output_path);
+  message("samples expected from the sampled threads' CPU time: %llu, arrived: %llu (%llu "
+          "threads sampled with the CPU-time timer); sample signal %d",
+          (unsigned long long)account.expected, (unsigned long long)account.arrived,
+          (unsigned long long)counters.timer_threads.load(), sampleSignal());
   message("experiments: %llu ns of delay inserted (global count), %llu ns paused by all "
           "threads (%llu ns of it runnable, competing for a CPU), %llu ns spent in "
           "end-of-experiment drains; %u progress points",
@@ -170,7 +177,8 @@ void onFatalSignal(int signal, siginfo_t *info, void *) {
       !g_profile_written.exchange(true) && takePartWriter(CAUSAL_PART_WAIT_NS)) {
     size_t size = 0;
     const char *experiments = peekPendingRecords(&size);
-    appendProfileSignalSafe(g_config.output_path, g_modules, blockNow(experiments, size, true));
+    appendProfileSignalSafe(g_config.output_path, g_modules,
+                            blockNow(experiments, size, true, accountSamples(g_threads)));
     releasePartWriter();
   }
   errno = saved_errno;
@@ -194,7 +202,8 @@ void installFatalSignalHandler(int signal) {
   action.sa_sigaction = onFatalSignal;
   action.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_ONSTACK;
   sigemptyset(&action.sa_mask);
-  sigaddset(&action.sa_mask, CAUSAL_SAMPLE_SIGNAL);
+  if (sampleSignal())
+    sigaddset(&action.sa_mask, sampleSignal());
   sigaction(signal, &action, nullptr);
 }
 
@@ -227,11 +236,15 @@ bool writeProfileSoFar() {
   if (!g_profile_written.load(std::memory_order_acquire)) {
     int saved_errno = errno;
     g_modules.beginRead(); // an image unloaded meanwhile waits for the part
+    const char *experiments = nullptr;
     size_t size = 0;
-    const char *experiments = borrowPendingRecords(&size);
-    int error = appendProfileSignalSafe(g_config.output_path, g_modules,
-                                        blockNow(experiments, size, false));
-    if (experiments)
+    // Not borrowed (the experiment thread appends to them): they go into a
+    // later part.
+    bool borrowed = borrowPendingRecords(&experiments, &size);
+    int error =
+        appendProfileSignalSafe(g_config.output_path, g_modules,
+                                blockNow(experiments, size, false, accountSamples(g_threads)));
+    if (borrowed)
       returnPendingRecords(/*written=*/!error);
     g_modules.endRead();
     noteBlockWritten(error);
@@ -263,8 +276,7 @@ void installFatalSignalHandlers() {
   for (int signal : kFatalSignals)
     installFatalSignalHandler(signal);
   for (int signal : kTerminatingSignals)
-    if (signal != CAUSAL_SAMPLE_SIGNAL)
-      installFatalSignalHandler(signal);
+    installFatalSignalHandler(signal);
 }
 
 void writeProfileOnce() {
@@ -282,12 +294,13 @@ void writeProfileOnce() {
   // A part being written by another thread is finished first; this thread
   // (a signal that interrupted its own part) writes after it all the same.
   bool writer = takePartWriter(CAUSAL_PART_WAIT_NS);
+  SampleAccount account = accountSamples(g_threads);
   TextBuffer experiments;
   takePendingRecords(&experiments);
   TextBuffer block;
   const SampleCounters &counters = sampleCounters();
   uint64_t outside = counters.outside.load();
-  renderProfile(g_modules, blockNow(experiments.data(), experiments.size(), true), &block);
+  renderProfile(g_modules, blockNow(experiments.data(), experiments.size(), true, account), &block);
   if (block.failed())
     message("out of memory while rendering the profile; nothing written");
   else if (int error = appendToFile(g_config.output_path, block.data(), block.size()))
@@ -302,8 +315,12 @@ void writeProfileOnce() {
   if (g_sample_log.enabled())
     writeSampleLog();
   if (g_config.verbose)
-    sayWhatHappened();
-  if (outside > 0 && counters.attributed.load() == 0)
+    sayWhatHappened(account);
+  sayIfSamplesWereLost(account);
+  // A few samples: a start-up too short to tell (each thread's first period
+  // is a random share of the period, so even a tiny program may get one in
+  // the loader's or the C library's code).
+  if (outside >= CAUSAL_MIN_OUTSIDE_SAMPLES_TO_WARN && counters.attributed.load() == 0)
     message("no sample landed in instrumented code (%llu outside it): was the code compiled "
             "with -fcausal-profile?",
             (unsigned long long)outside);

@@ -78,6 +78,8 @@ void writeRun(Sink &out, const ModuleRegistry &registry, const ProfileBlock &blo
   records::Runtime runtime;
   runtime.time = block.runtime_ns;
   runtime.samples_outside = block.samples_outside;
+  runtime.samples_expected = block.samples_expected;
+  runtime.samples_arrived = block.samples_arrived;
   if (block.first) {
     records::Startup startup;
     startup.time = block.startup_realtime_ns;

@@ -165,6 +165,9 @@ struct ProfileBlock {
   uint64_t sample_period_ns = 0;   ///< startup sample-period= (0: left out)
   uint64_t samples_outside = 0;    ///< runtime samples-outside= (0: left out)
   uint64_t samples_attributed = 0; ///< shutdown samples= (last part of a run in parts)
+  /// runtime samples-expected= and samples-arrived= (docs/runtime.md)
+  uint64_t samples_expected = 0;
+  uint64_t samples_arrived = 0;
   /// Null: the run is written whole, in this one block. Else the run's
   /// identity: every part names it, the first in startup, the others in the
   /// runtime record they start with; the last part ends with shutdown.

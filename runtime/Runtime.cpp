@@ -80,8 +80,27 @@ void startAttribution() {
   setup.thread_entry.end = reinterpret_cast<uintptr_t>(__stop_causal_rt_entry);
   setup.forwarding_code.begin = reinterpret_cast<uintptr_t>(__start_causal_rt_forward);
   setup.forwarding_code.end = reinterpret_cast<uintptr_t>(__stop_causal_rt_forward);
-  const char *unwind_problem = nullptr;
-  if (!initUnwinding(setup, &unwind_problem))
+  // libunwind keeps a pipe open (it validates memory through it): out of
+  // the program's low descriptor numbers, like every descriptor the runtime
+  // keeps; not at all under a descriptor limit that leaves no room.
+  struct Init {
+    AttributionSetup *setup;
+    const char *problem = nullptr;
+    bool ok = false;
+  } init{&setup};
+  if (!openAboveDescriptorFloor(
+          2, // libunwind's pipe
+          [](void *raw) {
+            auto *i = static_cast<Init *>(raw);
+            i->ok = initUnwinding(*i->setup, &i->problem);
+          },
+          &init)) {
+    setup.load_unwinder = false;
+    initUnwinding(setup, &init.problem);
+    init.problem = "the descriptor limit leaves the profiler no descriptor for its pipe";
+  }
+  const char *unwind_problem = init.problem;
+  if (!init.ok)
     message("cannot use libunwind (%s): samples in uninstrumented code are charged using the "
             "kernel's frame-pointer callchain only, which skips the caller of a frameless "
             "function",

@@ -22,6 +22,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,6 +47,14 @@ std::atomic<SamplerKind> g_process_sampler{SamplerKind::None};
 std::atomic<bool> g_sampler_decided{false};
 std::atomic<bool> g_said_thread_fallback{false};
 std::atomic<bool> g_said_thread_failure{false};
+std::atomic<bool> g_said_fd_reserve{false};
+
+// The runtime's sample signal (installSampleHandler); constant afterwards.
+int g_sample_signal = 0;
+// Descriptors the runtime holds (the descriptor reserve's count): one per
+// perf-sampled thread, and libunwind's pipe.
+std::atomic<int64_t> g_runtime_fds{0};
+int64_t g_kept_fds = 0; // of them, kept for the whole run (libunwind's pipe)
 
 pid_t currentTid() { return pid_t(rawSyscall(SYS_gettid)); }
 
@@ -195,10 +204,21 @@ void onSampleSignal(int, siginfo_t *info, void *ucontext) {
     // CPU time of the handler (CAUSAL_VERBOSE only: costs two system calls).
     uint64_t started = g_setup.verbose ? threadCpuNs() : 0;
     g_setup.modules->beginRead();
-    if (state->kind == SamplerKind::Perf)
+    if (state->kind == SamplerKind::Perf) {
       drainRing(state);
-    else if (info && info->si_code == SI_TIMER)
+      // The first period was a random phase: from now on the full period.
+      if (state->first_period && state->samples > 0) {
+        state->first_period = false;
+        uint64_t period = g_setup.period_ns;
+        ioctl(state->perf_fd, PERF_EVENT_IOC_PERIOD, &period);
+      }
+      // The event stopped itself at its limit (the signal says POLL_HUP):
+      // its samples are drained, re-arm it.
+      if (info && info->si_code == POLL_HUP)
+        ioctl(state->perf_fd, PERF_EVENT_IOC_REFRESH, int(CAUSAL_PERF_SIGNALS_QUEUED));
+    } else if (info && info->si_code == SI_TIMER) {
       processTimerTick(state, info, ucontext);
+    }
     g_setup.modules->endRead();
     // The kernel signals every perf sample when O_ASYNC is set (it ignores
     // wakeup_events for fasync notification), and a CPU-time timer signals
@@ -234,22 +254,105 @@ int perfEventOpen(perf_event_attr *attr) {
   return int(fd);
 }
 
-// Moves |fd| out of the low numbers the program expects to get from open():
-// to the first free number from min(soft limit / 2, CAUSAL_PERF_FD_FLOOR).
-// Not higher: the kernel sizes a process's descriptor table by its highest
-// descriptor.
-int moveFdHigh(int fd) {
+// The descriptor reserve (tunables.h): under the current soft
+// RLIMIT_NOFILE, the number the runtime's descriptors start from and how
+// many it may hold. Read at every thread start: the program may have
+// lowered the limit.
+struct FdRoom {
+  uint64_t soft = 0;
+  uint64_t floor = 0;
+  uint64_t budget = 0;
+};
+FdRoom fdRoom() {
+  FdRoom room;
   struct rlimit limit;
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur < CAUSAL_PERF_FD_MIN_LIMIT)
-    return fd;
-  rlim_t base = limit.rlim_cur == RLIM_INFINITY ? CAUSAL_PERF_FD_FLOOR : limit.rlim_cur / 2;
-  if (base > CAUSAL_PERF_FD_FLOOR)
-    base = CAUSAL_PERF_FD_FLOOR;
-  int high = fcntl(fd, F_DUPFD_CLOEXEC, int(base));
-  if (high < 0)
-    return fd;
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0)
+    return room;
+  room.soft = limit.rlim_cur == RLIM_INFINITY ? (1ull << 30) : uint64_t(limit.rlim_cur);
+  uint64_t floor = room.soft * CAUSAL_FD_PROGRAM_PERCENT / 100;
+  if (floor < CAUSAL_FD_PROGRAM_MIN)
+    floor = CAUSAL_FD_PROGRAM_MIN;
+  if (floor > CAUSAL_FD_FLOOR_MAX)
+    floor = CAUSAL_FD_FLOOR_MAX;
+  room.floor = floor;
+  if (floor >= room.soft)
+    return room;
+  uint64_t budget = room.soft - floor;
+  uint64_t share = room.soft * (100 - CAUSAL_FD_PROGRAM_PERCENT) / 100;
+  if (budget > share)
+    budget = share;
+  // Each perf thread may queue CAUSAL_PERF_SIGNALS_QUEUED signals: stay well
+  // inside the user's pending-signal limit.
+  if (getrlimit(RLIMIT_SIGPENDING, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    uint64_t by_signals = uint64_t(limit.rlim_cur) / (2 * CAUSAL_PERF_SIGNALS_QUEUED);
+    if (budget > by_signals)
+      budget = by_signals;
+  }
+  room.budget = budget;
+  return room;
+}
+
+// Takes one descriptor of the reserve; false (and said once) if the
+// runtime already holds all it may.
+bool takeFdFromReserve() {
+  FdRoom room = fdRoom();
+  if (g_runtime_fds.fetch_add(1, std::memory_order_acq_rel) < int64_t(room.budget))
+    return true;
+  g_runtime_fds.fetch_sub(1, std::memory_order_acq_rel);
+  if (!g_said_fd_reserve.exchange(true))
+    message("the descriptor limit (soft RLIMIT_NOFILE %llu) leaves the profiler %llu "
+            "descriptors (it keeps descriptors below %llu and %u %% of the limit for the "
+            "program); further threads sample with the CPU-time timer",
+            (unsigned long long)room.soft, (unsigned long long)room.budget,
+            (unsigned long long)room.floor, CAUSAL_FD_PROGRAM_PERCENT);
+  return false;
+}
+void giveFdToReserve() { g_runtime_fds.fetch_sub(1, std::memory_order_acq_rel); }
+
+// Moves |fd| to the first free number from the reserve's floor, out of the
+// low numbers the program expects to get from open(). -1 (|fd| closed) if
+// that is not possible: the runtime never keeps a descriptor below it.
+int moveFdHigh(int fd) {
+  int high = fcntl(fd, F_DUPFD_CLOEXEC, int(fdRoom().floor));
   close(fd);
   return high;
+}
+
+uint64_t randomPhase(pid_t tid) {
+  uint64_t x = monotonicNs() ^ (uint64_t(uint32_t(tid)) << 32);
+  x += 0x9e3779b97f4a7c15ull; // splitmix64
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  uint64_t phase = 1 + x % g_setup.period_ns; // (0, period]
+  return phase < CAUSAL_MIN_SAMPLE_PERIOD_NS ? CAUSAL_MIN_SAMPLE_PERIOD_NS : phase;
+}
+
+// The calling thread's user and total CPU time (getrusage: the kernel's
+// precise runtime, split between user and system by its tick counts).
+void threadCpuSplit(uint64_t *user_ns, uint64_t *total_ns) {
+  struct rusage usage;
+  if (getrusage(RUSAGE_THREAD, &usage) != 0) {
+    *user_ns = *total_ns = 0;
+    return;
+  }
+  uint64_t user =
+      uint64_t(usage.ru_utime.tv_sec) * 1000000000ull + uint64_t(usage.ru_utime.tv_usec) * 1000ull;
+  uint64_t sys =
+      uint64_t(usage.ru_stime.tv_sec) * 1000000000ull + uint64_t(usage.ru_stime.tv_usec) * 1000ull;
+  *user_ns = user;
+  *total_ns = user + sys;
+}
+
+// CPU time the sampler of |state| should have turned into samples since it
+// started, given the thread's user and total CPU time now.
+uint64_t coveredCpu(const ThreadState *state, uint64_t user_ns, uint64_t total_ns) {
+  // perf samples user mode only (exclude_kernel); the timer counts both.
+  uint64_t now = state->kind == SamplerKind::Perf ? user_ns : total_ns;
+  uint64_t base =
+      state->kind == SamplerKind::Perf ? state->cpu_base_user_ns : state->cpu_base_total_ns;
+  uint64_t covered = now > base ? now - base : 0;
+  return covered > state->unsampled_ns ? covered - state->unsampled_ns : 0;
 }
 
 // True if |state->perf_fd| still is the descriptor we opened: a program may
@@ -276,7 +379,7 @@ int startPerf(ThreadState *state) {
   attr.size = sizeof(attr);
   attr.type = PERF_TYPE_SOFTWARE;
   attr.config = PERF_COUNT_SW_TASK_CLOCK;
-  attr.sample_period = g_setup.period_ns;
+  attr.sample_period = randomPhase(state->tid); // the full period after the first sample
   attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN;
   if (g_setup.stack_copy_bytes) {
     attr.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
@@ -293,6 +396,8 @@ int startPerf(ThreadState *state) {
   if (fd < 0)
     return errno;
   fd = moveFdHigh(fd);
+  if (fd < 0)
+    return errno;
   size_t pages = ringDataPages();
   size_t bytes = (pages + 1) * kPageSize;
   void *ring = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -304,7 +409,7 @@ int startPerf(ThreadState *state) {
   // F_SETSIG before O_ASYNC: the default SIGIO would terminate the program.
   struct f_owner_ex owner = {F_OWNER_TID, state->tid};
   int flags = fcntl(fd, F_GETFL);
-  if (fcntl(fd, F_SETSIG, CAUSAL_SAMPLE_SIGNAL) != 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0 ||
+  if (fcntl(fd, F_SETSIG, g_sample_signal) != 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0 ||
       flags < 0 || fcntl(fd, F_SETFL, flags | O_ASYNC) != 0) {
     int error = errno;
     munmap(ring, bytes);
@@ -325,7 +430,10 @@ int startPerf(ThreadState *state) {
   state->ring_bytes = bytes;
   state->ring_data_size = pages * kPageSize;
   state->kind = SamplerKind::Perf;
-  if (ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+  state->first_period = true;
+  // REFRESH enables the event for that many samples (see Sampler.h).
+  if (ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 ||
+      ioctl(fd, PERF_EVENT_IOC_REFRESH, int(CAUSAL_PERF_SIGNALS_QUEUED)) != 0) {
     int error = errno;
     state->kind = SamplerKind::None;
     munmap(ring, bytes);
@@ -341,7 +449,7 @@ int startTimer(ThreadState *state) {
   struct sigevent event;
   memset(&event, 0, sizeof(event));
   event.sigev_notify = SIGEV_THREAD_ID;
-  event.sigev_signo = CAUSAL_SAMPLE_SIGNAL;
+  event.sigev_signo = g_sample_signal;
   event._sigev_un._tid = state->tid;
   timer_t timer;
   if (timer_create(CLOCK_THREAD_CPUTIME_ID, &event, &timer) != 0)
@@ -352,7 +460,9 @@ int startTimer(ThreadState *state) {
   struct itimerspec spec;
   spec.it_interval.tv_sec = time_t(g_setup.period_ns / 1000000000ull);
   spec.it_interval.tv_nsec = long(g_setup.period_ns % 1000000000ull);
-  spec.it_value = spec.it_interval;
+  uint64_t phase = randomPhase(state->tid); // then every period
+  spec.it_value.tv_sec = time_t(phase / 1000000000ull);
+  spec.it_value.tv_nsec = long(phase % 1000000000ull);
   if (timer_settime(timer, 0, &spec, nullptr) != 0) {
     int error = errno;
     state->kind = SamplerKind::None;
@@ -431,6 +541,11 @@ void setupSampler(const SamplerSetup &setup) { g_setup = setup; }
 const SampleCounters &sampleCounters() { return g_counters; }
 
 void resetSampleCounters() {
+  // forgetInheritedSampler closed the inherited perf descriptors; libunwind's
+  // pipe is the child's too.
+  g_runtime_fds.store(g_kept_fds);
+  g_counters.covered_cpu_ns.store(0);
+  g_counters.timer_threads.store(0);
   g_counters.attributed.store(0);
   g_counters.outside.store(0);
   g_counters.overhead.store(0);
@@ -439,39 +554,174 @@ void resetSampleCounters() {
   g_counters.handler_ns.store(0);
 }
 
+int sampleSignal() { return g_sample_signal; }
+
+bool openAboveDescriptorFloor(uint32_t needed, void (*open_descriptors)(void *), void *arg) {
+  FdRoom room = fdRoom();
+  if (room.budget < needed + uint64_t(g_runtime_fds.load()))
+    return false;
+  g_runtime_fds.fetch_add(needed);
+  g_kept_fds += needed;
+  int holder = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (holder < 0)
+    return false;
+  int held[CAUSAL_FD_FLOOR_MAX];
+  uint32_t count = 0;
+  if (uint64_t(holder) < room.floor)
+    held[count++] = holder;
+  while (count < CAUSAL_FD_FLOOR_MAX) {
+    int fd = fcntl(holder, F_DUPFD_CLOEXEC, 0); // the lowest free number
+    if (fd < 0)
+      break;
+    if (uint64_t(fd) >= room.floor) {
+      close(fd);
+      break;
+    }
+    held[count++] = fd;
+  }
+  open_descriptors(arg);
+  for (uint32_t i = 0; i < count; ++i)
+    close(held[i]);
+  if (uint64_t(holder) >= room.floor)
+    close(holder);
+  return true;
+}
+
 int installSampleHandler() {
+  int chosen = 0;
+  for (int signal = SIGRTMAX; signal >= SIGRTMIN && !chosen; --signal) {
+    struct sigaction current;
+    if (sigaction(signal, nullptr, &current) == 0 && !(current.sa_flags & SA_SIGINFO) &&
+        current.sa_handler == SIG_DFL)
+      chosen = signal;
+  }
+  if (!chosen)
+    return EBUSY;
   struct sigaction action;
   memset(&action, 0, sizeof(action));
   action.sa_sigaction = onSampleSignal;
   action.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&action.sa_mask);
-  return sigaction(CAUSAL_SAMPLE_SIGNAL, &action, nullptr) == 0 ? 0 : errno;
+  if (sigaction(chosen, &action, nullptr) != 0)
+    return errno;
+  g_sample_signal = chosen;
+  return 0;
+}
+
+bool SampleAccount::thin() const {
+  return expected >= CAUSAL_THIN_PROFILE_MIN_EXPECTED &&
+         arrived * 100 < expected * CAUSAL_THIN_PROFILE_PERCENT;
+}
+
+SampleAccount accountSamples(const ThreadRegistry &threads) {
+  SampleAccount account;
+  uint64_t covered = g_counters.covered_cpu_ns.load();
+  // Live threads (not the caller: writeProfileOnce stopped its sampler,
+  // which counted it): their CPU clock (user + system, precise); for perf
+  // threads the user share of it is the process's (getrusage).
+  struct rusage self;
+  double user_share = 1;
+  if (getrusage(RUSAGE_SELF, &self) == 0) {
+    double user = double(self.ru_utime.tv_sec) + double(self.ru_utime.tv_usec) / 1e6;
+    double sys = double(self.ru_stime.tv_sec) + double(self.ru_stime.tv_usec) / 1e6;
+    if (user + sys > 0)
+      user_share = user / (user + sys);
+  }
+  for (uint32_t i = 0, used = threads.slotsUsed(); i < used; ++i) {
+    const ThreadState *state = threads.slot(i);
+    if (!state || !state->in_use.load(std::memory_order_acquire) ||
+        state->kind == SamplerKind::None || state->tid <= 0)
+      continue;
+    uint64_t total = threadCpuNs(state->tid);
+    if (!total)
+      continue;
+    covered += coveredCpu(state, uint64_t(double(total) * user_share), total);
+  }
+  account.expected = covered / g_setup.period_ns;
+  account.arrived =
+      g_counters.attributed.load() + g_counters.outside.load() + g_counters.overhead.load();
+  account.lost = g_counters.lost.load();
+  return account;
+}
+
+void sayIfSamplesWereLost(const SampleAccount &account) {
+  if (!account.thin())
+    return;
+  // Why, where it can be told: the handler replaced, the signal blocked.
+  char reasons[512];
+  size_t used = 0;
+  reasons[0] = 0;
+  struct sigaction current;
+  if (g_sample_signal && sigaction(g_sample_signal, nullptr, &current) == 0 &&
+      current.sa_sigaction != onSampleSignal)
+    used += formatTo(reasons + used, sizeof(reasons) - used,
+                     " The program replaced the handler of signal %d, the profiler's.",
+                     g_sample_signal);
+  if (account.lost)
+    used += formatTo(reasons + used, sizeof(reasons) - used,
+                     " The kernel dropped %llu (ring buffers full: threads that blocked the "
+                     "signal for long).",
+                     (unsigned long long)account.lost);
+  message("this profile is thin: %llu samples arrived of the %llu the sampled threads' CPU "
+          "time should have given (%llu %%; period %llu ns). Threads that block signals (the "
+          "profiler's is %d), threads much shorter than a period, or a program that takes over "
+          "the profiler's signal lose samples; `causal report` marks the profile as thin.%s",
+          (unsigned long long)account.arrived, (unsigned long long)account.expected,
+          (unsigned long long)(account.arrived * 100 / account.expected),
+          (unsigned long long)g_setup.period_ns, g_sample_signal, reasons);
+}
+
+// perf for the calling thread if the descriptor reserve has room (said
+// once if not: ENFILE then), else an errno value.
+int startPerfWithinReserve(ThreadState *state) {
+  if (!takeFdFromReserve())
+    return ENFILE;
+  int error = startPerf(state);
+  if (error)
+    giveFdToReserve();
+  return error;
 }
 
 SamplerKind startThreadSampling(ThreadState *state, bool is_main_thread) {
   state->tid = currentTid();
   state->stack = stackOfCurrentThread(is_main_thread);
+  threadCpuSplit(&state->cpu_base_user_ns, &state->cpu_base_total_ns);
+  state->unsampled_ns = 0;
   tls_thread = state;
 
   if (!g_sampler_decided.load(std::memory_order_acquire)) {
-    // First thread (the main thread, from the constructor): decide.
+    // First thread (the main thread, from the constructor): decide. With no
+    // room in the descriptor reserve (said), perf stays the process's
+    // sampler, for later threads that may find room, and this thread uses
+    // the timer (or, with CAUSAL_SAMPLER=perf, runs unsampled).
     SamplerKind chosen = SamplerKind::None;
-    int perf_error = 0;
+    SamplerKind mine = SamplerKind::None;
+    bool fd_room = true;
     if (g_setup.requested != SamplerKind::Timer) {
-      perf_error = startPerf(state);
-      if (!perf_error)
-        chosen = SamplerKind::Perf;
-      else
+      fd_room = takeFdFromReserve();
+      int perf_error = fd_room ? startPerf(state) : 0;
+      if (fd_room && !perf_error) {
+        chosen = mine = SamplerKind::Perf;
+      } else if (fd_room) {
+        giveFdToReserve();
         explainPerfFailure(perf_error, g_setup.requested != SamplerKind::Perf);
+      } else {
+        chosen = SamplerKind::Perf;
+      }
     }
-    if (chosen == SamplerKind::None && g_setup.requested != SamplerKind::Perf) {
+    if (mine == SamplerKind::None && g_setup.requested != SamplerKind::Perf) {
       int timer_error = startTimer(state);
-      if (!timer_error)
-        chosen = SamplerKind::Timer;
-      else
+      if (!timer_error) {
+        mine = SamplerKind::Timer;
+        if (chosen == SamplerKind::None)
+          chosen = SamplerKind::Timer;
+        g_counters.timer_threads.fetch_add(1, std::memory_order_relaxed);
+      } else {
+        chosen = SamplerKind::None;
         message("sampling is off: the CPU-time timer failed too: timer_create/timer_settime: %s. "
                 "The program runs unprofiled.",
                 strerror(timer_error));
+      }
     } else if (chosen == SamplerKind::None) {
       message("sampling is off (%s=perf and perf_event is unavailable). "
               "The program runs unprofiled.",
@@ -479,30 +729,33 @@ SamplerKind startThreadSampling(ThreadState *state, bool is_main_thread) {
     }
     g_process_sampler.store(chosen, std::memory_order_relaxed);
     g_sampler_decided.store(true, std::memory_order_release);
-    return chosen;
+    return mine;
   }
 
   SamplerKind process = g_process_sampler.load(std::memory_order_relaxed);
   if (process == SamplerKind::None)
     return SamplerKind::None;
   if (process == SamplerKind::Perf) {
-    int error = startPerf(state);
+    int error = startPerfWithinReserve(state);
     if (!error)
       return SamplerKind::Perf;
+    bool no_room = error == ENFILE; // beyond the descriptor reserve (said once)
     if (g_setup.requested == SamplerKind::Perf) {
-      if (!g_said_thread_failure.exchange(true))
+      if (!no_room && !g_said_thread_failure.exchange(true))
         message("a thread could not start perf_event sampling (%s); it runs unsampled",
                 strerror(error));
       return SamplerKind::None;
     }
-    if (!g_said_thread_fallback.exchange(true))
+    if (!no_room && !g_said_thread_fallback.exchange(true))
       message("a thread could not start perf_event sampling (%s); such threads use the "
               "CPU-time timer sampler",
               strerror(error));
   }
   int error = startTimer(state);
-  if (!error)
+  if (!error) {
+    g_counters.timer_threads.fetch_add(1, std::memory_order_relaxed);
     return SamplerKind::Timer;
+  }
   if (!g_said_thread_failure.exchange(true))
     message("a thread could not start the CPU-time timer (%s); it runs unsampled", strerror(error));
   return SamplerKind::None;
@@ -513,10 +766,17 @@ void stopThreadSampling(ThreadState *state) {
     return;
   sigset_t block, previous;
   sigemptyset(&block);
-  sigaddset(&block, CAUSAL_SAMPLE_SIGNAL);
+  sigaddset(&block, g_sample_signal);
   pthread_sigmask(SIG_BLOCK, &block, &previous);
   int cancel_state; // as in the handler: no cancellation inside libunwind
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+  // The samples this thread should have given (called by the thread itself).
+  if (state->tid == currentTid()) {
+    uint64_t user_ns, total_ns;
+    threadCpuSplit(&user_ns, &total_ns);
+    g_counters.covered_cpu_ns.fetch_add(coveredCpu(state, user_ns, total_ns),
+                                        std::memory_order_relaxed);
+  }
   if (state->kind == SamplerKind::Perf) {
     bool owned = ownsPerfFd(state);
     if (owned)
@@ -533,6 +793,7 @@ void stopThreadSampling(ThreadState *state) {
     munmap(state->ring, state->ring_bytes);
     state->perf_fd = -1;
     state->ring = nullptr;
+    giveFdToReserve();
   } else if (state->timer_armed) {
     timer_delete(state->timer);
     state->timer_armed = false;
@@ -543,6 +804,8 @@ void stopThreadSampling(ThreadState *state) {
 }
 
 void suspendThreadSampling(ThreadState *state) {
+  if (state->kind != SamplerKind::None)
+    state->suspended_at_ns = threadCpuNs(); // left out of the samples expected
   if (state->kind == SamplerKind::Perf && ownsPerfFd(state)) {
     ioctl(state->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
   } else if (state->kind == SamplerKind::Timer && state->timer_armed) {
@@ -552,6 +815,12 @@ void suspendThreadSampling(ThreadState *state) {
 }
 
 void resumeThreadSampling(ThreadState *state) {
+  if (state->kind != SamplerKind::None && state->suspended_at_ns) {
+    uint64_t now = threadCpuNs();
+    if (now > state->suspended_at_ns)
+      state->unsampled_ns += now - state->suspended_at_ns;
+    state->suspended_at_ns = 0;
+  }
   if (state->kind == SamplerKind::Perf && ownsPerfFd(state)) {
     ioctl(state->perf_fd, PERF_EVENT_IOC_ENABLE, 0);
   } else if (state->kind == SamplerKind::Timer && state->timer_armed) {

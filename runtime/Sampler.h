@@ -1,9 +1,18 @@
 //===- runtime/Sampler.h - Per-thread CPU-time sampling --------------------===//
 //
 // Each thread samples itself: a perf_event task-clock counter whose ring
-// buffer signals the owning thread (O_ASYNC, F_SETSIG CAUSAL_SAMPLE_SIGNAL,
-// F_SETOWN_EX F_OWNER_TID), or, when perf_event is denied, a
-// CLOCK_THREAD_CPUTIME_ID POSIX timer that signals the thread every period.
+// buffer signals the owning thread (O_ASYNC, F_SETSIG, F_SETOWN_EX
+// F_OWNER_TID), or, when perf_event is denied or the descriptor reserve
+// is used up, a CLOCK_THREAD_CPUTIME_ID POSIX timer that signals the thread
+// every period. The signal is the runtime's own: a real-time signal the
+// program left at its default when the runtime started (sampleSignal()),
+// never SIGPROF, so a program's own profiling timer and handler work as
+// natively. A perf event stops itself after CAUSAL_PERF_SIGNALS_QUEUED
+// samples not yet handled (event limit; the handler re-arms it on the
+// signal that says so, POLL_HUP), so a thread that blocks the signal
+// queues no more than that. Each thread's first period is a random share
+// of the period, so that threads shorter than a period get samples in
+// proportion to their CPU time.
 // Measured on Linux 6.18: with O_ASYNC the kernel signals every sample
 // (wakeup_events only governs poll wake-ups), so batches of
 // CAUSAL_SAMPLE_BATCH samples are counted in the handler. perf samples are
@@ -51,16 +60,49 @@ struct SampleCounters {
   std::atomic<uint64_t> lost{0};       ///< dropped by the kernel (ring full)
   std::atomic<uint64_t> signals{0};    ///< handler invocations
   std::atomic<uint64_t> handler_ns{0}; ///< time spent in them (verbose only)
+  /// CPU time the samplers of ended threads covered (ns; perf: user time,
+  /// timer: user + system; pauses with sampling suspended left out).
+  std::atomic<uint64_t> covered_cpu_ns{0};
+  std::atomic<uint64_t> timer_threads{0}; ///< threads that used the timer (perf or fd reserve)
 };
 const SampleCounters &sampleCounters();
 /// Fork child: the child's counts start from zero.
 void resetSampleCounters();
 
+/// The real-time signal the runtime samples with (0 before
+/// installSampleHandler chose it).
+int sampleSignal();
+
+/// Samples the sampled threads' CPU time should have given (CPU time /
+/// period) and those that arrived (charged to a line, outside, overhead),
+/// over ended threads and the live ones of |threads|; |lost| is what the
+/// kernel reported dropped (ring full).
+struct SampleAccount {
+  uint64_t expected = 0;
+  uint64_t arrived = 0;
+  uint64_t lost = 0;
+  /// True if fewer than CAUSAL_THIN_PROFILE_PERCENT % of enough expected
+  /// samples arrived.
+  bool thin() const;
+};
+SampleAccount accountSamples(const ThreadRegistry &threads);
+/// Says once, with the figures, that samples were lost (when |account| is
+/// thin), and what could explain it.
+void sayIfSamplesWereLost(const SampleAccount &account);
+
 /// The calling thread's state (null if it is not sampled).
 extern __thread ThreadState *tls_thread CAUSAL_RT_TLS;
 
-/// Installs the handler of CAUSAL_SAMPLE_SIGNAL (SA_SIGINFO | SA_RESTART).
-/// Returns 0 or an errno value.
+/// Runs |open_descriptors|, which opens |count| descriptors the runtime
+/// keeps (libunwind's pipe), with every free number below the descriptor
+/// reserve's floor held meanwhile, so that they land above it; they count
+/// in the reserve. False (and nothing run) if the reserve has no room for
+/// them. Start-up only (one thread).
+bool openAboveDescriptorFloor(uint32_t count, void (*open_descriptors)(void *), void *arg);
+
+/// Chooses the sample signal (a real-time signal at its default
+/// disposition, from SIGRTMAX down) and installs its handler (SA_SIGINFO |
+/// SA_RESTART). Returns 0 or an errno value (EBUSY: no free signal).
 int installSampleHandler();
 
 /// Starts sampling the calling thread into |state| (tid and stack are

@@ -18,7 +18,10 @@ static void resetState(ThreadState *state) {
   state->ring_data_size = 0;
   memset(&state->timer, 0, sizeof(state->timer));
   state->timer_armed = false;
+  state->first_period = false;
   state->in_handler = 0;
+  state->cpu_base_user_ns = state->cpu_base_total_ns = 0;
+  state->unsampled_ns = state->suspended_at_ns = 0;
   state->stack = AddressRange{};
   memset(&state->page_cache, 0, sizeof(state->page_cache));
   state->samples = state->samples_in_batch = state->batches = 0;

@@ -48,7 +48,13 @@ struct ThreadState {
   uint64_t ring_data_size; // bytes of the data area (power of two)
   timer_t timer;
   bool timer_armed;
+  bool first_period; // the first period is a random phase (short threads get their share)
   volatile sig_atomic_t in_handler;
+
+  // ---- Samples expected (Sampler.cpp: CPU time the sampler covers) -------
+  uint64_t cpu_base_user_ns, cpu_base_total_ns; // the thread's CPU time when sampling began
+  uint64_t unsampled_ns;                        // CPU time with sampling suspended (pauses)
+  uint64_t suspended_at_ns;                     // thread CPU time at the last suspend
 
   // ---- Unwinding ------------------------------------------------------------
   AddressRange stack; // this thread's stack, to refuse stale reads

@@ -24,8 +24,17 @@
 #define CAUSAL_DEFAULT_SAMPLE_BATCH 10u
 #define CAUSAL_MAX_SAMPLE_BATCH 1000u
 
-/* Signal that delivers perf samples and timer ticks to a thread. */
-#define CAUSAL_SAMPLE_SIGNAL SIGPROF
+/* The signal that delivers perf samples and timer ticks to a thread is not
+ * SIGPROF (the program's own profiling timer must work as natively): at
+ * start the runtime takes the highest-numbered real-time signal, from
+ * SIGRTMAX down, whose disposition is the default (no handler, not ignored)
+ * and owns it (runtime/Sampler.h, docs/runtime.md "Sampling"). A perf event
+ * queues one real-time signal per sample; so that a thread that blocks the
+ * signal cannot fill the user's queue of pending signals (RLIMIT_SIGPENDING;
+ * past it the kernel sends SIGIO instead, which would end the program), each
+ * event stops itself after this many samples without a handler run
+ * (PERF_EVENT_IOC_REFRESH) and the handler re-arms it. */
+#define CAUSAL_PERF_SIGNALS_QUEUED 8u
 
 /* Bytes of user stack the kernel copies with each perf sample, for unwinding
  * samples that land outside instrumented code (leaf functions without frame
@@ -46,13 +55,32 @@
  * count as samples of the same place, at most this many. */
 #define CAUSAL_MAX_TIMER_OVERRUN 1000u
 
-/* A perf descriptor is moved to the first free number from
- * min(soft RLIMIT_NOFILE / 2, this), out of the low numbers a program expects
- * from open() (not higher: the kernel sizes the descriptor table by the
- * highest descriptor); left where it is under a limit below
- * CAUSAL_PERF_FD_MIN_LIMIT. */
-#define CAUSAL_PERF_FD_FLOOR 1000u
-#define CAUSAL_PERF_FD_MIN_LIMIT 256u
+/* Descriptor reserve (docs/runtime.md, "Descriptors"). The program keeps
+ * every descriptor number below a floor: CAUSAL_FD_PROGRAM_PERCENT % of the
+ * soft RLIMIT_NOFILE, at least CAUSAL_FD_PROGRAM_MIN, at most
+ * CAUSAL_FD_FLOOR_MAX (the kernel sizes the descriptor table by the highest
+ * descriptor). The runtime's perf descriptors live from the floor up, at
+ * most (100 - CAUSAL_FD_PROGRAM_PERCENT) % of the limit of them (and at most
+ * RLIMIT_SIGPENDING / (2 x CAUSAL_PERF_SIGNALS_QUEUED)); the limit is read
+ * again at every thread start. A thread beyond that samples with the
+ * CPU-time timer (no descriptor), said once. */
+#define CAUSAL_FD_PROGRAM_PERCENT 75u
+#define CAUSAL_FD_PROGRAM_MIN 64u
+#define CAUSAL_FD_FLOOR_MAX 4096u
+
+/* Sample loss (docs/runtime.md, "Samples expected and arrived"): at exit the
+ * runtime compares the samples that arrived with those the sampled threads'
+ * CPU time should have given (CPU time / period; user time for perf, which
+ * samples user mode only). When fewer than CAUSAL_THIN_PROFILE_PERCENT % of
+ * them arrived, and at least CAUSAL_THIN_PROFILE_MIN_EXPECTED were expected
+ * (fewer is too little CPU time to judge: one period more or less is a large
+ * share), it says so once and `causal report` marks the profile as thin. */
+#define CAUSAL_THIN_PROFILE_PERCENT 50u
+/* The runtime says at exit that no sample landed in instrumented code only
+ * when at least this many landed outside it (fewer: a start-up too short to
+ * tell; a short thread may get one sample in the loader's code). */
+#define CAUSAL_MIN_OUTSIDE_SAMPLES_TO_WARN 5u
+#define CAUSAL_THIN_PROFILE_MIN_EXPECTED 50u
 
 /* Most images (executable + DSOs) the runtime keeps tables for. */
 #define CAUSAL_MAX_MODULES 1024u

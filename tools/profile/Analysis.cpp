@@ -1,6 +1,8 @@
 //===- Analysis.cpp - From experiments to causal profiles -----------------===//
 #include "Analysis.h"
 
+#include "causal/tunables.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -410,10 +412,33 @@ void summarizeRuns(const Profile &profile, Analysis &analysis) {
     }
     allCausal = allCausal && run.writtenByCausal;
     analysis.samplesOutside += run.samplesOutside;
+    if (run.samplesExpected >= 0) {
+      analysis.samplesExpected += run.samplesExpected;
+      analysis.samplesArrived += run.samplesArrived;
+      // The runtime's own rule (it says so at exit by the same numbers).
+      if (run.samplesExpected >= CAUSAL_THIN_PROFILE_MIN_EXPECTED &&
+          run.samplesArrived * 100 < run.samplesExpected * CAUSAL_THIN_PROFILE_PERCENT)
+        ++analysis.thinRuns;
+    }
   }
   for (const auto &entry : profile.samples)
     analysis.samplesInLines += entry.second.ordinary;
   analysis.latencyTimeAveraged = analysis.runs > 0 && allCausal;
+  if (analysis.thinRuns) {
+    char share[32];
+    snprintf(share, sizeof(share), "%.0f",
+             analysis.samplesExpected > 0
+                 ? 100.0 * analysis.samplesArrived / analysis.samplesExpected
+                 : 0.0);
+    analysis.warnings.push_back(
+        "thin profile: " + std::to_string(analysis.thinRuns) + " run(s) got fewer than " +
+        std::to_string(CAUSAL_THIN_PROFILE_PERCENT) +
+        " % of the samples their threads' CPU time should have given (" +
+        std::to_string((unsigned long long)analysis.samplesArrived) + " of " +
+        std::to_string((unsigned long long)analysis.samplesExpected) + " over the runs, " + share +
+        " %): threads that blocked the profiler's signal, or a program that took it "
+        "over; lines and experiments rest on less than they seem");
+  }
 }
 
 /// Step 2: every experiment's measurements, by line, point and speedup;

@@ -279,6 +279,12 @@ struct Analysis {
       0;                     // runs with runtime but no sample-period: kDefaultSamplePeriodNs
   double samplesInLines = 0; // over runs: each run's last samples records
   double samplesOutside = 0; // over runs: samples outside instrumented code (causal)
+  /// Over the runs that recorded them (causal, schema 5): samples the
+  /// sampled threads' CPU time should have given, and those that arrived;
+  /// runs where fewer than CAUSAL_THIN_PROFILE_PERCENT % arrived (thin).
+  double samplesExpected = 0;
+  double samplesArrived = 0;
+  size_t thinRuns = 0;
   /// The false-discovery control: applied (options and intervals allow it),
   /// lines it compared (those with a p-value), lines it kept.
   bool fdrApplied = false;

@@ -665,6 +665,10 @@ private:
     run.runtimeNs = fields.time;
     if (fields.samples_outside != -1)
       run.samplesOutside = fields.samples_outside;
+    if (fields.samples_expected != -1 && fields.samples_arrived != -1) {
+      run.samplesExpected = fields.samples_expected;
+      run.samplesArrived = fields.samples_arrived;
+    }
     return true;
   }
 

@@ -102,6 +102,8 @@ struct Run {
   /// ends with `shutdown`, is there (not when the process was killed).
   std::string partsId;
   bool shutdownSeen = false;
+  double samplesExpected = -1;  // last `runtime samples-expected=` (causal, schema 5), -1 if none
+  double samplesArrived = -1;   // last `runtime samples-arrived=`, -1 if none
 };
 
 /// The samples of one FILE:LINE summed over runs. Coz writes cumulative

@@ -127,6 +127,9 @@ const char *const kScript = R"HTML(
     html('div', 'Phase correction (Eq. 8): ' + (o.phase_correction ? 'on' : 'off') + '. ' +
       (o.bootstrap_rounds ? Math.round(o.confidence * 100) + '% bootstrap intervals (' + o.bootstrap_rounds + ' rounds, seed ' + o.seed + ').' : 'No intervals.') +
       ' Positive program speedup means the program gets faster.', summary);
+    if (data.thin_runs)
+      html('div', 'Thin profile: ' + data.thin_runs + ' run(s) lost most of their samples (' +
+        data.samples_arrived + ' of ' + data.samples_expected + ' expected arrived; see the warnings).', summary);
     var pointNames = data.progress_points.map(function (p) { return p.name + ' (' + p.kind + ')'; });
     html('div', 'Progress points: ' + (pointNames.length ? pointNames.join(', ') : 'none'), summary);
     html('div', 'Each plot: measured points (blue) with their bootstrap band, least-squares line through the origin (orange) with its interval.', summary);

@@ -767,7 +767,9 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
       << ",\"latency_time_averaged\":" << (analysis.latencyTimeAveraged ? "true" : "false")
       << ",\"runs_with_assumed_sample_period\":" << analysis.runsWithAssumedPeriod
       << ",\"samples_outside_instrumented_code\":" << jsonNumber(analysis.samplesOutside)
-      << ",\"false_discovery_control\":";
+      << ",\"samples_expected\":" << jsonNumber(analysis.samplesExpected)
+      << ",\"samples_arrived\":" << jsonNumber(analysis.samplesArrived)
+      << ",\"thin_runs\":" << analysis.thinRuns << ",\"false_discovery_control\":";
   if (analysis.fdrApplied)
     out << "{\"rate\":" << jsonNumber(analysis.fdrRate) << ",\"compared\":" << analysis.fdrCompared
         << ",\"discoveries\":" << analysis.discoveries << "}";

@@ -79,6 +79,8 @@ std::string writeEveryRecord() {
   block.experiments_size = experiments.size();
   block.sample_period_ns = 250000;
   block.samples_outside = 6;
+  block.samples_expected = 50;
+  block.samples_arrived = 46;
   block.run_id = "77-100";
   block.first = true;
   block.last = false;
@@ -88,6 +90,8 @@ std::string writeEveryRecord() {
   block.experiments = nullptr;
   block.experiments_size = 0;
   block.samples_attributed = 42;
+  block.samples_expected = 60;
+  block.samples_arrived = 48;
   block.first = false;
   block.last = true;
   rt::renderProfile(*registry, block, &out);
@@ -125,8 +129,10 @@ TEST(ProfileRoundTrip, EveryRecordTypeAndFieldIsWrittenAndReadBack) {
             std::string::npos)
       << text;
   EXPECT_NE(
-      text.find("runtime\ttime=5000\tsamples-outside=6\nsamples\tlocation=/src/a.c:3\tcount=40\t"
-                "function=ns::work(int)\nruntime\ttime=6000\tsamples-outside=6\trun=77-100\n"
+      text.find("runtime\ttime=5000\tsamples-outside=6\tsamples-expected=50\tsamples-arrived=46\n"
+                "samples\tlocation=/src/a.c:3\tcount=40\t"
+                "function=ns::work(int)\nruntime\ttime=6000\tsamples-outside=6\tsamples-expected=60\t"
+                "samples-arrived=48\trun=77-100\n"
                 "samples\tlocation=/src/a.c:3\tcount=42\tfunction=ns::work(int)\nshutdown\ttime=6000\tsamples=42\n"),
       std::string::npos)
       << text;
@@ -148,6 +154,8 @@ TEST(ProfileRoundTrip, EveryRecordTypeAndFieldIsWrittenAndReadBack) {
   EXPECT_EQ(run.samplePeriodNs, 250000);
   EXPECT_EQ(run.runtimeNs, 6000);
   EXPECT_EQ(run.samplesOutside, 6);
+  EXPECT_EQ(run.samplesExpected, 60) << "the last runtime record counts";
+  EXPECT_EQ(run.samplesArrived, 48);
   EXPECT_EQ(profile.samples.at("/src/a.c:3").all, 42) << "cumulative: the last count";
   EXPECT_EQ(profile.functions.at("/src/a.c:3"), "ns::work(int)");
   EXPECT_EQ(run.shutdownSamples, 42);

@@ -56,11 +56,13 @@ inline std::vector<ProfileRecord> parseProfile(const std::string &text,
       ok = (parts.size() == 3 + named ||
             (parts.size() == 4 + named && record.fields.count("sample-period"))) &&
            record.fields.count("time") && record.fields["profiler"] == "causal";
-    // ... and samples-outside= when samples landed outside instrumented code.
+    // ... samples-outside= when samples landed outside instrumented code,
+    // and always samples-expected= and samples-arrived= (schema 5).
     if (ok && record.type == "runtime")
-      ok = (parts.size() == 2 + named ||
-            (parts.size() == 3 + named && record.fields.count("samples-outside"))) &&
-           record.fields.count("time");
+      ok = (parts.size() == 4 + named ||
+            (parts.size() == 5 + named && record.fields.count("samples-outside"))) &&
+           record.fields.count("time") && record.fields.count("samples-expected") &&
+           record.fields.count("samples-arrived");
     if (ok && record.type == "shutdown")
       ok = parts.size() == 3 && record.fields.count("time") && record.fields.count("samples");
     // ... and ab-speedup= in A/B runs (CAUSAL_AB_SPEEDUP).

@@ -107,7 +107,7 @@ TEST(ProfileWriterTest, LaterPartsHoldTheLinesWhoseCountChanged) {
   TextBuffer part1;
   causal::rt::renderProfile(*registry, block, &part1);
   EXPECT_STREQ(part1.data(), "startup\ttime=99\tprofiler=causal\trun=7-99\n"
-                             "runtime\ttime=1000\n"
+                             "runtime\ttime=1000\tsamples-expected=0\tsamples-arrived=0\n"
                              "samples\tlocation=/src/main.cpp:11\tcount=5\n"
                              "samples\tlocation=/src/main.cpp:22\tcount=1\n");
 
@@ -116,16 +116,18 @@ TEST(ProfileWriterTest, LaterPartsHoldTheLinesWhoseCountChanged) {
   block.runtime_ns = 2000;
   TextBuffer part2;
   causal::rt::renderProfile(*registry, block, &part2);
-  EXPECT_STREQ(part2.data(), "runtime\ttime=2000\trun=7-99\n"
+  EXPECT_STREQ(part2.data(), "runtime\ttime=2000\tsamples-expected=0\tsamples-arrived=0\trun=7-99\n"
                              "samples\tlocation=/src/main.cpp:11\tcount=7\n");
 
   registry->forgetWrittenCounts(); // part2 was not written after all
   block.runtime_ns = 3000;
   block.samples_attributed = 8;
+  block.samples_expected = 9;
+  block.samples_arrived = 8;
   block.last = true;
   TextBuffer part3;
   causal::rt::renderProfile(*registry, block, &part3);
-  EXPECT_STREQ(part3.data(), "runtime\ttime=3000\trun=7-99\n"
+  EXPECT_STREQ(part3.data(), "runtime\ttime=3000\tsamples-expected=9\tsamples-arrived=8\trun=7-99\n"
                              "samples\tlocation=/src/main.cpp:11\tcount=7\n"
                              "samples\tlocation=/src/main.cpp:22\tcount=1\n"
                              "shutdown\ttime=3000\tsamples=8\n");
@@ -152,7 +154,8 @@ TEST(ProfileWriterTest, ConcurrentAppendsFromTwoProcessesStayLineWhole) {
   std::string path = temporaryPath("concurrent.coz");
   // Each process appends 200 blocks of ~20 KB (a large profile block).
   auto writer = [&](const char *tag) {
-    std::string block = "startup\ttime=1\tprofiler=causal\nruntime\ttime=2\n";
+    std::string block = "startup\ttime=1\tprofiler=causal\n"
+                        "runtime\ttime=2\tsamples-expected=0\tsamples-arrived=0\n";
     for (int i = 0; i < 400; ++i)
       block += std::string("samples\tlocation=/") + tag + "/file.cpp:" + std::to_string(i) +
                "\tcount=" + std::to_string(i + 1) + "\n";

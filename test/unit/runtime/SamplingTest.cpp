@@ -266,7 +266,13 @@ TEST_P(SamplerTest, ThreadChurnCancellationForkAndExitWithRunningThreadsAreSafe)
   ASSERT_TRUE(r.exited) << "killed by signal " << -r.status << "; stderr: " << r.err;
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "churn done\n");
-  EXPECT_EQ(r.err, "");
+  // The CPU-time timer is checked at the scheduler's tick (1-10 ms), so
+  // threads of 0.2 ms lose most of their timer samples; the runtime says so
+  // (samples expected against arrived). perf loses none of them.
+  std::string err = r.err;
+  if (std::string(GetParam()) == "timer" && err.rfind("causal: this profile is thin: ", 0) == 0)
+    err = err.substr(err.find('\n') + 1);
+  EXPECT_EQ(err, "");
   std::vector<ProfileRecord> records = readProfile(dir.file("profile.coz"));
   size_t startups = 0;
   for (const ProfileRecord &record : records)
@@ -293,7 +299,8 @@ TEST_P(SamplerTest, SignalHandlerNeverAllocates) {
     EXPECT_EQ(r.err.find("ALLOCATION IN SIGNAL CONTEXT"), std::string::npos)
         << args[0] << ": " << r.err;
   }
-  // The guard is loaded and does see an allocation made with SIGPROF blocked.
+  // The guard is loaded and does see an allocation made with the sample
+  // signal blocked.
   RunResult check = runTarget(dir, {"guardcheck"}, env);
   EXPECT_NE(check.err.find("ALLOCATION IN SIGNAL CONTEXT: malloc"), std::string::npos)
       << "malloc_guard is not working: " << check.err;
@@ -310,7 +317,8 @@ TEST(RuntimeTest, DisabledRuntimeDoesNothingAndProgramBehavesTheSame) {
       runTarget(dir, {"status", "7"}, {{CAUSAL_ENV_DISABLE, "1"}, {CAUSAL_ENV_OUTPUT, profile}});
   ASSERT_TRUE(off.exited);
   EXPECT_EQ(off.status, 7);
-  EXPECT_EQ(off.out, "hello from the target\nsigprof=default restart=0 libunwind=0\n");
+  EXPECT_EQ(off.out,
+            "hello from the target\nsigprof=default sigrtmax=default restart=0 libunwind=0\n");
   EXPECT_EQ(off.err, "");
   struct stat st;
   EXPECT_NE(stat(profile.c_str(), &st), 0) << "CAUSAL_DISABLE=1 must not write a profile";
@@ -318,8 +326,10 @@ TEST(RuntimeTest, DisabledRuntimeDoesNothingAndProgramBehavesTheSame) {
   RunResult on = runTarget(dir, {"status", "7"}, {{CAUSAL_ENV_OUTPUT, profile}});
   ASSERT_TRUE(on.exited);
   EXPECT_EQ(on.status, 7) << "exit status unchanged by profiling";
-  EXPECT_EQ(on.out, "hello from the target\nsigprof=handler restart=1 libunwind=1\n")
-      << "same output; handler installed with SA_RESTART; libunwind loaded";
+  EXPECT_EQ(on.out,
+            "hello from the target\nsigprof=default sigrtmax=handler restart=1 libunwind=1\n")
+      << "same output; SIGPROF left to the program; the sample signal's handler installed "
+         "with SA_RESTART; libunwind loaded";
   EXPECT_EQ(on.err, "");
   EXPECT_EQ(stat(profile.c_str(), &st), 0) << "profiling on: a profile is written";
 }

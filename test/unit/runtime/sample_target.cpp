@@ -216,8 +216,13 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "noop"))
     return 0;
   if (!strcmp(mode, "status")) {
-    struct sigaction current;
-    sigaction(SIGPROF, nullptr, &current);
+    // SIGPROF stays the program's; the runtime samples with the highest
+    // real-time signal the program left alone (SIGRTMAX here).
+    struct sigaction prof, current;
+    sigaction(SIGPROF, nullptr, &prof);
+    sigaction(SIGRTMAX, nullptr, &current);
+    bool prof_handler =
+        (prof.sa_flags & SA_SIGINFO) ? prof.sa_sigaction != nullptr : prof.sa_handler != SIG_DFL;
     bool handler = (current.sa_flags & SA_SIGINFO) ? current.sa_sigaction != nullptr
                                                    : current.sa_handler != SIG_DFL;
     // Whether libunwind was loaded (the runtime loads it only to profile).
@@ -228,16 +233,16 @@ int main(int argc, char **argv) {
         unwinder |= strstr(line, "libunwind") != nullptr;
       fclose(maps);
     }
-    printf("hello from the target\nsigprof=%s restart=%d libunwind=%d\n",
-           handler ? "handler" : "default", (current.sa_flags & SA_RESTART) ? 1 : 0,
-           unwinder ? 1 : 0);
+    printf("hello from the target\nsigprof=%s sigrtmax=%s restart=%d libunwind=%d\n",
+           prof_handler ? "handler" : "default", handler ? "handler" : "default",
+           (current.sa_flags & SA_RESTART) ? 1 : 0, unwinder ? 1 : 0);
     return int(ms);
   }
   if (!strcmp(mode, "guardcheck")) {
-    // Allocates with SIGPROF blocked: malloc_guard must report it.
+    // Allocates with the sample signal blocked: malloc_guard must report it.
     sigset_t block, previous;
     sigemptyset(&block);
-    sigaddset(&block, SIGPROF);
+    sigaddset(&block, SIGRTMAX);
     pthread_sigmask(SIG_BLOCK, &block, &previous);
     void *volatile block_memory = malloc(32); // volatile: not elided
     free(block_memory);
