@@ -525,7 +525,6 @@ public:
     return true;
   }
 
-
   /// A line was skipped (lenient mode). If it may have been an experiment
   /// record, the point records that follow may belong to that dropped
   /// experiment: they must not be charged to the previous one.

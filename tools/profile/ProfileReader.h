@@ -102,8 +102,8 @@ struct Run {
   /// ends with `shutdown`, is there (not when the process was killed).
   std::string partsId;
   bool shutdownSeen = false;
-  double samplesExpected = -1;  // last `runtime samples-expected=` (causal, schema 5), -1 if none
-  double samplesArrived = -1;   // last `runtime samples-arrived=`, -1 if none
+  double samplesExpected = -1; // last `runtime samples-expected=` (causal, schema 5), -1 if none
+  double samplesArrived = -1;  // last `runtime samples-arrived=`, -1 if none
 };
 
 /// The samples of one FILE:LINE summed over runs. Coz writes cumulative
@@ -137,7 +137,7 @@ struct Profile {
   /// Function of each FILE:LINE, demangled, from `samples function=`
   /// (causal: the binary's line table); lines without one are absent.
   std::map<std::string, std::string> functions;
-  std::vector<std::string> notes;    // "file:line: message": not a problem of the file
+  std::vector<std::string> notes; // "file:line: message": not a problem of the file
   size_t tabRecords = 0;
   size_t jsonRecords = 0;
   /// The names the records refer to, each stored once: views into

@@ -129,11 +129,13 @@ TEST(ProfileRoundTrip, EveryRecordTypeAndFieldIsWrittenAndReadBack) {
             std::string::npos)
       << text;
   EXPECT_NE(
-      text.find("runtime\ttime=5000\tsamples-outside=6\tsamples-expected=50\tsamples-arrived=46\n"
-                "samples\tlocation=/src/a.c:3\tcount=40\t"
-                "function=ns::work(int)\nruntime\ttime=6000\tsamples-outside=6\tsamples-expected=60\t"
-                "samples-arrived=48\trun=77-100\n"
-                "samples\tlocation=/src/a.c:3\tcount=42\tfunction=ns::work(int)\nshutdown\ttime=6000\tsamples=42\n"),
+      text.find(
+          "runtime\ttime=5000\tsamples-outside=6\tsamples-expected=50\tsamples-arrived=46\n"
+          "samples\tlocation=/src/a.c:3\tcount=40\t"
+          "function=ns::work(int)\nruntime\ttime=6000\tsamples-outside=6\tsamples-expected=60\t"
+          "samples-arrived=48\trun=77-100\n"
+          "samples\tlocation=/src/"
+          "a.c:3\tcount=42\tfunction=ns::work(int)\nshutdown\ttime=6000\tsamples=42\n"),
       std::string::npos)
       << text;
   EXPECT_NE(text.find("experiment\tselected=/src/a.c:3\tspeedup=0.35\tduration=2000\t"
