@@ -7,6 +7,7 @@
 #include <atomic>
 #include <dlfcn.h>
 #include <libunwind.h>
+#include <link.h>
 #include <linux/perf_event.h>
 #include <sched.h>
 #include <string.h>
@@ -49,7 +50,6 @@ void leaveUnwinder() { g_unwinders.fetch_sub(1, std::memory_order_seq_cst); }
 struct UnwindApi {
   decltype(&unw_tdep_getcontext) getcontext;
   decltype(&unw_init_local) init_local;
-  decltype(&unw_init_local2) init_local2;
   decltype(&unw_init_remote) init_remote;
   decltype(&unw_step) step;
   decltype(&unw_get_reg) get_reg;
@@ -59,6 +59,10 @@ struct UnwindApi {
   decltype(&unw_flush_cache) flush_cache;
   decltype(&unw_get_accessors) get_accessors;
   unw_addr_space_t *local_addr_space;
+  /// libunwind's binary search of an .eh_frame_hdr table (exported, not in
+  /// its header): the lookup findProcInfo hands an image's table to.
+  int (*search_unwind_table)(unw_addr_space_t, unw_word_t, unw_dyn_info_t *, unw_proc_info_t *, int,
+                             void *);
 };
 UnwindApi g_api;
 
@@ -76,7 +80,6 @@ bool loadUnwindApi(const char **problem) {
   UnwindApi &a = g_api;
   bool ok = loadSymbol(library, CAUSAL_STRINGIFY(unw_tdep_getcontext), &a.getcontext) &&
             loadSymbol(library, CAUSAL_STRINGIFY(unw_init_local), &a.init_local) &&
-            loadSymbol(library, CAUSAL_STRINGIFY(unw_init_local2), &a.init_local2) &&
             loadSymbol(library, CAUSAL_STRINGIFY(unw_init_remote), &a.init_remote) &&
             loadSymbol(library, CAUSAL_STRINGIFY(unw_step), &a.step) &&
             loadSymbol(library, CAUSAL_STRINGIFY(unw_get_reg), &a.get_reg) &&
@@ -85,7 +88,9 @@ bool loadUnwindApi(const char **problem) {
             loadSymbol(library, CAUSAL_STRINGIFY(unw_set_caching_policy), &a.set_caching_policy) &&
             loadSymbol(library, CAUSAL_STRINGIFY(unw_flush_cache), &a.flush_cache) &&
             loadSymbol(library, CAUSAL_STRINGIFY(unw_get_accessors), &a.get_accessors) &&
-            loadSymbol(library, CAUSAL_STRINGIFY(unw_local_addr_space), &a.local_addr_space);
+            loadSymbol(library, CAUSAL_STRINGIFY(unw_local_addr_space), &a.local_addr_space) &&
+            loadSymbol(library, CAUSAL_STRINGIFY(UNW_OBJ(dwarf_search_unwind_table)),
+                       &a.search_unwind_table);
   if (!ok) {
     *problem = "a libunwind function is missing";
     dlclose(library);
@@ -145,15 +150,69 @@ FrameVerdict walkCallers(unw_cursor_t *cursor, ResolvedAddress *out) {
 struct RemoteContext {
   const PerfSample *sample;
   ThreadState *thread;
+  /// The sample is the calling thread's own, interrupted by a signal (the
+  /// timer sampler): its stack above the sampled SP is live and unchanged.
+  bool live_stack;
 };
 
+/// Reads a DWARF pointer-encoded value of .eh_frame_hdr's header (the sizes
+/// linkers write: 4 or 8 bytes); false for any other encoding.
+bool readEncodedSize(const uint8_t *&at, uint8_t encoding, uint64_t *value) {
+  switch (encoding & 0x0f) {
+  case 0x03: // udata4
+  case 0x0b: // sdata4
+    uint32_t v4;
+    memcpy(&v4, at, 4);
+    *value = v4;
+    at += 4;
+    return true;
+  case 0x00: // absptr
+  case 0x04: // udata8
+  case 0x0c: // sdata8
+    memcpy(value, at, 8);
+    at += 8;
+    return true;
+  default:
+    return false;
+  }
+}
+
+// Finds the unwind rules of |ip|. libunwind's own lookup walks the loaded
+// images with dl_iterate_phdr, which takes the loader's lock: a sample that
+// interrupted a thread inside dlopen or dlclose while it held that lock (or
+// was taking it) would wait for itself forever. glibc's _dl_find_object
+// (2.35) finds the image and its PT_GNU_EH_FRAME without a lock and is
+// async-signal-safe; libunwind then searches that image's table. Code
+// registered at run time with libunwind's dynamic list (JIT) is not found.
 int findProcInfo(unw_addr_space_t, unw_word_t ip, unw_proc_info_t *info, int need_unwind_info,
                  void *) {
-  // The code is our own process's: the local address space finds the
-  // unwind tables (dl_iterate_phdr + .eh_frame_hdr) without copying.
-  unw_addr_space_t space = *g_api.local_addr_space;
-  unw_accessors_t *local = g_api.get_accessors(space);
-  return local->find_proc_info(space, ip, info, need_unwind_info, nullptr);
+  dl_find_object image;
+  if (_dl_find_object(reinterpret_cast<void *>(ip), &image) != 0 || !image.dlfo_eh_frame)
+    return -UNW_ENOINFO;
+  // .eh_frame_hdr: version, the encodings of eh_frame_ptr, fde_count and
+  // the table, then those values and the sorted table of (initial location,
+  // FDE) pairs, relative to the header: the one layout libunwind searches.
+  const auto *header = static_cast<const uint8_t *>(image.dlfo_eh_frame);
+  constexpr uint8_t kDataRelSigned4 = 0x30 | 0x0b; // DW_EH_PE_datarel | DW_EH_PE_sdata4
+  if (header[0] != 1 || header[3] != kDataRelSigned4)
+    return -UNW_ENOINFO;
+  const uint8_t *at = header + 4;
+  uint64_t eh_frame = 0, fde_count = 0;
+  if (!readEncodedSize(at, header[1], &eh_frame) || !readEncodedSize(at, header[2], &fde_count) ||
+      fde_count == 0)
+    return -UNW_ENOINFO;
+  unw_dyn_info_t table;
+  memset(&table, 0, sizeof(table));
+  table.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+  table.start_ip = reinterpret_cast<unw_word_t>(image.dlfo_map_start);
+  table.end_ip = reinterpret_cast<unw_word_t>(image.dlfo_map_end);
+  table.u.rti.segbase = reinterpret_cast<unw_word_t>(header);
+  table.u.rti.table_len = fde_count * 2 * sizeof(int32_t) / sizeof(unw_word_t);
+  table.u.rti.table_data = reinterpret_cast<unw_word_t>(at);
+  // The table is this process's memory: the local address space reads it
+  // directly (no cursor: no validation).
+  return g_api.search_unwind_table(*g_api.local_addr_space, ip, &table, info, need_unwind_info,
+                                   nullptr);
 }
 
 void putUnwindInfo(unw_addr_space_t, unw_proc_info_t *info, void *) {
@@ -173,9 +232,16 @@ int accessMem(unw_addr_space_t, unw_word_t address, unw_word_t *value, int write
     memcpy(value, s.stack + (address - s.reg_sp), 8);
     return 0;
   }
-  // The live stack has changed since the sample was taken: do not read it.
-  if (context->thread && context->thread->stack.contains(uintptr_t(address)))
-    return -UNW_EINVAL;
+  if (context->thread && context->thread->stack.contains(uintptr_t(address))) {
+    // The calling thread's own frames, below the handler's: readable as
+    // they are. Another thread's live stack has changed since the sample
+    // was taken: do not read it.
+    if (!context->live_stack || address < s.reg_sp ||
+        !context->thread->stack.contains(uintptr_t(address) + 7))
+      return -UNW_EINVAL;
+    memcpy(value, reinterpret_cast<const void *>(address), 8);
+    return 0;
+  }
   uint64_t word;
   ReadablePageCache fallback_cache = {};
   if (!safeRead64(uintptr_t(address), &word,
@@ -218,7 +284,7 @@ FrameVerdict unwindCopiedStack(const PerfSample &sample, ThreadState *thread,
     return FrameVerdict::Continue;
   if (!enterUnwinder())
     return FrameVerdict::Continue;
-  RemoteContext context{&sample, thread};
+  RemoteContext context{&sample, thread, /*live_stack=*/false};
   unw_cursor_t cursor;
   FrameVerdict verdict = FrameVerdict::Continue;
   if (g_api.init_remote(&cursor, g_remote_space, &context) >= 0)
@@ -314,19 +380,25 @@ SampleOutcome attributePerfSample(const PerfSample &sample, ThreadState *thread,
   return toOutcome(walkKernelCallchain(sample, out));
 }
 
-SampleOutcome attributeSignalContext(void *ucontext, ThreadState *, ResolvedAddress *out) {
+SampleOutcome attributeSignalContext(void *ucontext, ThreadState *thread, ResolvedAddress *out) {
   auto *uc = static_cast<ucontext_t *>(ucontext);
-  uintptr_t ip = uintptr_t(uc->uc_mcontext.gregs[REG_RIP]);
-  FrameVerdict verdict = classify(ip, out);
+  PerfSample sample;
+  sample.ip = uint64_t(uc->uc_mcontext.gregs[REG_RIP]);
+  FrameVerdict verdict = classify(uintptr_t(sample.ip), out);
   if (verdict != FrameVerdict::Continue || !g_unwinding_ready)
     return toOutcome(verdict);
   if (!enterUnwinder())
     return SampleOutcome::Outside;
+  // The interrupted registers, unwound through the remote address space
+  // (its lookup takes no loader lock) over this thread's live stack.
+  sample.has_regs = true;
+  sample.reg_ip = sample.ip;
+  sample.reg_sp = uint64_t(uc->uc_mcontext.gregs[REG_RSP]);
+  sample.reg_bp = uint64_t(uc->uc_mcontext.gregs[REG_RBP]);
+  RemoteContext context{&sample, thread, /*live_stack=*/true};
   unw_cursor_t cursor;
-  // x86-64 libunwind's unw_context_t is a ucontext_t: start from the
-  // interrupted registers, marked as a signal frame (IP is exact).
   verdict = FrameVerdict::Continue;
-  if (g_api.init_local2(&cursor, reinterpret_cast<unw_context_t *>(uc), UNW_INIT_SIGNAL_FRAME) >= 0)
+  if (g_api.init_remote(&cursor, g_remote_space, &context) >= 0)
     verdict = walkCallers(&cursor, out);
   leaveUnwinder();
   return toOutcome(verdict);
