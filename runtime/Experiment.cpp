@@ -818,12 +818,15 @@ const char *peekPendingRecords(size_t *size) {
   return g_pending;
 }
 
-const char *borrowPendingRecords(size_t *size) {
+bool borrowPendingRecords(const char **records, size_t *size) {
+  *records = nullptr;
   *size = 0;
   if (!g_pending_lock.tryLock())
-    return nullptr;
+    return false;
+  // Held even when there is nothing (no experiment yet: no buffer at all).
+  *records = g_pending;
   *size = g_pending_size;
-  return g_pending;
+  return true;
 }
 
 void returnPendingRecords(bool written) {

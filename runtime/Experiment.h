@@ -162,11 +162,12 @@ void experimentsForkChild();
 void takePendingRecords(TextBuffer *out);
 /// Signal-safe: the pending records without taking them (null if busy).
 const char *peekPendingRecords(size_t *size);
-/// Signal-safe, for the periodic flush: the pending records, held for the
-/// caller to write (null, nothing held, if another thread holds them);
-/// returnPendingRecords(written) forgets them if they were written and
-/// lets them go.
-const char *borrowPendingRecords(size_t *size);
+/// Signal-safe, for the periodic flush: holds the pending records for the
+/// caller to write (|records| null when there are none yet) and returns
+/// true, or false, nothing held, if another thread holds them; after true,
+/// returnPendingRecords(written) forgets them if they were written and lets
+/// them go.
+bool borrowPendingRecords(const char **records, size_t *size);
 void returnPendingRecords(bool written);
 /// True if the calling thread is the profiler thread.
 bool isProfilerThread();

@@ -239,10 +239,11 @@ bool writeProfileSoFar() {
     int saved_errno = errno;
     g_modules.beginRead(); // an image unloaded meanwhile waits for the part
     size_t size = 0;
-    const char *experiments = borrowPendingRecords(&size);
+    const char *experiments = nullptr;
+    bool borrowed = borrowPendingRecords(&experiments, &size);
     int error = appendProfileSignalSafe(g_config.output_path, g_modules,
                                         blockNow(experiments, size, false));
-    if (experiments)
+    if (borrowed)
       returnPendingRecords(/*written=*/!error);
     g_modules.endRead();
     noteBlockWritten(error);
