@@ -64,6 +64,7 @@ struct WatchPlan {
   bool summaryLine = false; // one line at the end
   bool untilStable = false; // create \p stopFile once the ranking is stable
   std::string stopFile;     // CAUSAL_STOP_FILE of the program
+  double durationSeconds = 0; // --duration (0: none), for the summary
 };
 /// Runs \p program with \p env added as a child, watching its profile as
 /// \p plan says; signals sent to `causal run` go on to it. Returns its wait

@@ -420,6 +420,8 @@ int runCommand(const Args &args) {
   watch.statusLine = !quiet && isatty(STDERR_FILENO);
   watch.summaryLine = !quiet;
   watch.untilStable = untilStable;
+  watch.durationSeconds =
+      double(std::strtoull(settingValue(env, CAUSAL_ENV_DURATION, "0").c_str(), nullptr, 10));
   if (!watch.statusLine && !watch.summaryLine && !untilStable && !keepGoing && !confirming)
     return execProgram(env, program);
 

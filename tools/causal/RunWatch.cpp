@@ -331,6 +331,9 @@ int watchProgram(const Environment &env, const Args &program, const WatchPlan &p
       if (stopRequested)
         text += "; profiling stopped after " + formatNumber("%.1f", stoppedAt) +
                 " s: the ranking was stable (--until-stable)";
+      else if (plan.durationSeconds > 0 && final.ended && elapsed > final.profiledSeconds + 0.5)
+        text += "; profiling ended after " + formatNumber("%.1f", final.profiledSeconds) +
+                " s (--duration)";
       text += "; profile appended to " + plan.profilePath;
     } else {
       text += "nothing appended to " + plan.profilePath;

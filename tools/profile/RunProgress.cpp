@@ -2,6 +2,8 @@
 
 #include "RunProgress.h"
 
+#include <algorithm>
+
 namespace causal::profile {
 
 const PointResult *rankingPoint(const LineResult &line, const AnalysisOptions &options) {
@@ -35,9 +37,11 @@ RunProgress runProgress(const Profile &profile, const Analysis &analysis,
   progress.experiments = analysis.experiments;
   progress.rankedLines = analysis.lines.size();
   progress.ended = !profile.runs.empty();
-  for (const Run &run : profile.runs)
+  for (const Run &run : profile.runs) {
     if (!run.partsId.empty() && !run.shutdownSeen)
       progress.ended = false; // a run in parts still running (or killed)
+    progress.profiledSeconds = std::max(progress.profiledSeconds, run.runtimeNs / 1e9);
+  }
   if (!analysis.lines.empty()) {
     const LineResult &first = analysis.lines.front();
     progress.leader = first.line;

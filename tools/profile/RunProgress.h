@@ -26,11 +26,12 @@ namespace causal::profile {
 
 /// A run's profile so far, in the few numbers a status line shows.
 struct RunProgress {
-  size_t runs = 0;        // runs (processes) read
-  size_t experiments = 0; // experiments read
-  size_t rankedLines = 0; // lines with a curve (the report's ranking)
-  bool ended = false;     // every run read is complete (written whole, or its last part read)
-  std::string leader;     // FILE:LINE ranked first ("" if none)
+  size_t runs = 0;            // runs (processes) read
+  size_t experiments = 0;     // experiments read
+  size_t rankedLines = 0;     // lines with a curve (the report's ranking)
+  bool ended = false;         // every run read is complete (written whole, or its last part read)
+  double profiledSeconds = 0; // the longest run's last `runtime` (how long it was profiled)
+  std::string leader;         // FILE:LINE ranked first ("" if none)
   double leaderSlope = NAN;
   Interval leaderInterval; // its slope interval
   bool leaderDiscovery = false;

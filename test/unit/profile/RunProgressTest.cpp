@@ -94,7 +94,9 @@ TEST(RunProgress, EndedOnlyWhenEveryRunInPartsHasItsLastPart) {
   Analysis analysis;
   AnalysisOptions options;
   profile.runs.emplace_back(); // written whole: complete
+  profile.runs.back().runtimeNs = 2.5e9;
   EXPECT_TRUE(runProgress(profile, analysis, options).ended);
+  EXPECT_DOUBLE_EQ(runProgress(profile, analysis, options).profiledSeconds, 2.5);
   profile.runs.emplace_back();
   profile.runs.back().partsId = "12-34"; // in parts, no shutdown yet
   EXPECT_FALSE(runProgress(profile, analysis, options).ended);
