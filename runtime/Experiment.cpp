@@ -53,6 +53,7 @@ void setExperimentActive(uint32_t active) {
 std::atomic<uint32_t> g_thread_started{0};
 std::atomic<uint32_t> g_thread_launching{0}; // once per process (reset in a fork child)
 std::atomic<uint32_t> g_stop_requested{0};
+std::atomic<uint32_t> g_end_requested{0}; // bounded profiling ended (offerPeriodicWrite)
 std::atomic<uint32_t> g_thread_stopped{0};
 pthread_t g_profiler_thread;
 __thread bool tls_is_profiler CAUSAL_RT_TLS = false;
@@ -195,6 +196,12 @@ bool stopping() { return g_stop_requested.load(std::memory_order_acquire) != 0; 
 void offerPeriodicWrite() {
   if (g_setup.write_profile_if_due)
     g_setup.write_profile_if_due();
+  // Bounded profiling: the end stops the experiments like the program's end.
+  if (g_setup.bounded && !g_end_requested.load(std::memory_order_relaxed) &&
+      g_setup.profiling_should_end()) {
+    g_end_requested.store(1, std::memory_order_relaxed);
+    g_stop_requested.store(1, std::memory_order_release);
+  }
 }
 
 // Sleeps |ns| in poll steps; false if asked to stop meanwhile.
@@ -616,8 +623,10 @@ void *profilerMain(void *) {
   uint64_t length = c.min_length_ns;
   while (!stopping()) {
     offerPeriodicWrite();
-    if (!c.end_to_end && g_progress.size() == 0) {
-      waitNs(c.cooloff_ns); // no progress point yet: nothing to measure
+    if (!c.enabled || (!c.end_to_end && g_progress.size() == 0)) {
+      // No progress point yet, or no experiments: nothing to measure (the
+      // thread runs only to watch for the end of bounded profiling).
+      waitNs(c.cooloff_ns > CAUSAL_PROFILER_IDLE_NS ? c.cooloff_ns : CAUSAL_PROFILER_IDLE_NS);
       continue;
     }
     uint64_t line = chooseLine();
@@ -629,6 +638,10 @@ void *profilerMain(void *) {
     length = nextExperimentLength(length, min_visits, c.min_length_ns);
     waitNs(c.cooloff_ns);
   }
+  // Bounded profiling ended: the profile is written before the thread
+  // says it stopped, so that an exit meanwhile waits for it.
+  if (g_end_requested.load(std::memory_order_relaxed))
+    g_setup.end_profiling();
   g_thread_stopped.store(1, std::memory_order_release);
   return nullptr;
 }
@@ -748,7 +761,7 @@ void startExperiments() {
   // Started only once there is something to measure: the thread makes the
   // process multi-threaded, which costs a single-threaded program libc's
   // fast paths (an uncontended mutex pair: ~4 ns -> ~20 ns here).
-  if (!c.enabled || (!c.end_to_end && g_progress.size() == 0))
+  if (!g_setup.bounded && (!c.enabled || (!c.end_to_end && g_progress.size() == 0)))
     return;
   if (!g_setup_done.load(std::memory_order_acquire))
     return; // profiling is not (yet) on
@@ -810,6 +823,7 @@ bool borrowPendingRecords(const char **records, size_t *size) {
   *size = 0;
   if (!g_pending_lock.tryLock())
     return false;
+  // Held even when there is nothing (no experiment yet: no buffer at all).
   *records = g_pending;
   *size = g_pending_size;
   return true;

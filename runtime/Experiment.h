@@ -90,6 +90,13 @@ struct ExperimentSetup {
   uint32_t batch = 0;                       ///< samples per batch: the drain's length
   bool verbose = false;                     ///< say when a fixed line is missing
   void (*write_profile_if_due)() = nullptr; ///< the periodic flush, between experiments
+  /// Bounded profiling (--duration, the stop file): the profiler thread
+  /// runs even without experiments to watch for the end, asks
+  /// profiling_should_end() at every poll step and, when it says so, ends
+  /// the running experiment (recorded) and calls end_profiling().
+  bool bounded = false;
+  bool (*profiling_should_end)() = nullptr;
+  void (*end_profiling)() = nullptr;
 };
 void setupExperiments(const ExperimentSetup &setup);
 

@@ -37,6 +37,12 @@ void forkChild() {
       if (state->in_use.load(std::memory_order_acquire))
         forgetInheritedSampler(state);
   g_threads.releaseAllBut(self);
+  if (profilingEndedEarly()) {
+    // Profiling ended before the fork (--duration, the stop file): the
+    // child is not profiled either (its profile counts as written).
+    threadsForkChild(self);
+    return;
+  }
   // The child's profile describes the child only.
   g_modules.resetCounts();
   g_sample_log.reset();

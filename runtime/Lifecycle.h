@@ -88,6 +88,18 @@ bool writeProfileSoFar();
 /// by the profiler thread between experiments, or, while there is none, by
 /// the sample handler.
 void writeProfileIfDue();
+/// Bounded profiling (CAUSAL_DURATION_SECONDS, CAUSAL_STOP_FILE): whether it
+/// is asked for; whether its end has come (the profiler thread asks at every
+/// poll step: the deadline, the stop file at most every
+/// CAUSAL_STOP_FILE_POLL_NS); the end itself, on the profiler thread after
+/// its last experiment: sampling ends in every thread, the profile's last
+/// block is written (writeProfileOnce) and the program continues unprofiled.
+bool profilingBounded();
+bool profilingShouldEnd();
+void endProfilingEarly();
+/// True once endProfilingEarly() wrote the profile (a fork child after it is
+/// not profiled).
+bool profilingEndedEarly();
 /// Writes the profile's last block (and the sample log) once per process.
 void writeProfileOnce();
 /// Called by the exec hooks and by _exit, _Exit and quick_exit (runtime/hooks/):

@@ -22,6 +22,7 @@
 #include "causal/tunables.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,12 @@ std::atomic<uint32_t> g_parts_failed{0};
 
 long currentTid() { return rawSyscall(SYS_gettid); }
 
+// ---- Bounded profiling (CAUSAL_DURATION_SECONDS, CAUSAL_STOP_FILE) -----------
+
+uint64_t g_end_deadline_ns = UINT64_MAX; // CLOCK_MONOTONIC; UINT64_MAX: none
+uint64_t g_next_stop_check_ns = 0;       // the stop file is looked for then
+std::atomic<bool> g_ended_early{false};  // the profile was written before the end
+
 /// Takes the right to write a part. |wait_ns|: how long to wait for another
 /// thread that writes one (0: do not wait). False if the calling thread is
 /// the one writing (a signal interrupted it) or the wait ran out.
@@ -78,6 +85,10 @@ void startRunInParts() {
   formatTo(out, sizeof(g_run_id), "%d-%llu", int(g_pid), (unsigned long long)g_startup_realtime_ns);
   uint64_t period_ns = g_config.flush_seconds * 1000000000ull;
   g_next_part_ns.store(period_ns ? g_startup_monotonic_ns + period_ns : UINT64_MAX);
+  g_end_deadline_ns = g_config.duration_seconds
+                          ? g_startup_monotonic_ns + g_config.duration_seconds * 1000000000ull
+                          : UINT64_MAX;
+  g_next_stop_check_ns = 0;
 }
 
 /// The block to append now: the experiments, the counts and which part of
@@ -270,6 +281,37 @@ void writeProfileIfDue() {
   writeProfileSoFar();
 }
 
+bool profilingBounded() { return g_config.duration_seconds || g_config.stop_file[0]; }
+
+bool profilingShouldEnd() {
+  uint64_t now = monotonicNs();
+  if (now >= g_end_deadline_ns)
+    return true;
+  if (!g_config.stop_file[0] || now < g_next_stop_check_ns)
+    return false;
+  g_next_stop_check_ns = now + CAUSAL_STOP_FILE_POLL_NS;
+  // A system call of our own: the program's access() may be hooked (--waits).
+  return rawSyscall(SYS_faccessat, AT_FDCWD, reinterpret_cast<long>(g_config.stop_file), F_OK) == 0;
+}
+
+void endProfilingEarly() {
+  if (g_status.load(std::memory_order_acquire) != kActive ||
+      g_profile_written.load(std::memory_order_acquire) || (g_pid && getpid() != g_pid))
+    return;
+  // No thread samples from now on (each turns its sampler off at its next
+  // signal); the running experiment was ended and recorded by the caller.
+  endSampling();
+  g_ended_early.store(true, std::memory_order_release);
+  uint64_t elapsed_ns = monotonicNs() - g_startup_monotonic_ns;
+  writeProfileOnce();
+  if (g_config.verbose)
+    message("profiling ended after %.1f s (%s); the program continues unprofiled",
+            double(elapsed_ns) / 1e9,
+            monotonicNs() >= g_end_deadline_ns ? CAUSAL_ENV_DURATION : CAUSAL_ENV_STOP_FILE);
+}
+
+bool profilingEndedEarly() { return g_ended_early.load(std::memory_order_acquire); }
+
 void registerExitWriter() { atexit(atExitHandler); }
 
 void installFatalSignalHandlers() {
@@ -282,8 +324,14 @@ void installFatalSignalHandlers() {
 void writeProfileOnce() {
   if (g_status.load(std::memory_order_acquire) != kActive)
     return;
-  if (g_profile_written.exchange(true))
+  if (g_profile_written.exchange(true)) {
+    // Bounded profiling's end may be writing it on the profiler thread:
+    // the process does not end before it is written (stopExperiments waits
+    // for the thread).
+    if (g_ended_early.load(std::memory_order_acquire))
+      stopExperiments();
     return;
+  }
   // End the running experiment (it is recorded) and the profiler thread.
   stopExperiments();
   finishWaits(); // PROFILE.waits: what is buffered, the threads, the run's end

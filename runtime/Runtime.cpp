@@ -128,6 +128,9 @@ void giveExperimentsTheirSetup() {
   g_experiment_setup.batch = g_config.batch;
   g_experiment_setup.verbose = g_config.verbose;
   g_experiment_setup.write_profile_if_due = writeProfileIfDue;
+  g_experiment_setup.bounded = profilingBounded();
+  g_experiment_setup.profiling_should_end = profilingShouldEnd;
+  g_experiment_setup.end_profiling = endProfilingEarly;
   setupExperiments(g_experiment_setup);
 }
 

@@ -36,6 +36,7 @@ namespace {
 
 // What the runtime gave at start-up (setupSampler); constant afterwards.
 SamplerSetup g_setup;
+std::atomic<bool> g_sampling_ended{false}; // endSampling()
 SampleCounters g_counters;
 
 constexpr size_t kPageSize = 4096;
@@ -193,6 +194,13 @@ void onSampleSignal(int, siginfo_t *info, void *ucontext) {
   ThreadState *state = tls_thread;
   if (state) // tells the sync hooks which signal cut a pause short
     state->sample_signals = state->sample_signals + 1;
+  if (state && g_sampling_ended.load(std::memory_order_relaxed)) {
+    // Profiling ended (endSampling): this thread's sampler goes quiet; its
+    // descriptor and ring are released when the thread ends.
+    suspendThreadSampling(state);
+    errno = saved_errno;
+    return;
+  }
   if (state && !state->in_handler && state->kind != SamplerKind::None) {
     state->in_handler = 1;
     // libunwind may reach a cancellation point (read/write when it
@@ -688,6 +696,10 @@ SamplerKind startThreadSampling(ThreadState *state, bool is_main_thread) {
   threadCpuSplit(&state->cpu_base_user_ns, &state->cpu_base_total_ns);
   state->unsampled_ns = 0;
   tls_thread = state;
+  if (g_sampling_ended.load(std::memory_order_acquire)) {
+    state->kind = SamplerKind::None;
+    return SamplerKind::None;
+  }
 
   if (!g_sampler_decided.load(std::memory_order_acquire)) {
     // First thread (the main thread, from the constructor): decide. With no
@@ -821,6 +833,8 @@ void resumeThreadSampling(ThreadState *state) {
       state->unsampled_ns += now - state->suspended_at_ns;
     state->suspended_at_ns = 0;
   }
+  if (g_sampling_ended.load(std::memory_order_relaxed))
+    return; // a pause that ends after profiling ended leaves the sampler off
   if (state->kind == SamplerKind::Perf && ownsPerfFd(state)) {
     ioctl(state->perf_fd, PERF_EVENT_IOC_ENABLE, 0);
   } else if (state->kind == SamplerKind::Timer && state->timer_armed) {
@@ -831,6 +845,10 @@ void resumeThreadSampling(ThreadState *state) {
     timer_settime(state->timer, 0, &spec, nullptr);
   }
 }
+
+void endSampling() { g_sampling_ended.store(true, std::memory_order_release); }
+
+bool samplingEnded() { return g_sampling_ended.load(std::memory_order_acquire); }
 
 void forgetInheritedSampler(ThreadState *state) {
   if (!state)

@@ -120,6 +120,14 @@ void stopThreadSampling(ThreadState *state);
 void suspendThreadSampling(ThreadState *state);
 void resumeThreadSampling(ThreadState *state);
 
+/// Bounded profiling (--duration, the stop file): no thread samples from
+/// now on. Each thread turns its sampler off at its next sample signal (a
+/// thread that does not run gets none and costs nothing); new threads start
+/// unsampled. Signal-safe; cannot be undone.
+void endSampling();
+/// True once endSampling() was called.
+bool samplingEnded();
+
 /// Fork child: drops what the child inherited (perf fd; the ring and the
 /// timer do not survive fork) without processing anything.
 void forgetInheritedSampler(ThreadState *state);

@@ -138,6 +138,18 @@ void readRuntimeSettings(RuntimeConfig *c) {
   c->flush_seconds = readSetting(Setting::FLUSH_SECONDS).number;
   if (const char *log = readSetting(Setting::SAMPLE_LOG).text)
     absolutePath(log, c->sample_log_path, sizeof(c->sample_log_path));
+  c->duration_seconds = readSetting(Setting::DURATION).number;
+  if (const char *stop = readSetting(Setting::STOP_FILE).text)
+    absolutePath(stop, c->stop_file, sizeof(c->stop_file));
+  if ((c->duration_seconds || c->stop_file[0]) && settingOn(Setting::END_TO_END)) {
+    // The end of the run is the progress point: a run cut short measures
+    // nothing.
+    message("%s and %s do not go with %s (the end of the run is the progress point); "
+            "profiling lasts to the end",
+            CAUSAL_ENV_DURATION, CAUSAL_ENV_STOP_FILE, CAUSAL_ENV_END_TO_END);
+    c->duration_seconds = 0;
+    c->stop_file[0] = 0;
+  }
   namespace wf = causal::waits_format;
   const char *waits = readSetting(Setting::WAITS).text;
   c->waits_classes = !strcmp(waits, "sync")  ? wf::kWaitSync

@@ -33,6 +33,8 @@ struct RuntimeConfig {
   char sample_log_path[PATH_MAX] = {}; ///< empty: no sample log
   uint64_t flush_seconds = 0;          ///< the periodic flush's period (0: off)
   uint32_t waits_classes = 0;          ///< --waits: waits_format::WaitClass bits (0: off)
+  uint64_t duration_seconds = 0;       ///< profiling ends after this long (0: at the end)
+  char stop_file[PATH_MAX] = {};       ///< profiling ends once this file exists (empty: none)
 };
 
 /// A variable's value as its kind reads it. Flag, Switch: |number| 0 or 1;

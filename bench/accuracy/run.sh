@@ -138,10 +138,10 @@ run_one() {
   case "$variant" in
     plain*) PRINT_MEAN_LATENCY=1 "${nice_cmd[@]}" "$cache/bin/$c.$variant" "$@" >"$out" 2>"$err" ||
               status=$? ;;
-    causal) "${nice_cmd[@]}" "$causal" run --output "$profile" --fixed-line "$line" \
+    causal) "${nice_cmd[@]}" "$causal" run --quiet --output "$profile" --fixed-line "$line" \
               --fixed-speedup "$speedup" -- "$cache/bin/$c.causal" "$@" \
               >"$out" 2>"$err" || status=$? ;;
-    free*) "${nice_cmd[@]}" "$causal" run --output "$cache/profiles/$c.free.$round.coz" \
+    free*) "${nice_cmd[@]}" "$causal" run --quiet --output "$cache/profiles/$c.free.$round.coz" \
              -- "$cache/bin/$c.causal" "$@" >"$out" 2>"$err" || status=$? ;;
     coz) "${nice_cmd[@]}" coz run -o "$profile" --fixed-line "$line" --fixed-speedup "$speedup" \
            --- "$cache/bin/$c.coz" "$@" >"$out" 2>"$err" || status=$? ;;

@@ -85,7 +85,7 @@ for round in $(seq 1 "$reps"); do
     status=0
     start=$(date +%s%N)
     case "$p" in
-      causal) "${nice_cmd[@]}" "$causal" run --output "$profile" -- "$cache/bin/ranking.causal" \
+      causal) "${nice_cmd[@]}" "$causal" run --quiet --output "$profile" -- "$cache/bin/ranking.causal" \
                 "$seconds" >"$out" 2>/dev/null || status=$? ;;
       coz) "${nice_cmd[@]}" coz run -o "$profile" --- "$cache/bin/ranking.coz" "$seconds" \
              >"$out" 2>/dev/null || status=$? ;;

@@ -241,8 +241,8 @@ run_one() {
   case "$variant" in
     plain) bin=("$cache/bin/memcached.plain") ;;
     off) bin=(env CAUSAL_DISABLE=1 "$cache/bin/memcached.causal") ;;
-    causal) bin=("$build/bin/causal" run --output "$profile" -- "$cache/bin/memcached.causal") ;;
-    waits) bin=("$build/bin/causal" run --waits --output "$profile" -- "$cache/bin/memcached.causal") ;;
+    causal) bin=("$build/bin/causal" run --quiet --output "$profile" -- "$cache/bin/memcached.causal") ;;
+    waits) bin=("$build/bin/causal" run --quiet --waits --output "$profile" -- "$cache/bin/memcached.causal") ;;
     coz) bin=(coz run -o "$profile" --- "$cache/bin/memcached.coz") ;;
   esac
   "${bin[@]}" "${server[@]}" >"$base.stdout" 2>"$base.stderr" &

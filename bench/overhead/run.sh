@@ -104,7 +104,7 @@ run_one() {
   case "$variant" in
     plain) "$bin.plain" "${args[@]}" >"$out" 2>/dev/null || status=$? ;;
     off) CAUSAL_DISABLE=1 "$bin.causal" "${args[@]}" >"$out" 2>/dev/null || status=$? ;;
-    causal) "$build/bin/causal" run --output "$profile" -- "$bin.causal" "${args[@]}" \
+    causal) "$build/bin/causal" run --quiet --output "$profile" -- "$bin.causal" "${args[@]}" \
               >"$out" 2>/dev/null || status=$? ;;
     coz) coz run -o "$profile" --- "$bin.coz" "${args[@]}" >"$out" 2>/dev/null || status=$? ;;
   esac

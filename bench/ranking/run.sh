@@ -71,7 +71,7 @@ for seed in $(seq 1 "$seeds"); do
   profile="$cache/profiles/seed$seed.coz"
   out="$cache/out/seed$seed.txt"
   status=0
-  "${nice_cmd[@]}" "$causal" run --seed "$seed" --output "$profile" -- "$cache/bin/needle.causal" \
+  "${nice_cmd[@]}" "$causal" run --quiet --seed "$seed" --output "$profile" -- "$cache/bin/needle.causal" \
     "$seconds" >"$out" 2>"$cache/out/seed$seed.err" || status=$?
   same=0
   cmp -s "$out" "$cache/out/plain.txt" && same=1

@@ -124,7 +124,7 @@ run_one() {
   start=$(date +%s%N)
   case "$variant" in
     plain) "$bin" "$@" >"$out" 2>"$err" || status=$? ;;
-    causal) "$causal" run --output "$profile" -- "$bin" "$@" >"$out" 2>"$err" || status=$? ;;
+    causal) "$causal" run --quiet --output "$profile" -- "$bin" "$@" >"$out" 2>"$err" || status=$? ;;
     coz) coz run -o "$profile" --- "$bin" "$@" >"$out" 2>"$err" || status=$? ;;
   esac
   end=$(date +%s%N)

@@ -142,7 +142,7 @@ measure() { # variant: prints launch's line
   local v="$1" bin
   bin="$(binary_of "$v")"
   case "$v" in
-    *-causal-run) CAUSAL_OUTPUT=/dev/null "$work/launch" "$runs" "$causal" run --output /dev/null \
+    *-causal-run) CAUSAL_OUTPUT=/dev/null "$work/launch" "$runs" "$causal" run --quiet --output /dev/null \
                     -- "$bin" ;;
     *-causal) CAUSAL_OUTPUT=/dev/null "$work/launch" "$runs" "$bin" ;;
     *-coz-runtime) "$work/launch" "${coz_env[@]}" "$coz_runs" "$bin" ;;

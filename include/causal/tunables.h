@@ -155,6 +155,9 @@
 /* How often the profiler thread looks at the experiment (and integrates the
  * in-flight count of latency points). */
 #define CAUSAL_PROFILER_POLL_NS 1000000ull
+/* The profiler thread's wait while it has nothing to measure (no progress
+ * point yet, or only bounded profiling to watch). */
+#define CAUSAL_PROFILER_IDLE_NS 10000000ull
 /* Stack of the profiler thread. */
 #define CAUSAL_PROFILER_STACK_BYTES (256u * 1024u)
 /* At exit, the longest wait for the profiler thread to record the running
@@ -168,6 +171,11 @@
 #define CAUSAL_DEFAULT_FLUSH_SECONDS 5u
 #define CAUSAL_MAX_FLUSH_SECONDS 86400u
 #define CAUSAL_PART_WAIT_NS 2000000000ull
+/* Bounded profiling (CAUSAL_DURATION_SECONDS, CAUSAL_STOP_FILE): the
+ * longest duration accepted, and how often the profiler thread looks for
+ * the stop file (one access() call). */
+#define CAUSAL_MAX_DURATION_SECONDS 31536000u
+#define CAUSAL_STOP_FILE_POLL_NS 100000000ull
 /* With CAUSAL_VERBOSE, a fixed line (CAUSAL_FIXED_LINE) not found in any
  * image after this long is said once. */
 #define CAUSAL_FIXED_LINE_MISSING_NS 1000000000ull

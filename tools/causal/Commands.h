@@ -56,6 +56,27 @@ std::string settingValue(const Environment &env, const char *variable, const cha
 /// (report::outputProblem, the check of every output option).
 bool outputsProblem(const Environment &env, const std::string &profilePath, const char *command);
 
+// ---- The program as a watched child (RunWatch.cpp) ---------------------------
+/// How `causal run` watches the program it runs as a child.
+struct WatchPlan {
+  std::string profilePath;  // what the run appends to (read from its size at the start)
+  bool statusLine = false;  // a live status line on stderr (a terminal)
+  bool summaryLine = false; // one line at the end
+  bool untilStable = false; // create \p stopFile once the ranking is stable
+  std::string stopFile;     // CAUSAL_STOP_FILE of the program
+  double durationSeconds = 0; // --duration (0: none), for the summary
+};
+/// Runs \p program with \p env added as a child, watching its profile as
+/// \p plan says; signals sent to `causal run` go on to it. Returns its wait
+/// status, or -1 (after saying why) when it could not be started.
+int watchProgram(const Environment &env, const Args &program, const WatchPlan &plan);
+/// Ends `causal run` as the program ended: its exit status, or its signal
+/// raised again (returns 128 + N if that signal does not end the process).
+int exitLikeChild(int status);
+/// The exit status a shell shows for wait status \p status (128 + N for
+/// signal N; 126 for -1).
+int statusNumber(int status);
+
 // ---- Confirmation runs (Confirm.cpp) ----------------------------------------
 
 /// What `causal confirm` (and `causal run --confirm`) do.

@@ -1,9 +1,11 @@
 //===- Run.cpp - `causal run`: run a program with profiling settings ------===//
 //
 // Turns options into the environment variables the runtime reads (one row
-// each in include/causal/settings.def) and execs the program, so the program
-// keeps its pid, its exit status and its signals: `causal run` adds nothing
-// between the shell and the program.
+// each in include/causal/settings.def) and runs the program: as a watched
+// child (RunWatch.cpp: the status line, the summary line, --until-stable),
+// with its exit status and signals passed on, or, with --quiet, by exec, so
+// that the program keeps `causal run`'s pid and nothing stands between the
+// shell and it.
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
@@ -82,6 +84,8 @@ std::string optionSyntax(const SettingInfo &s) {
 bool validValue(const SettingInfo &s, const std::string &value) {
   switch (s.kind) {
   case SettingKind::Number:
+    return anyInteger(value) && std::strtoull(value.c_str(), nullptr, 10) >= s.min &&
+           std::strtoull(value.c_str(), nullptr, 10) <= s.max;
   case SettingKind::Floor:
     return s.min > 0 ? positiveInteger(value) : anyInteger(value);
   case SettingKind::Optional:
@@ -130,6 +134,12 @@ void printUsage(FILE *out) {
                "time for the A/B runs of each line (default 60)");
   std::fprintf(out, "  %-26s %s\n", "--confirm-speedup PERCENT",
                "speedup of the A/B runs' B arm (default 50)");
+  std::fprintf(out, "  %-26s %s\n", "--until-stable",
+               "stop profiling once the ranking is stable (the same line clearly first in 5 "
+               "readings); the profile is written, the program continues (docs/usage.md)");
+  std::fprintf(out, "  %-26s %s\n", "--quiet",
+               "no status line on a terminal, no summary line at the end; the program is "
+               "executed in place of causal run (same pid)");
   std::fprintf(out, "  %-26s %s\n", "--keep-going",
                "run PROGRAM as a child; if it exits with a status other than 0 or is killed "
                "by a signal, warn naming the status and exit 0 (the profile is kept; build "
@@ -233,8 +243,12 @@ int parseSettingOptions(const Args &args, size_t &i, Environment &env, const cha
       return 2;
     }
     if (!match->optionSetsValue() && !validValue(*match, value)) {
+      std::string expected = match->arg;
+      if (match->kind == SettingKind::Number)
+        expected += ", a whole number from " + std::to_string(match->min) + " to " +
+                    std::to_string(match->max);
       std::fprintf(stderr, "causal %s: error: invalid value '%s' for %s (expected %s)\n", command,
-                   value.c_str(), match->option, match->arg);
+                   value.c_str(), match->option, expected.c_str());
       return 2;
     }
     env.emplace_back(match->variable, value);
@@ -295,14 +309,79 @@ bool outputsProblem(const Environment &env, const std::string &profilePath, cons
   return false;
 }
 
+namespace {
+
+/// --duration, --until-stable: refused where a run cut short measures
+/// nothing (after saying why).
+bool boundedProfilingProblem(const Environment &env, bool untilStable) {
+  bool duration =
+      std::strtoull(settingValue(env, CAUSAL_ENV_DURATION, "0").c_str(), nullptr, 10) != 0;
+  auto on = [](const std::string &v) { return v == "1" || v == "yes" || v == "true" || v == "on"; };
+  bool endToEnd = on(settingValue(env, CAUSAL_ENV_END_TO_END, "0"));
+  bool noExperiments = settingValue(env, CAUSAL_ENV_EXPERIMENTS, "1") == "0";
+  if ((duration || untilStable) && endToEnd) {
+    std::fprintf(stderr,
+                 "causal run: error: %s does not go with --end-to-end: the end of the run is "
+                 "its progress point, a run cut short measures nothing\n",
+                 untilStable ? "--until-stable" : "--duration");
+    return true;
+  }
+  if (untilStable && noExperiments) {
+    std::fprintf(stderr, "causal run: error: --until-stable needs experiments (a ranking); "
+                         "--no-experiments runs none\n");
+    return true;
+  }
+  return false;
+}
+
+/// A private directory for --until-stable's stop file ("" after saying why).
+std::string makeStopDirectory() {
+  const char *tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/causal-run.XXXXXX";
+  std::vector<char> name(pattern.begin(), pattern.end());
+  name.push_back(0);
+  if (!mkdtemp(name.data())) {
+    std::fprintf(stderr,
+                 "causal run: error: cannot create a directory in %s for --until-stable: %s\n",
+                 tmp && *tmp ? tmp : "/tmp", std::strerror(errno));
+    return {};
+  }
+  return name.data();
+}
+
+/// Becomes the program (--quiet): same pid, same signals, same status.
+int execProgram(const Environment &env, const Args &program) {
+  std::vector<char *> argv;
+  for (const std::string &word : program)
+    argv.push_back(const_cast<char *>(word.c_str()));
+  argv.push_back(nullptr);
+  unsetenv(CAUSAL_ENV_DISABLE);
+  for (auto &[name, value] : env)
+    setenv(name.c_str(), value.c_str(), 1);
+  execvp(argv[0], argv.data());
+  int err = errno;
+  std::fprintf(stderr, "causal run: error: cannot execute '%s': %s\n", argv[0], std::strerror(err));
+  return err == ENOENT ? 127 : 126;
+}
+
+} // namespace
+
 int runCommand(const Args &args) {
   Environment env;
   ConfirmPlan confirm;
-  bool confirming = false, keepGoing = false;
+  bool confirming = false, keepGoing = false, quiet = false, untilStable = false;
   auto own = [&](const Args &args, size_t &i) {
     const std::string &arg = args[i];
     if (arg == "--keep-going") {
       keepGoing = true;
+      return kOptionTaken;
+    }
+    if (arg == "--quiet") {
+      quiet = true;
+      return kOptionTaken;
+    }
+    if (arg == "--until-stable") {
+      untilStable = true;
       return kOptionTaken;
     }
     if (arg == "--confirm" || arg.rfind("--confirm=", 0) == 0) {
@@ -331,44 +410,61 @@ int runCommand(const Args &args) {
     std::fprintf(stderr, "causal run: error: --keep-going does not go with --confirm\n");
     return 2;
   }
+  if (boundedProfilingProblem(env, untilStable))
+    return 2;
+  if (confirming && endToEndProblem(env, "run"))
+    return 2;
+
+  WatchPlan watch;
+  watch.profilePath = output;
+  watch.statusLine = !quiet && isatty(STDERR_FILENO);
+  watch.summaryLine = !quiet;
+  watch.untilStable = untilStable;
+  watch.durationSeconds =
+      double(std::strtoull(settingValue(env, CAUSAL_ENV_DURATION, "0").c_str(), nullptr, 10));
+  if (!watch.statusLine && !watch.summaryLine && !untilStable && !keepGoing && !confirming)
+    return execProgram(env, program);
+
+  // The status line and --until-stable read the profile as it grows: the
+  // program writes its parts every second unless told otherwise.
+  if ((watch.statusLine || untilStable) && settingValue(env, CAUSAL_ENV_FLUSH_SECONDS, "").empty())
+    env.emplace_back(CAUSAL_ENV_FLUSH_SECONDS, "1");
+  std::string stopDirectory;
+  if (untilStable) {
+    stopDirectory = makeStopDirectory();
+    if (stopDirectory.empty())
+      return 1;
+    watch.stopFile = stopDirectory + "/stop";
+    env.emplace_back(CAUSAL_ENV_STOP_FILE, watch.stopFile);
+  }
+  int status = watchProgram(env, program, watch);
+  if (!stopDirectory.empty()) {
+    unlink(watch.stopFile.c_str());
+    rmdir(stopDirectory.c_str());
+  }
+  if (status < 0)
+    return 126;
+  int number = statusNumber(status);
   if (keepGoing) {
-    // The program runs as a child so that its status can be told and
-    // replaced: a failing program still leaves its profile.
-    int status = runProgram(env, program, "run");
-    if (status == 126 || status == 127)
-      return status; // could not run it at all: runProgram said why
-    if (status != 0)
+    // A failing program still leaves its profile.
+    if (number == 126 || number == 127)
+      return number; // could not run it at all: the child said why
+    if (number != 0)
       std::fprintf(stderr,
                    "causal run: warning: the program %s; its profile is kept (--keep-going)\n",
-                   describeStatus(status).c_str());
+                   describeStatus(number).c_str());
     return 0;
   }
   if (confirming) {
-    if (endToEndProblem(env, "run"))
-      return 2;
-    // The profiling run, then the confirmation runs: the program runs as a
-    // child, several times, so `causal run` cannot simply become it.
-    int status = runProgram(env, program, "run");
-    if (status != 0) {
+    // The profiling run, then the confirmation runs.
+    if (number != 0) {
       std::fprintf(stderr, "causal run: the program %s; no confirmation runs\n",
-                   describeStatus(status).c_str());
-      return status;
+                   describeStatus(number).c_str());
+      return number;
     }
     return confirmLines(output, confirm, env, program, "run");
   }
-
-  std::vector<char *> argv;
-  for (const std::string &word : program)
-    argv.push_back(const_cast<char *>(word.c_str()));
-  argv.push_back(nullptr);
-  unsetenv(CAUSAL_ENV_DISABLE);
-  for (auto &[name, value] : env)
-    setenv(name.c_str(), value.c_str(), 1);
-
-  execvp(argv[0], argv.data());
-  int err = errno;
-  std::fprintf(stderr, "causal run: error: cannot execute '%s': %s\n", argv[0], std::strerror(err));
-  return err == ENOENT ? 127 : 126;
+  return exitLikeChild(status);
 }
 
 } // namespace causal
