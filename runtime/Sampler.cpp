@@ -248,7 +248,7 @@ int moveFdHigh(int fd) {
   int high = fcntl(fd, F_DUPFD_CLOEXEC, int(base));
   if (high < 0)
     return fd;
-  close(fd);
+  ownClose(fd);
   return high;
 }
 
@@ -298,7 +298,7 @@ int startPerf(ThreadState *state) {
   void *ring = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (ring == MAP_FAILED) {
     int error = errno;
-    close(fd);
+    ownClose(fd);
     return error;
   }
   // F_SETSIG before O_ASYNC: the default SIGIO would terminate the program.
@@ -308,14 +308,14 @@ int startPerf(ThreadState *state) {
       flags < 0 || fcntl(fd, F_SETFL, flags | O_ASYNC) != 0) {
     int error = errno;
     munmap(ring, bytes);
-    close(fd);
+    ownClose(fd);
     return error;
   }
   struct stat st;
   if (fstat(fd, &st) != 0) {
     int error = errno;
     munmap(ring, bytes);
-    close(fd);
+    ownClose(fd);
     return error;
   }
   state->perf_fd = fd;
@@ -329,7 +329,7 @@ int startPerf(ThreadState *state) {
     int error = errno;
     state->kind = SamplerKind::None;
     munmap(ring, bytes);
-    close(fd);
+    ownClose(fd);
     state->perf_fd = -1;
     state->ring = nullptr;
     return error;
@@ -369,7 +369,7 @@ void readParanoid(char *buffer, size_t size) {
   if (fd < 0)
     return;
   ssize_t n = ownRead(fd, buffer, size - 1);
-  close(fd);
+  ownClose(fd);
   if (n <= 0)
     return;
   while (n > 0 && (buffer[n - 1] == '\n' || buffer[n - 1] == ' '))
@@ -527,7 +527,7 @@ void stopThreadSampling(ThreadState *state) {
     g_setup.modules->endRead();
     state->in_handler = 0;
     if (owned)
-      close(state->perf_fd);
+      ownClose(state->perf_fd);
     // Unmapping the ring releases the counter if the program closed our
     // descriptor.
     munmap(state->ring, state->ring_bytes);
@@ -567,7 +567,7 @@ void forgetInheritedSampler(ThreadState *state) {
   if (!state)
     return;
   if (ownsPerfFd(state))
-    close(state->perf_fd); // the parent's counter; its ring is not mapped here
+    ownClose(state->perf_fd); // the parent's counter; its ring is not mapped here
   state->perf_fd = -1;
   state->ring = nullptr; // perf mappings are not copied into the child
   state->ring_bytes = 0;

@@ -167,6 +167,10 @@
  * two; two objects that share a slot overwrite each other's wakers; each
  * slot keeps an object's last runtime/WakerTable.h kWakeHistory wakes). */
 #define CAUSAL_WAITS_WAKER_SLOTS 4096u
+/* Descriptor numbers below this have a generation (4 bytes each), counted up
+ * when the number is closed, so that a reused number gets new waker keys
+ * (runtime/hooks/Descriptors.cpp). */
+#define CAUSAL_WAITS_TRACKED_FDS 16384u
 /* Distinct texts (lines, thread names) one run can define (a power of two);
  * beyond, records name no text (id 0). */
 #define CAUSAL_WAITS_STRING_SLOTS 16384u
