@@ -200,7 +200,7 @@ int appendProfileSignalSafe(const char *path, const ModuleRegistry &registry,
   SignalSafeWriter out(fd);
   writeRun(out, registry, block);
   out.flush(true);
-  close(fd);
+  ownClose(fd);
   return out.error();
 }
 
@@ -235,7 +235,7 @@ int appendToFile(const char *path, const char *data, size_t size, size_t max_chu
     data += n;
     size -= size_t(n);
   }
-  if (close(fd) != 0 && !error && errno != EINTR)
+  if (ownClose(fd) != 0 && !error && errno != EINTR)
     error = errno;
   return error;
 }

@@ -322,7 +322,7 @@ void giveFdToReserve() { g_runtime_fds.fetch_sub(1, std::memory_order_acq_rel); 
 // that is not possible: the runtime never keeps a descriptor below it.
 int moveFdHigh(int fd) {
   int high = fcntl(fd, F_DUPFD_CLOEXEC, int(fdRoom().floor));
-  close(fd);
+  ownClose(fd);
   return high;
 }
 
@@ -411,7 +411,7 @@ int startPerf(ThreadState *state) {
   void *ring = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (ring == MAP_FAILED) {
     int error = errno;
-    close(fd);
+    ownClose(fd);
     return error;
   }
   // F_SETSIG before O_ASYNC: the default SIGIO would terminate the program.
@@ -421,14 +421,14 @@ int startPerf(ThreadState *state) {
       flags < 0 || fcntl(fd, F_SETFL, flags | O_ASYNC) != 0) {
     int error = errno;
     munmap(ring, bytes);
-    close(fd);
+    ownClose(fd);
     return error;
   }
   struct stat st;
   if (fstat(fd, &st) != 0) {
     int error = errno;
     munmap(ring, bytes);
-    close(fd);
+    ownClose(fd);
     return error;
   }
   state->perf_fd = fd;
@@ -445,7 +445,7 @@ int startPerf(ThreadState *state) {
     int error = errno;
     state->kind = SamplerKind::None;
     munmap(ring, bytes);
-    close(fd);
+    ownClose(fd);
     state->perf_fd = -1;
     state->ring = nullptr;
     return error;
@@ -487,7 +487,7 @@ void readParanoid(char *buffer, size_t size) {
   if (fd < 0)
     return;
   ssize_t n = ownRead(fd, buffer, size - 1);
-  close(fd);
+  ownClose(fd);
   if (n <= 0)
     return;
   while (n > 0 && (buffer[n - 1] == '\n' || buffer[n - 1] == ' '))
@@ -570,7 +570,7 @@ bool openAboveDescriptorFloor(uint32_t needed, void (*open_descriptors)(void *),
     return false;
   g_runtime_fds.fetch_add(needed);
   g_kept_fds += needed;
-  int holder = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  int holder = ownOpen("/dev/null", O_RDONLY | O_CLOEXEC);
   if (holder < 0)
     return false;
   int held[CAUSAL_FD_FLOOR_MAX];
@@ -582,16 +582,16 @@ bool openAboveDescriptorFloor(uint32_t needed, void (*open_descriptors)(void *),
     if (fd < 0)
       break;
     if (uint64_t(fd) >= room.floor) {
-      close(fd);
+      ownClose(fd);
       break;
     }
     held[count++] = fd;
   }
   open_descriptors(arg);
   for (uint32_t i = 0; i < count; ++i)
-    close(held[i]);
+    ownClose(held[i]);
   if (uint64_t(holder) >= room.floor)
-    close(holder);
+    ownClose(holder);
   return true;
 }
 
@@ -799,7 +799,7 @@ void stopThreadSampling(ThreadState *state) {
     g_setup.modules->endRead();
     state->in_handler = 0;
     if (owned)
-      close(state->perf_fd);
+      ownClose(state->perf_fd);
     // Unmapping the ring releases the counter if the program closed our
     // descriptor.
     munmap(state->ring, state->ring_bytes);
@@ -854,7 +854,7 @@ void forgetInheritedSampler(ThreadState *state) {
   if (!state)
     return;
   if (ownsPerfFd(state))
-    close(state->perf_fd); // the parent's counter; its ring is not mapped here
+    ownClose(state->perf_fd); // the parent's counter; its ring is not mapped here
   state->perf_fd = -1;
   state->ring = nullptr; // perf mappings are not copied into the child
   state->ring_bytes = 0;

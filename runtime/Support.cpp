@@ -59,13 +59,14 @@ ssize_t ownRead(int fd, void *buffer, size_t size) {
 ssize_t ownWrite(int fd, const void *data, size_t size) {
   return withErrno(rawSyscall(SYS_write, fd, long(data), long(size)));
 }
+int ownClose(int fd) { return int(withErrno(rawSyscall(SYS_close, fd))); }
 
 bool readSmallFile(const char *path, char *buffer, size_t size) {
   int fd = ownOpen(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return false;
   ssize_t n = ownRead(fd, buffer, size - 1);
-  close(fd);
+  ownClose(fd);
   if (n <= 0)
     return false;
   buffer[n] = 0;

@@ -36,12 +36,13 @@ inline long rawSyscall(long number, long a1 = 0, long a2 = 0, long a3 = 0, long 
   return result;
 }
 
-/// open(2), read(2) and write(2) made directly: the runtime hooks them
-/// (runtime/hooks/, for --waits) and its own I/O never enters its hooks.
+/// open(2), read(2), write(2) and close(2) made directly: the runtime hooks
+/// them (runtime/hooks/, for --waits) and its own I/O never enters its hooks.
 /// -1 and errno on failure, as the C library's. Signal-safe.
 int ownOpen(const char *path, int flags, unsigned mode = 0);
 ssize_t ownRead(int fd, void *buffer, size_t size);
 ssize_t ownWrite(int fd, const void *data, size_t size);
+int ownClose(int fd);
 
 /// Sleeps about |ns| on CLOCK_MONOTONIC with a direct system call; returns
 /// early if a signal handler runs (then false). Signal-safe, leaves errno

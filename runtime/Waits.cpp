@@ -296,7 +296,7 @@ void stageEpisodes(WaitBuffer *buffer) {
     out.waker_line = callLineString(raw.waker_pc);
     out.kind = raw.kind;
     out.end = raw.end;
-    out.reserved = 0;
+    out.flags = raw.flags;
   }
   uint32_t n = count - first;
   char *at = stageChunk(wf::ChunkType::Episodes, 8 + size_t(n) * sizeof(wf::Episode));
@@ -429,6 +429,7 @@ void waitsThreadBegins(ThreadState *state, uint32_t parent_tid, uint64_t start_r
   buffer->busy = 0;
   buffer->ended = false;
   buffer->spin_object = 0;
+  buffer->woken_object = buffer->previous_woken = 0;
   __atomic_store_n(&state->waits, buffer, __ATOMIC_RELEASE);
 }
 
@@ -532,15 +533,17 @@ WaitBuffer *recordingBuffer(ThreadState *state, uint64_t caller) {
   WaitBuffer *buffer = state->waits;
   if (!buffer || buffer->ended || g_runtime_code.contains(uintptr_t(caller)))
     return nullptr;
+  buffer->previous_woken = buffer->woken_object;
+  buffer->woken_object = 0;
   return buffer;
 }
 
-void appendEpisode(WaitBuffer *buffer, const RawEpisode &episode) {
+bool appendEpisode(WaitBuffer *buffer, const RawEpisode &episode) {
   if (episode.end_ns - episode.start_ns < CAUSAL_WAITS_MIN_EPISODE_NS)
-    return;
+    return false;
   if (buffer->busy) { // a signal handler's hook while this thread records
     buffer->dropped.fetch_add(1, std::memory_order_relaxed);
-    return;
+    return false;
   }
   buffer->busy = 1;
   uint32_t count = buffer->count.load(std::memory_order_relaxed);
@@ -548,7 +551,7 @@ void appendEpisode(WaitBuffer *buffer, const RawEpisode &episode) {
     if (!writeOutFull(buffer)) {
       buffer->dropped.fetch_add(1, std::memory_order_relaxed);
       buffer->busy = 0;
-      return;
+      return false;
     }
     count = 0;
   }
@@ -556,6 +559,7 @@ void appendEpisode(WaitBuffer *buffer, const RawEpisode &episode) {
   buffer->blocked_ns += episode.end_ns - episode.start_ns;
   buffer->count.store(count + 1, std::memory_order_release);
   buffer->busy = 0;
+  return true;
 }
 
 uint32_t waitsTid() {
@@ -565,7 +569,10 @@ uint32_t waitsTid() {
   return uint32_t(rawSyscall(SYS_gettid));
 }
 
-void recordWake(uint64_t key, uint64_t caller) {
+void recordWake(uint64_t key, uint64_t caller, bool progress) {
+  ThreadState *state = tls_thread;
+  if (progress && state && state->waits) // a hooked call between two waits
+    state->waits->woken_object = 0;
   WakeRecord record;
   record.object = key;
   record.pc = caller;
@@ -578,7 +585,16 @@ void recordWake(uint64_t key, uint64_t caller) {
 // caller's own (it unlocked, then was preempted in its next lock, or another
 // thread's wake was not recorded), nothing is known.
 bool lookupWake(uint64_t key, WakeRecord *record) {
-  return g_wakers.lookup(key, record) && record->tid != waitsTid();
+  return g_wakers.lookupLast(key, waitsTid(), record);
+}
+
+bool lookupFirstWaker(uint64_t key, uint64_t since_ns, uint32_t *waker, uint64_t *waker_pc) {
+  WakeRecord record;
+  if (!g_wakers.lookupFirstSince(key, since_ns, waitsTid(), &record))
+    return false;
+  *waker = record.tid;
+  *waker_pc = record.pc;
+  return true;
 }
 
 bool lookupWaker(uint64_t key, uint32_t *waker, uint64_t *waker_pc) {

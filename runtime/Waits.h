@@ -75,7 +75,7 @@ struct RawEpisode {
   uint32_t waker;    // tid or wf::PseudoThread
   uint8_t kind;      // wf::WaitKind
   uint8_t end;       // wf::WaitEnd
-  uint16_t unused;
+  uint16_t flags;    // wf::EpisodeFlags
 };
 static_assert(sizeof(RawEpisode) == 48, "the memory bound in docs/waits.md counts 48 bytes");
 
@@ -96,6 +96,8 @@ struct WaitBuffer {
   uint64_t spin_object;          // CAUSAL_SPIN_BEGIN's object (0: not spinning)
   uint64_t spin_start_ns;
   uint64_t spin_pc;
+  uint64_t woken_object;   // its last hooked call was a woken wait on it, recorded (0: not)
+  uint64_t previous_woken; // woken_object when the current hooked call began
   RawEpisode episodes[CAUSAL_WAITS_BUFFER_EPISODES];
 };
 
@@ -134,14 +136,34 @@ void waitsBeforeUnload();
 /// The calling thread's buffer if it records now: a program thread, not in
 /// the runtime's signal handler, |caller| not in the runtime's own code.
 WaitBuffer *recordingBuffer(ThreadState *state, uint64_t caller);
-/// Appends |episode| (if it lasted at least CAUSAL_WAITS_MIN_EPISODE_NS).
-void appendEpisode(WaitBuffer *buffer, const RawEpisode &episode);
-/// A waking call on |key| by the calling thread from |caller|.
-void recordWake(uint64_t key, uint64_t caller);
-/// Who last woke |key|: fills |waker| and |waker_pc|; false if unknown.
+/// Appends |episode| (if it lasted at least CAUSAL_WAITS_MIN_EPISODE_NS);
+/// false if it did not.
+bool appendEpisode(WaitBuffer *buffer, const RawEpisode &episode);
+/// A waking call on |key| by the calling thread from |caller|. |progress|:
+/// false for the unlock inside a condition wait, which does not end a run of
+/// false wake-ups.
+void recordWake(uint64_t key, uint64_t caller, bool progress = true);
+/// Who last woke |key| (a lock, a semaphore, a barrier: whoever released it
+/// last): fills |waker| and |waker_pc|; false if unknown.
 bool lookupWaker(uint64_t key, uint32_t *waker, uint64_t *waker_pc);
 /// The same, with the time of the waking call.
 bool lookupWake(uint64_t key, WakeRecord *record);
+/// Who first woke |key| at or after |since_ns| (a condition or futex wait
+/// begun then: the signal that ended it, not a later one); false if unknown.
+bool lookupFirstWaker(uint64_t key, uint64_t since_ns, uint32_t *waker, uint64_t *waker_pc);
+
+// False wake-ups (wf::kEpisodeRewait): a condition or futex wait that was
+// woken and recorded sets WaitBuffer::woken_object; every hooked call of the
+// thread clears it (recordingBuffer, recordWake), so a wait whose
+// previous_woken is its own object made no progress since that wake-up.
+
+/// wf::kEpisodeRewait if the current call of |buffer|'s thread follows a
+/// woken wait on |key| with no hooked call in between, else 0.
+inline uint16_t rewaitFlag(const WaitBuffer *buffer, uint64_t key) {
+  return key != 0 && buffer->previous_woken == key ? uint16_t(wf::kEpisodeRewait) : 0;
+}
+/// A condition or futex wait on |key| was woken and recorded.
+inline void noteWokenWait(WaitBuffer *buffer, uint64_t key) { buffer->woken_object = key; }
 /// The calling thread's tid (cached in its buffer when it has one).
 uint32_t waitsTid();
 

@@ -1,20 +1,23 @@
-//===- runtime/WakerTable.h - The last waking call on each object ---------===//
+//===- runtime/WakerTable.h - The recent waking calls on each object ------===//
 //
 // For `--waits` (runtime/Waits.cpp): a thread about to wake others (unlock,
 // signal, broadcast, post, barrier arrival, thread exit, a write to a pipe)
 // records itself against the object; a thread whose wait on that object
-// returns reads who it was. Direct-mapped, fixed size, lock-free: a slot is
-// written under a sequence count (odd while written), a writer that finds the
-// slot being written gives up rather than wait (it may be a signal handler
-// that interrupted the other writer), and a reader that sees the count move
-// finds nothing. Two objects that share a slot overwrite each other: the
-// reader checks the object. Constant-initialized; async-signal-safe.
+// returns reads who it was. Each object keeps its last kWakeHistory waking
+// calls, oldest first, so that a waiter can take either the last wake before
+// it returned (a lock: whoever released it last) or the first wake after its
+// wait began (a condition: the signal or broadcast that ended the wait, not a
+// later broadcast that found it already woken). A SeqlockTable: fixed size,
+// lock-free, async-signal-safe; two objects that share a slot overwrite each
+// other, and the object that takes a slot over from another starts a history
+// with its earlier wakes unknown.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CAUSAL_RUNTIME_WAKERTABLE_H
 #define CAUSAL_RUNTIME_WAKERTABLE_H
 
-#include <atomic>
+#include "SeqlockTable.h"
+
 #include <stdint.h>
 
 namespace causal::rt {
@@ -27,67 +30,89 @@ struct WakeRecord {
   uint32_t tid = 0;
 };
 
-template <uint32_t Slots> class WakerTable {
-  static_assert(Slots && (Slots & (Slots - 1)) == 0, "a power of two");
+/// The waking calls kept per object.
+inline constexpr uint32_t kWakeHistory = 4;
 
+/// One object's recent waking calls.
+struct WakeHistory {
+  struct Wake {
+    uint64_t pc;
+    uint64_t time_ns;
+    uint32_t tid;
+    uint32_t unused;
+  };
+  uint64_t count;   // wakes recorded since the object took the slot
+  uint64_t lost_ns; // the latest time of a wake no longer kept (0: none)
+  Wake wakes[kWakeHistory];
+};
+
+template <uint32_t Slots> class WakerTable {
 public:
-  /// Records |record| as the last waking call on its object. False when the
-  /// slot was being written by another call (nothing recorded).
+  /// Records |record| as the latest waking call on its object. False when
+  /// the slot was being written by another call (nothing recorded).
   bool record(const WakeRecord &record) {
-    Slot &slot = slots_[indexOf(record.object)];
-    uint32_t seq = slot.seq.load(std::memory_order_relaxed);
-    if ((seq & 1) || !slot.seq.compare_exchange_strong(seq, seq + 1, std::memory_order_acquire,
-                                                       std::memory_order_relaxed))
+    return table_.update(record.object, [&](WakeHistory &history, SlotHeld held) {
+      if (held == SlotHeld::OtherKey) // its earlier wakes may have been overwritten
+        history.lost_ns = record.time_ns ? record.time_ns - 1 : 0;
+      WakeHistory::Wake &slot = history.wakes[history.count % kWakeHistory];
+      if (history.count >= kWakeHistory)
+        history.lost_ns = slot.time_ns;
+      slot.pc = record.pc;
+      slot.time_ns = record.time_ns;
+      slot.tid = record.tid;
+      slot.unused = 0;
+      ++history.count;
+    });
+  }
+
+  /// The last waking call recorded on |object| (a wait that returns: whoever
+  /// woke it last), unless it was |self|'s (a thread is never its own waker).
+  bool lookupLast(uint64_t object, uint32_t self, WakeRecord *out) const {
+    WakeHistory history;
+    if (!table_.lookup(object, &history) || history.count == 0)
       return false;
-    std::atomic_thread_fence(std::memory_order_release);
-    slot.object.store(record.object, std::memory_order_relaxed);
-    slot.pc.store(record.pc, std::memory_order_relaxed);
-    slot.time_ns.store(record.time_ns, std::memory_order_relaxed);
-    slot.tid.store(record.tid, std::memory_order_relaxed);
-    slot.seq.store(seq + 2, std::memory_order_release);
+    const WakeHistory::Wake &last = history.wakes[(history.count - 1) % kWakeHistory];
+    if (last.tid == self)
+      return false;
+    fill(object, last, out);
     return true;
   }
 
-  /// The last waking call recorded on |object|, if its slot still holds it
-  /// and was not being written.
-  bool lookup(uint64_t object, WakeRecord *out) const {
-    const Slot &slot = slots_[indexOf(object)];
-    uint32_t before = slot.seq.load(std::memory_order_acquire);
-    if (before & 1)
+  /// The first waking call recorded on |object| at or after |since_ns| (the
+  /// one that ended a wait begun then), if it is still kept: false when a
+  /// wake that may have been it is no longer kept, or when it is |self|'s.
+  bool lookupFirstSince(uint64_t object, uint64_t since_ns, uint32_t self, WakeRecord *out) const {
+    WakeHistory history;
+    if (!table_.lookup(object, &history) || history.count == 0 || history.lost_ns >= since_ns)
       return false;
-    WakeRecord found;
-    found.object = slot.object.load(std::memory_order_relaxed);
-    found.pc = slot.pc.load(std::memory_order_relaxed);
-    found.time_ns = slot.time_ns.load(std::memory_order_relaxed);
-    found.tid = slot.tid.load(std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_acquire);
-    if (slot.seq.load(std::memory_order_relaxed) != before || before == 0 || found.object != object)
-      return false;
-    *out = found;
-    return true;
+    uint64_t kept = history.count < kWakeHistory ? history.count : kWakeHistory;
+    for (uint64_t i = history.count - kept; i < history.count; ++i) {
+      const WakeHistory::Wake &wake = history.wakes[i % kWakeHistory];
+      if (wake.time_ns < since_ns)
+        continue;
+      if (wake.tid == self)
+        return false;
+      fill(object, wake, out);
+      return true;
+    }
+    return false;
   }
 
   /// Forgets every record (fork child: the wakers were the parent's threads).
-  void clear() {
-    for (Slot &slot : slots_) {
-      slot.seq.store(0, std::memory_order_relaxed);
-      slot.object.store(0, std::memory_order_relaxed);
-    }
-  }
+  void clear() { table_.clear(); }
 
   static uint32_t indexOf(uint64_t object) {
-    return uint32_t((object * 0x9e3779b97f4a7c15ull) >> 40) & (Slots - 1);
+    return SeqlockTable<WakeHistory, Slots>::indexOf(object);
   }
 
 private:
-  struct Slot {
-    std::atomic<uint32_t> seq{0};
-    std::atomic<uint32_t> tid{0};
-    std::atomic<uint64_t> object{0};
-    std::atomic<uint64_t> pc{0};
-    std::atomic<uint64_t> time_ns{0};
-  };
-  Slot slots_[Slots];
+  static void fill(uint64_t object, const WakeHistory::Wake &wake, WakeRecord *out) {
+    out->object = object;
+    out->pc = wake.pc;
+    out->time_ns = wake.time_ns;
+    out->tid = wake.tid;
+  }
+  SeqlockTable<WakeHistory, Slots> table_;
 };
 
 } // namespace causal::rt

@@ -199,9 +199,14 @@
 /* Blocking calls that return sooner than this are not recorded: an
  * uncontended lock, a read served from the page cache. */
 #define CAUSAL_WAITS_MIN_EPISODE_NS 1000ull
-/* Slots of the table of last waking calls, keyed by object (a power of two;
- * two objects that share a slot overwrite each other's waker). */
+/* Slots of the table of recent waking calls, keyed by object (a power of
+ * two; two objects that share a slot overwrite each other's wakers; each
+ * slot keeps an object's last runtime/WakerTable.h kWakeHistory wakes). */
 #define CAUSAL_WAITS_WAKER_SLOTS 4096u
+/* Descriptor numbers below this have a generation (4 bytes each), counted up
+ * when the number is closed, so that a reused number gets new waker keys
+ * (runtime/hooks/Descriptors.cpp). */
+#define CAUSAL_WAITS_TRACKED_FDS 16384u
 /* Distinct texts (lines, thread names) one run can define (a power of two);
  * beyond, records name no text (id 0). */
 #define CAUSAL_WAITS_STRING_SLOTS 16384u
@@ -216,10 +221,12 @@
  * runtime's start-up, microseconds apart; 2 s leaves room for a slow start. */
 #define CAUSAL_WAITS_RUN_MATCH_SLACK_NS 2000000000ull
 
-/* A false wake-up: a thread woken from a condition variable or futex that
- * waits again on the same object within this gap (it found its condition
- * false and made no progress). Re-checking a predicate and re-entering the
- * wait takes a few microseconds; real work between two waits takes longer. */
+/* A false wake-up in a format 1 sidecar (whose recorder did not mark
+ * re-waits, waits_format.h's kEpisodeRewait): a thread woken from a condition
+ * variable or futex that waits again on the same object within this gap (it
+ * found its condition false and made no progress). Re-checking a predicate
+ * and re-entering the wait takes a few microseconds when the thread is not
+ * preempted; real work between two waits takes longer. */
 #define CAUSAL_WAITS_FALSE_WAKEUP_GAP_NS 20000ull /* 20 us */
 
 /* A background thread (wPerf section 3.3): sleeps (timer waits) take at least

@@ -35,7 +35,7 @@ namespace causal::waits_format {
 /// "CAUSALW" and a NUL.
 inline constexpr char kMagic[8] = {'C', 'A', 'U', 'S', 'A', 'L', 'W', '\0'};
 /// Bumped with every change to a layout below; a reader refuses newer majors.
-inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kVersion = 2; // 2: Episode::flags
 /// The sidecar's name: the profile's name with this appended.
 inline constexpr const char *kSuffix = ".waits";
 
@@ -147,7 +147,16 @@ struct Episode {
   uint32_t waker_line; // String id: the line of the waking call (0: unknown)
   uint8_t kind;        // WaitKind
   uint8_t end;         // WaitEnd
-  uint16_t reserved;
+  uint16_t flags;      // EpisodeFlags bits (0 from recorders before they existed)
+};
+
+/// Episode::flags.
+enum EpisodeFlags : uint16_t {
+  /// A wait on a condition or futex that the thread began right after a wait
+  /// on the same object that was woken, with no other hooked call in between
+  /// (no unlock, no wake, no I/O): that wake-up made no progress (a false
+  /// wake-up; the analysis fuses the two waits).
+  kEpisodeRewait = 1,
 };
 
 struct RunEnd {

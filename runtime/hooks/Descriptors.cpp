@@ -10,6 +10,7 @@
 #include "Descriptors.h"
 
 #include "HookCore.h"
+#include "SeqlockTable.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -21,62 +22,29 @@
 namespace causal::rt::hooks {
 namespace {
 
-// A direct-mapped table from a 64-bit key to two values, written under a
-// sequence count as the waker table is (WakerTable.h): a writer that finds
-// the slot being written gives up, a reader that sees the count move finds
-// nothing, keys that share a slot overwrite each other.
-template <uint32_t Slots> class KeyTable {
-  static_assert(Slots && (Slots & (Slots - 1)) == 0, "a power of two");
-
-public:
-  void put(uint64_t key, uint64_t first, uint64_t second) {
-    Slot &slot = slots_[indexOf(key)];
-    uint32_t seq = slot.seq.load(std::memory_order_relaxed);
-    if ((seq & 1) || !slot.seq.compare_exchange_strong(seq, seq + 1, std::memory_order_acquire,
-                                                       std::memory_order_relaxed))
-      return;
-    std::atomic_thread_fence(std::memory_order_release);
-    slot.key.store(key, std::memory_order_relaxed);
-    slot.first.store(first, std::memory_order_relaxed);
-    slot.second.store(second, std::memory_order_relaxed);
-    slot.seq.store(seq + 2, std::memory_order_release);
-  }
-  bool get(uint64_t key, uint64_t *first, uint64_t *second) const {
-    const Slot &slot = slots_[indexOf(key)];
-    uint32_t before = slot.seq.load(std::memory_order_acquire);
-    if ((before & 1) || before == 0)
-      return false;
-    uint64_t found = slot.key.load(std::memory_order_relaxed);
-    uint64_t a = slot.first.load(std::memory_order_relaxed);
-    uint64_t b = slot.second.load(std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_acquire);
-    if (slot.seq.load(std::memory_order_relaxed) != before || found != key)
-      return false;
-    *first = a;
-    if (second)
-      *second = b;
-    return true;
-  }
-
-private:
-  static uint32_t indexOf(uint64_t key) {
-    return uint32_t((key * 0x9e3779b97f4a7c15ull) >> 40) & (Slots - 1);
-  }
-  struct Slot {
-    std::atomic<uint32_t> seq{0};
-    std::atomic<uint64_t> key{0};
-    std::atomic<uint64_t> first{0};
-    std::atomic<uint64_t> second{0};
-  };
-  Slot slots_[Slots];
-};
-
+// The descriptors' tables (SeqlockTable.h: keys that share a slot
+// overwrite each other, a writer that finds its slot being written gives up).
 // Socket inode -> its socketpair() peer's inode.
-KeyTable<1024> g_socket_pairs;
-// hash(epfd, event data) -> the descriptor.
-KeyTable<4096> g_epoll_targets;
-// hash(fd, dev, inode) of a socket -> its flow (incoming, outgoing).
-KeyTable<4096> g_socket_flows;
+SeqlockTable<uint64_t, 1024> g_socket_pairs;
+// hash(epfd, its generation, event data) -> the descriptor.
+SeqlockTable<uint64_t, 4096> g_epoll_targets;
+// hash(fd, its generation, dev, inode) of a socket -> its flow.
+struct CachedFlow {
+  uint64_t incoming, outgoing;
+};
+SeqlockTable<CachedFlow, 4096> g_socket_flows;
+
+// How many times each descriptor number below CAUSAL_WAITS_TRACKED_FDS was
+// closed (close, or dup2/dup3 onto it): a number the program reuses gets new
+// keys, so that nothing cached or recorded for what it was before (an
+// eventfd's writers, a socket's flow, an epoll instance's registrations)
+// applies to what it is now. Higher numbers have no generation.
+std::atomic<uint32_t> g_fd_generation[CAUSAL_WAITS_TRACKED_FDS];
+uint64_t generationOf(int fd) {
+  return fd >= 0 && fd < int(CAUSAL_WAITS_TRACKED_FDS)
+             ? g_fd_generation[fd].load(std::memory_order_relaxed)
+             : 0;
+}
 
 uint64_t mix(uint64_t h, uint64_t v) {
   h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
@@ -113,9 +81,13 @@ bool socketAddress(long call, int fd, struct sockaddr_storage *a) {
 DescriptorFlow socketFlow(int fd, const struct stat &st) {
   DescriptorFlow flow;
   flow.socket = true;
-  uint64_t cache_key = mix(mix(uint64_t(fd), st.st_dev), st.st_ino);
-  if (g_socket_flows.get(cache_key, &flow.incoming, &flow.outgoing))
+  uint64_t cache_key = mix(mix(mix(uint64_t(fd), generationOf(fd)), st.st_dev), st.st_ino);
+  CachedFlow cached;
+  if (g_socket_flows.lookup(cache_key, &cached)) {
+    flow.incoming = cached.incoming;
+    flow.outgoing = cached.outgoing;
     return flow;
+  }
   struct sockaddr_storage local, peer;
   if (!socketAddress(SYS_getsockname, fd, &local))
     return flow;
@@ -127,15 +99,17 @@ DescriptorFlow socketFlow(int fd, const struct stat &st) {
   } else if (local.ss_family == AF_UNIX) {
     flow.incoming = flowKey(mix(kSeedUnix, st.st_ino));
     uint64_t peer_ino = 0;
-    if (g_socket_pairs.get(st.st_ino, &peer_ino, nullptr))
+    if (g_socket_pairs.lookup(st.st_ino, &peer_ino))
       flow.outgoing = flowKey(mix(kSeedUnix, peer_ino));
   }
   if (flow.incoming) // not before connect() or accept() gave it a peer
-    g_socket_flows.put(cache_key, flow.incoming, flow.outgoing);
+    g_socket_flows.put(cache_key, CachedFlow{flow.incoming, flow.outgoing});
   return flow;
 }
 
-uint64_t epollKey(int epfd, uint64_t data) { return mix(mix(0xe9011ull, uint64_t(epfd)), data); }
+uint64_t epollKey(int epfd, uint64_t data) {
+  return mix(mix(mix(0xe9011ull, uint64_t(epfd)), generationOf(epfd)), data);
+}
 
 } // namespace
 
@@ -149,7 +123,7 @@ DescriptorFlow describeFlow(int fd, const struct stat &st) {
     flow = socketFlow(fd, st);
     break;
   case 0: // an anonymous inode: eventfd, timerfd, signalfd
-    flow.incoming = flow.outgoing = flowKey(mix(kSeedAnon, uint64_t(fd)));
+    flow.incoming = flow.outgoing = flowKey(mix(mix(kSeedAnon, uint64_t(fd)), generationOf(fd)));
     break;
   default: // files and devices: their waits end by the device, not a thread
     break;
@@ -170,17 +144,22 @@ void rememberSocketPair(int first, int second) {
   if (rawSyscall(SYS_fstat, first, reinterpret_cast<long>(&a)) != 0 ||
       rawSyscall(SYS_fstat, second, reinterpret_cast<long>(&b)) != 0)
     return;
-  g_socket_pairs.put(a.st_ino, b.st_ino, 0);
-  g_socket_pairs.put(b.st_ino, a.st_ino, 0);
+  g_socket_pairs.put(a.st_ino, b.st_ino);
+  g_socket_pairs.put(b.st_ino, a.st_ino);
 }
 
 void rememberEpollTarget(int epfd, uint64_t data, int fd) {
-  g_epoll_targets.put(epollKey(epfd, data), uint64_t(fd), 0);
+  g_epoll_targets.put(epollKey(epfd, data), uint64_t(fd));
 }
 
 int epollTarget(int epfd, uint64_t data) {
   uint64_t fd;
-  return g_epoll_targets.get(epollKey(epfd, data), &fd, nullptr) ? int(fd) : -1;
+  return g_epoll_targets.lookup(epollKey(epfd, data), &fd) ? int(fd) : -1;
+}
+
+void forgetDescriptor(int fd) {
+  if (fd >= 0 && fd < int(CAUSAL_WAITS_TRACKED_FDS))
+    g_fd_generation[fd].fetch_add(1, std::memory_order_relaxed);
 }
 
 void ReadyDescriptors::add(int fd) {
@@ -227,6 +206,27 @@ CAUSAL_FORWARD int socketpairHook(uint64_t, int domain, int type, int protocol, 
   return r;
 }
 
+// A descriptor's number is forgotten before it is freed: whatever reuses it
+// next is a new descriptor (forgetDescriptor). Not a wait.
+CAUSAL_FORWARD int closeHook(uint64_t, int fd) {
+  plainCall();
+  if (waitsRecorded(wf::WaitKind::FileIo))
+    forgetDescriptor(fd);
+  return REAL(close)(fd);
+}
+CAUSAL_FORWARD int dup2Hook(uint64_t, int fd, int target) {
+  plainCall();
+  if (waitsRecorded(wf::WaitKind::FileIo) && fd != target)
+    forgetDescriptor(target);
+  return REAL(dup2)(fd, target);
+}
+CAUSAL_FORWARD int dup3Hook(uint64_t, int fd, int target, int flags) {
+  plainCall();
+  if (waitsRecorded(wf::WaitKind::FileIo) && fd != target)
+    forgetDescriptor(target);
+  return REAL(dup3)(fd, target, flags);
+}
+
 CAUSAL_FORWARD int epoll_ctlHook(uint64_t, int epfd, int op, int fd, struct epoll_event *event) {
   plainCall();
   int r = REAL(epoll_ctl)(epfd, op, fd, event);
@@ -261,15 +261,16 @@ inline bool takesModeArgument(int flags) {
   return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
 }
 
-CAUSAL_FORWARD int openHook(uint64_t caller, int dir, const char *path, int flags, mode_t mode) {
-  OpenAt real = realOpenAt();
+// An open of any entry point (|open| calls the real one), recorded as I/O on
+// the descriptor it returns.
+template <typename Open> CAUSAL_FORWARD int recordedOpen(uint64_t caller, Open open) {
   if (__builtin_expect(!waitsRecorded(wf::WaitKind::FileIo), 1))
-    return real(dir, path, flags, mode);
+    return open();
   WaitBuffer *buffer = recordingBuffer(tls_thread, caller);
   if (!buffer)
-    return real(dir, path, flags, mode);
+    return open();
   uint64_t start = monotonicNs();
-  int fd = real(dir, path, flags, mode);
+  int fd = open();
   uint64_t end = monotonicNs();
   if (end - start < CAUSAL_WAITS_MIN_EPISODE_NS)
     return fd;
@@ -293,6 +294,26 @@ CAUSAL_FORWARD int openHook(uint64_t caller, int dir, const char *path, int flag
   appendEpisode(buffer, episode);
   errno = saved;
   return fd;
+}
+
+CAUSAL_FORWARD int openHook(uint64_t caller, int dir, const char *path, int flags, mode_t mode) {
+  OpenAt real = realOpenAt();
+  return recordedOpen(caller, [&] { return real(dir, path, flags, mode); });
+}
+
+// _FORTIFY_SOURCE's checked opens (an open without a mode, whose flags the
+// compiler could not see): the real ones check the flags and open.
+CAUSAL_FORWARD int __open_2Hook(uint64_t caller, const char *path, int flags) {
+  return recordedOpen(caller, [&] { return REAL(__open_2)(path, flags); });
+}
+CAUSAL_FORWARD int __open64_2Hook(uint64_t caller, const char *path, int flags) {
+  return recordedOpen(caller, [&] { return REAL(__open64_2)(path, flags); });
+}
+CAUSAL_FORWARD int __openat_2Hook(uint64_t caller, int dir, const char *path, int flags) {
+  return recordedOpen(caller, [&] { return REAL(__openat_2)(dir, path, flags); });
+}
+CAUSAL_FORWARD int __openat64_2Hook(uint64_t caller, int dir, const char *path, int flags) {
+  return recordedOpen(caller, [&] { return REAL(__openat64_2)(dir, path, flags); });
 }
 
 } // namespace causal::rt::hooks

@@ -13,7 +13,9 @@
 //   * an eventfd, timerfd or signalfd (anonymous inodes, which share one inode
 //     number): the descriptor's number in the process.
 // A socket's addresses are read once per descriptor and cached, checked
-// against the inode. Readiness waits by epoll learn which descriptor an event
+// against the inode. Closing a descriptor (close, dup2, dup3) forgets what
+// was known of its number: the keys of a number include how many times it
+// was closed. Readiness waits by epoll learn which descriptor an event
 // is for from epoll_ctl's hook (the event's data to the descriptor).
 // Async-signal-safe: raw system calls and fixed, lock-free tables.
 //
@@ -47,6 +49,9 @@ void rememberSocketPair(int first, int second);
 void rememberEpollTarget(int epfd, uint64_t data, int fd);
 /// The descriptor of an event of |epfd| carrying |data|, or -1.
 int epollTarget(int epfd, uint64_t data);
+/// |fd| is being closed (or replaced by dup2/dup3): the descriptor that
+/// reuses its number gets new keys (below CAUSAL_WAITS_TRACKED_FDS).
+void forgetDescriptor(int fd);
 
 /// The last program thread that delivered data to one of the ready
 /// descriptors of a wait that ran from |start_ns| to |end_ns|: the latest

@@ -323,14 +323,32 @@ inline Second secondOf(First, Second second, Rest...) {
   return second;
 }
 
-/// The episode of a blocking call that returned: woken by the last waker of
-/// |key|, its own timer, or failed.
+/// Waits that a wake-up may leave with their condition still false: their
+/// waker is the first wake of the object after the wait began (the one that
+/// ended it), and a wait begun right after one of them was woken, on the same
+/// object, is a re-wait (wf::kEpisodeRewait).
+constexpr bool mayWakeFalsely(wf::WaitKind kind) {
+  return kind == wf::WaitKind::CondVar || kind == wf::WaitKind::Futex;
+}
+
+/// The waker of a wait on |key| from |start| that returned woken: for a
+/// condition or a futex the first wake since it began, for the others (a
+/// lock, a semaphore, a barrier, a join) the last one, who released it.
+inline bool wakerOf(wf::WaitKind kind, uint64_t key, uint64_t start, uint32_t *waker,
+                    uint64_t *waker_pc) {
+  return mayWakeFalsely(kind) ? lookupFirstWaker(key, start, waker, waker_pc)
+                              : lookupWaker(key, waker, waker_pc);
+}
+
+/// The episode of a blocking call that returned: woken by the waker of
+/// |key| (wakerOf), its own timer, or failed.
 template <wf::WaitKind Kind>
 void noteBlockingEpisode(WaitBuffer *buffer, uint64_t start, uint64_t end, uint64_t caller,
                          uint64_t key, bool woken, bool timed_out) {
   if (end - start < CAUSAL_WAITS_MIN_EPISODE_NS)
     return;
   RawEpisode episode = {};
+  episode.flags = rewaitFlag(buffer, key);
   episode.start_ns = start;
   episode.end_ns = end;
   episode.pc = caller;
@@ -342,13 +360,14 @@ void noteBlockingEpisode(WaitBuffer *buffer, uint64_t start, uint64_t end, uint6
     episode.waker = wf::kPseudoTimer;
   } else if (woken) {
     episode.end = uint8_t(wf::WaitEnd::Woken);
-    lookupWaker(key, &episode.waker, &episode.waker_pc);
+    wakerOf(Kind, key, start, &episode.waker, &episode.waker_pc);
   } else {
     episode.end = uint8_t(wf::WaitEnd::Failed);
   }
   if (Kind == wf::WaitKind::Join) // the joined thread, if known
     episode.object = wf::isPseudoThread(episode.waker) ? 0 : episode.waker;
-  appendEpisode(buffer, episode);
+  if (appendEpisode(buffer, episode) && woken && mayWakeFalsely(Kind))
+    noteWokenWait(buffer, key);
 }
 
 /// For the custom hooks (sleeps, waits for readiness, futexes): the episode
@@ -368,6 +387,8 @@ struct EpisodeScope {
     if (__builtin_expect(buffer != nullptr, 0)) {
       int saved = errno;
       RawEpisode episode = {};
+      if (mayWakeFalsely(kind))
+        episode.flags = rewaitFlag(buffer, object);
       episode.start_ns = start;
       episode.end_ns = monotonicNs();
       episode.object = object;
@@ -376,7 +397,9 @@ struct EpisodeScope {
       episode.waker = waker;
       episode.kind = uint8_t(kind);
       episode.end = uint8_t(how);
-      appendEpisode(buffer, episode);
+      if (appendEpisode(buffer, episode) && how == wf::WaitEnd::Woken && mayWakeFalsely(kind) &&
+          object)
+        noteWokenWait(buffer, object);
       buffer = nullptr;
       errno = saved;
     }
@@ -437,8 +460,8 @@ template <typename Outcome, wf::WaitKind Kind, bool WakesSecond> struct WakingTh
     beforeWaking(); // a condition wait unlocks its mutex; the last arrival wakes the others
     if (waitsRecorded(Kind)) {
       uint64_t caller = uint64_t(__builtin_return_address(0));
-      if constexpr (WakesSecond)
-        recordWake(waitKey<wf::WaitKind::Mutex>(secondOf(args...)), caller);
+      if constexpr (WakesSecond) // not progress: a false wake-up's re-wait unlocks too
+        recordWake(waitKey<wf::WaitKind::Mutex>(secondOf(args...)), caller, false);
       else
         recordWake(waitKey<Kind>(firstOf(args...)), caller);
       return recordedBlockingCall<Outcome, Kind, Real>(caller, args...);

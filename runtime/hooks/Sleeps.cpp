@@ -378,7 +378,7 @@ CAUSAL_FORWARD long syscallHook(uint64_t caller, long number, const long a[6]) {
     uint64_t waker_pc = 0;
     if (r < 0 && errno == ETIMEDOUT)
       episode.end(wf::WaitEnd::TimedOut, wf::kPseudoTimer, word);
-    else if (r >= 0 && word && lookupWaker(word, &waker, &waker_pc))
+    else if (r >= 0 && word && wakerOf(wf::WaitKind::Futex, word, episode.start, &waker, &waker_pc))
       episode.end(wf::WaitEnd::Woken, waker, word, waker_pc);
     else
       episode.end(r >= 0 ? wf::WaitEnd::Woken : wf::WaitEnd::Failed, wf::kPseudoUnknown, word);

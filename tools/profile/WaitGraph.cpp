@@ -107,6 +107,15 @@ public:
     topLines = options.topLines ? options.topLines : size_t(CAUSAL_WAITS_TOP_LINES);
   }
 
+  /// |next| is a wait begun again without progress after |woken|: the
+  /// recorder says so (format 2: no hooked call between them); a format 1
+  /// sidecar says nothing of it, so its gap is the rule.
+  bool rewaits(const WaitEpisode &woken, const WaitEpisode &next) const {
+    if (waits.version >= 2)
+      return next.flags & wf::kEpisodeRewait;
+    return double(next.startNs - woken.endNs) <= gapNs;
+  }
+
   void build() {
     out.runs = waits.runs.size();
     for (size_t r = 0; r < waits.runs.size(); ++r)
@@ -278,10 +287,10 @@ private:
                         first->line, first->wakerLine};
         while (i + 1 < list.size()) {
           const WaitEpisode *current = list[i], *next = list[i + 1];
-          bool isFalse =
-              mayWakeFalsely(current->kind) && current->end == uint8_t(wf::WaitEnd::Woken) &&
-              next->kind == current->kind && next->object == current->object &&
-              next->startNs >= current->endNs && double(next->startNs - current->endNs) <= gapNs;
+          bool isFalse = mayWakeFalsely(current->kind) &&
+                         current->end == uint8_t(wf::WaitEnd::Woken) &&
+                         next->kind == current->kind && next->object == current->object &&
+                         next->startNs >= current->endNs && rewaits(*current, *next);
           if (!isFalse)
             break;
           EdgeBuild &e = edgeOf(vertexOf(tid), vertexOf(current->waker));

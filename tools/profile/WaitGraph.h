@@ -10,7 +10,7 @@
 //  * edge A->B: the time A waited for B, raised by cascaded re-distribution:
 //    while A waits for B and B itself waits for C, that overlap is added to
 //    B->C as well (recursively); false wake-ups (woken from a condition
-//    variable or futex, waiting again on the same object at once) are fused
+//    variable or futex, waiting again on the same object with no progress) are fused
 //    with the wait that follows, so the false waker gets no weight;
 //  * an I/O pseudo-thread (disk, network) waits for the threads that use it
 //    while it is idle: its idle time is shared among them by the time each
@@ -94,7 +94,7 @@ struct WaitKnot {
 
 struct WaitAnalysisOptions {
   bool mergeRoles = false;
-  double falseWakeupGapNs = -1; // -1: the tunable
+  double falseWakeupGapNs = -1; // format 1 sidecars' rule; -1: the tunable
   double minEdgeShare = 0;      // refinement also stops when the lightest edge outweighs this
   size_t topLines = 0;          // 0: the tunable
 };

@@ -52,6 +52,7 @@ public:
                   "written in format version " + std::to_string(header.version) +
                       ", newer than this reader's " + std::to_string(wf::kVersion) +
                       ": read it with the causal that recorded it");
+    out.version = header.version;
     if (header.header_size < sizeof(wf::FileHeader) || header.header_size > bytes.size())
       return fail(error, 12, "header size " + std::to_string(header.header_size) + " is wrong");
     uint64_t at = header.header_size;
@@ -248,6 +249,7 @@ private:
         episode.wakerLine = record.waker_line;
         episode.kind = record.kind;
         episode.end = record.end;
+        episode.flags = record.flags;
         if (record.start_ns < run->startNs)
           ++episodesBeforeStart[run - out.runs.data()];
         seeTime(*run, record.end_ns);

@@ -47,6 +47,7 @@ struct WaitEpisode {
   uint64_t object = 0;
   uint32_t line = 0, wakerLine = 0; // ids into WaitRun::strings (0: none)
   uint8_t kind = 0, end = 0;        // waits_format::WaitKind, WaitEnd
+  uint16_t flags = 0;               // waits_format::EpisodeFlags (format 2)
 };
 
 struct WaitRun {
@@ -72,6 +73,7 @@ struct WaitRun {
 
 struct WaitsFile {
   std::string path;
+  uint32_t version = 0; // the format version of its header
   std::vector<WaitRun> runs;
   std::vector<std::string> warnings; // "path: message"
 };

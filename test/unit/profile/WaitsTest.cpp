@@ -257,22 +257,26 @@ TEST(WaitGraph, W3BarrierChargesTheLongestSleeper) {
 // ---- W4: a broadcast to waiters that wait again at once --------------------
 //
 // Ten windows of 100 ms. In each, X1 and X2 wait on condition 0xC0; the
-// broadcaster wakes them every 1 ms for nothing (they wait again 5 us later),
-// 98 times; the producer really wakes them at +99 ms; they work 1 ms.
-// Fused: one 99 ms wait per window on the producer: X->producer 990 ms,
-// X->broadcaster 0 (with 980 false wake-ups on it).
-std::string broadcast() {
-  WaitsWriter w;
+// broadcaster wakes them every 1 ms for nothing (they wait again |gapMs|
+// later, 5 us unless preempted), 98 times; the producer really wakes them at
+// +99 ms; they work 1 ms. Fused: one 99 ms wait per window on the producer:
+// X->producer 990 ms, X->broadcaster 0 (with 980 false wake-ups on it).
+// Format 2 sidecars mark the re-waits (kEpisodeRewait) when |marked|;
+// format 1 ones cannot.
+std::string broadcast(uint32_t version = wf::kVersion, double gapMs = 0.005, bool marked = true) {
+  WaitsWriter w(version);
   w.begin(kRun, 0);
   for (uint32_t tid : {41u, 42u}) {
     std::vector<wf::Episode> list;
     for (int window = 0; window < 10; ++window) {
       double t = 100.0 * window;
       for (int j = 0; j < 99; ++j) {
-        double start = t + j + (j ? 0.005 : 0);
+        double start = t + j + (j ? gapMs : 0);
         uint32_t waker = j < 98 ? 43 : 44;
         list.push_back(w.episode(kRun, ms(start), ms(t + j + 1), waker, wf::WaitKind::CondVar,
                                  "wait.c:7", j < 98 ? "bcast.c:3" : "produce.c:9", 0xC0));
+        if (j && marked && version >= 2)
+          list.back().flags = wf::kEpisodeRewait;
       }
     }
     w.episodes(kRun, tid, list);
@@ -293,12 +297,37 @@ TEST(WaitGraph, W4FalseWakeupsMakeNoEdge) {
   ASSERT_TRUE(e);
   EXPECT_EQ(e->falseWakeups, 10u * 98);
 
-  // The same waits without fusing (a gap of 0): the broadcaster gets them.
+  // Format 1 (no marks): the gap says it; without fusing (a gap of 0) the
+  // broadcaster gets the waits.
+  WaitAnalysis old = analyze(broadcast(1));
+  EXPECT_EQ(weightMs(old, "waiter [41]", "broadcaster [43]"), 0);
+  EXPECT_EQ(old.falseWakeups, 2u * 10 * 98);
   WaitAnalysisOptions options;
   options.falseWakeupGapNs = 0;
-  WaitAnalysis unfused = analyze(broadcast(), options);
+  WaitAnalysis unfused = analyze(broadcast(1), options);
   EXPECT_GT(weightMs(unfused, "waiter [41]", "broadcaster [43]"), 900);
   EXPECT_EQ(unfused.falseWakeups, 0u);
+}
+
+// Preempted waiters re-wait 0.3 ms after each false wake-up, more than any
+// gap would allow: the recorder's marks still fuse them (format 2: one wait
+// of 99 ms per window, its gaps included), the gap of a format 1 sidecar
+// does not (per window, 1 ms and 97 waits of 0.7 ms on the broadcaster).
+TEST(WaitGraph, W4MarkedRewaitsAreFusedWhateverTheGap) {
+  WaitAnalysis a = analyze(broadcast(wf::kVersion, 0.3));
+  EXPECT_EQ(weightMs(a, "waiter [41]", "broadcaster [43]"), 0);
+  EXPECT_NEAR(weightMs(a, "waiter [41]", "producer [44]"), 990, 0.1);
+  EXPECT_EQ(a.falseWakeups, 2u * 10 * 98);
+  WaitAnalysis old = analyze(broadcast(1, 0.3));
+  EXPECT_NEAR(weightMs(old, "waiter [41]", "broadcaster [43]"), 10 * (1 + 97 * 0.7), 0.1);
+}
+
+// Waits 5 us apart without the mark: the thread made progress between them
+// (an unlock, a wake, I/O): not false, however short the gap.
+TEST(WaitGraph, W4UnmarkedWaitsAreNotFusedInFormat2) {
+  WaitAnalysis a = analyze(broadcast(wf::kVersion, 0.005, false));
+  EXPECT_EQ(a.falseWakeups, 0u);
+  EXPECT_GT(weightMs(a, "waiter [41]", "broadcaster [43]"), 900);
 }
 
 // ---- W5: a heartbeat thread that sleeps ------------------------------------

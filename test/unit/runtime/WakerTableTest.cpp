@@ -1,4 +1,4 @@
-//===- WakerTableTest.cpp - The last waking call per object (--waits) -----===//
+//===- WakerTableTest.cpp - The recent waking calls per object (--waits) --===//
 
 #include "WakerTable.h"
 
@@ -14,6 +14,7 @@ namespace {
 
 using causal::rt::WakeRecord;
 using Table = causal::rt::WakerTable<64>;
+constexpr uint32_t kNobody = 0; // the looking thread, in lookups where it never woke
 
 WakeRecord wake(uint64_t object, uint32_t tid, uint64_t pc, uint64_t time) {
   WakeRecord record;
@@ -34,8 +35,8 @@ uint64_t collidingWith(uint64_t object) {
 TEST(WakerTable, UnknownObjectHasNoWaker) {
   auto table = std::make_unique<Table>();
   WakeRecord found;
-  EXPECT_FALSE(table->lookup(0x1000, &found));
-  EXPECT_FALSE(table->lookup(0, &found)) << "an empty slot must not match object 0";
+  EXPECT_FALSE(table->lookupLast(0x1000, kNobody, &found));
+  EXPECT_FALSE(table->lookupLast(0, kNobody, &found)) << "an empty slot must not match object 0";
 }
 
 TEST(WakerTable, LookupReturnsTheLastRecordOfTheObject) {
@@ -43,7 +44,7 @@ TEST(WakerTable, LookupReturnsTheLastRecordOfTheObject) {
   ASSERT_TRUE(table->record(wake(0x1000, 7, 0x400123, 55)));
   ASSERT_TRUE(table->record(wake(0x1000, 9, 0x400456, 66)));
   WakeRecord found;
-  ASSERT_TRUE(table->lookup(0x1000, &found));
+  ASSERT_TRUE(table->lookupLast(0x1000, kNobody, &found));
   EXPECT_EQ(found.tid, 9u);
   EXPECT_EQ(found.pc, 0x400456u);
   EXPECT_EQ(found.time_ns, 66u);
@@ -55,11 +56,76 @@ TEST(WakerTable, ObjectsSharingASlotOverwriteEachOtherAndAreNotConfused) {
   uint64_t first = 0x2000, second = collidingWith(first);
   ASSERT_TRUE(table->record(wake(first, 1, 0x10, 1)));
   WakeRecord found;
-  EXPECT_FALSE(table->lookup(second, &found)) << "the slot holds another object";
+  EXPECT_FALSE(table->lookupLast(second, kNobody, &found)) << "the slot holds another object";
   ASSERT_TRUE(table->record(wake(second, 2, 0x20, 2)));
-  EXPECT_FALSE(table->lookup(first, &found)) << "overwritten";
-  ASSERT_TRUE(table->lookup(second, &found));
+  EXPECT_FALSE(table->lookupLast(first, kNobody, &found)) << "overwritten";
+  ASSERT_TRUE(table->lookupLast(second, kNobody, &found));
   EXPECT_EQ(found.tid, 2u);
+}
+
+TEST(WakerTable, AThreadIsNeverItsOwnWaker) {
+  auto table = std::make_unique<Table>();
+  ASSERT_TRUE(table->record(wake(0x1000, 7, 0x10, 10)));
+  WakeRecord found;
+  EXPECT_FALSE(table->lookupLast(0x1000, 7, &found));
+  EXPECT_TRUE(table->lookupLast(0x1000, 8, &found));
+  EXPECT_FALSE(table->lookupFirstSince(0x1000, 5, 7, &found));
+}
+
+// A condition waited on from time 100: a broadcaster wakes it at 90 (before
+// the wait), the producer at 120 (the wake that ended it), the broadcaster
+// again at 130 and 140 (the waiter was already woken). The wait's waker is
+// the producer; the last wake is the broadcaster's.
+TEST(WakerTable, FirstWakeSinceAWaitBeganIsTheOneThatEndedIt) {
+  auto table = std::make_unique<Table>();
+  ASSERT_TRUE(table->record(wake(0xC0, 43, 0xb1, 90)));
+  ASSERT_TRUE(table->record(wake(0xC0, 44, 0xa1, 120)));
+  ASSERT_TRUE(table->record(wake(0xC0, 43, 0xb1, 130)));
+  ASSERT_TRUE(table->record(wake(0xC0, 43, 0xb1, 140)));
+  WakeRecord found;
+  ASSERT_TRUE(table->lookupFirstSince(0xC0, 100, kNobody, &found));
+  EXPECT_EQ(found.tid, 44u);
+  EXPECT_EQ(found.pc, 0xa1u);
+  EXPECT_EQ(found.time_ns, 120u);
+  ASSERT_TRUE(table->lookupLast(0xC0, kNobody, &found));
+  EXPECT_EQ(found.tid, 43u);
+  EXPECT_EQ(found.time_ns, 140u);
+  ASSERT_TRUE(table->lookupFirstSince(0xC0, 125, kNobody, &found));
+  EXPECT_EQ(found.time_ns, 130u);
+  EXPECT_FALSE(table->lookupFirstSince(0xC0, 141, kNobody, &found)) << "no wake since";
+
+  // An object's first wake ever, in an empty slot: nothing earlier was lost.
+  ASSERT_TRUE(table->record(wake(0xD0, 45, 0xc1, 50)));
+  ASSERT_TRUE(table->lookupFirstSince(0xD0, 40, kNobody, &found));
+  EXPECT_EQ(found.tid, 45u);
+}
+
+// When more wakes followed than the history keeps, the first one since the
+// wait began may be gone: nothing rather than a later waker.
+TEST(WakerTable, AFirstWakeNoLongerKeptIsUnknown) {
+  auto table = std::make_unique<Table>();
+  for (uint64_t time = 10; time <= 10 * (causal::rt::kWakeHistory + 2); time += 10)
+    ASSERT_TRUE(table->record(wake(0xC0, uint32_t(time), time, time)));
+  WakeRecord found;
+  EXPECT_FALSE(table->lookupFirstSince(0xC0, 15, kNobody, &found)) << "the wake at 20 is gone";
+  uint64_t oldest_kept = 10 * 3;
+  ASSERT_TRUE(table->lookupFirstSince(0xC0, oldest_kept, kNobody, &found))
+      << "the wakes from " << oldest_kept << " on are kept, and the one before came earlier";
+  EXPECT_EQ(found.time_ns, oldest_kept);
+}
+
+// An object whose slot another object took over starts again: its earlier
+// wakes are unknown, so a wait begun before the take-over has no waker.
+TEST(WakerTable, AnObjectTakingASlotOverKnowsNoEarlierWake) {
+  auto table = std::make_unique<Table>();
+  uint64_t first = 0x2000, second = collidingWith(first);
+  ASSERT_TRUE(table->record(wake(first, 1, 0x10, 10)));
+  ASSERT_TRUE(table->record(wake(second, 2, 0x20, 20)));
+  ASSERT_TRUE(table->record(wake(first, 3, 0x30, 30)));
+  WakeRecord found;
+  EXPECT_FALSE(table->lookupFirstSince(first, 5, kNobody, &found));
+  ASSERT_TRUE(table->lookupFirstSince(first, 30, kNobody, &found));
+  EXPECT_EQ(found.tid, 3u);
 }
 
 TEST(WakerTable, ClearForgetsEverything) {
@@ -67,7 +133,7 @@ TEST(WakerTable, ClearForgetsEverything) {
   ASSERT_TRUE(table->record(wake(0x3000, 3, 0x30, 3)));
   table->clear();
   WakeRecord found;
-  EXPECT_FALSE(table->lookup(0x3000, &found));
+  EXPECT_FALSE(table->lookupLast(0x3000, kNobody, &found));
 }
 
 // Writers on several threads and a reader on one object: whatever the reader
@@ -93,7 +159,7 @@ TEST(WakerTable, ConcurrentRecordsAreNeverTorn) {
   for (uint64_t i = 0;
        (found_count < 10000 || i < 1000000) && std::chrono::steady_clock::now() < deadline; ++i) {
     WakeRecord found;
-    if (!table->lookup(kObject, &found))
+    if (!table->lookupLast(kObject, kNobody, &found))
       continue;
     ++found_count;
     if (found.pc != found.tid * 0x1111ull || found.time_ns != found.tid * 0x2222ull ||

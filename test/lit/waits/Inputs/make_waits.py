@@ -15,7 +15,7 @@ Scenarios:
   two-runs      the pipeline recorded twice (two runs appended)
   other-binary  the pipeline, but the profile's run started 1000 s earlier
   truncated     the pipeline cut in the middle of a chunk
-  newer         version 2 in the header
+  newer         version 3 in the header
   badmagic      not a sidecar
   unknown-chunk a chunk of type 99 before the episodes
   no-runend     the pipeline without its RunEnd (the process died)
@@ -126,7 +126,7 @@ def build(scenario):
     """Returns (sidecar bytes, profile startup time)."""
     startup = REALTIME
     if scenario == "newer":
-        s = Sidecar(version=2)
+        s = Sidecar(version=3)
         pipeline(s)
         return bytes(s.data), startup
     s = Sidecar()

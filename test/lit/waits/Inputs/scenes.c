@@ -18,6 +18,14 @@
 //            or epoll (the event's data a pointer, not the descriptor), then
 //            reads; or 64 KB written before it starts are read in blocking mode
 //            (bulk) or non-blocking mode (bulk-nonblocking)
+//   reuse    an eventfd that "oldwriter" wrote is closed; a new eventfd gets
+//            its number, and main waits for it until "newwriter" writes it
+//            20 ms later with a direct system call, which no hook sees: the
+//            wait's waker is unknown, not the old descriptor's writer
+//   openfifo PATH  main opens the FIFOs PATH.1 with open() and PATH.2 with
+//            openat(), for reading, with flags the compiler cannot see (with
+//            _FORTIFY_SOURCE, gcc calls __open_2 and __openat_2); "opener"
+//            opens each for writing 20 ms later
 // Each prints what it did and exits with status 5 (the program's own).
 #define _GNU_SOURCE
 #include <causal/causal.h>
@@ -36,6 +44,7 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -230,6 +239,77 @@ static void *channelSender(void *arg) {
   return 0;
 }
 
+// ---- reuse
+static int reuse_fd = -1;
+static void *oldWriter(void *arg) {
+  (void)arg;
+  pthread_setname_np(pthread_self(), "oldwriter");
+  uint64_t one = 1;
+  ssize_t n = write(reuse_fd, &one, sizeof one); // REUSE_OLD_WRITE_LINE
+  (void)n;
+  return 0;
+}
+static void *newWriter(void *arg) {
+  (void)arg;
+  pthread_setname_np(pthread_self(), "newwriter");
+  spinFor(20 * 1000 * 1000);
+  uint64_t one = 1;
+  syscall(SYS_write, reuse_fd, &one, sizeof one); // not a hook: no waker known
+  return 0;
+}
+static int reuseScene(void) {
+  reuse_fd = eventfd(0, 0);
+  int old_number = reuse_fd;
+  pthread_t t;
+  pthread_create(&t, 0, oldWriter, 0);
+  pthread_join(t, 0);
+  uint64_t value;
+  if (read(reuse_fd, &value, sizeof value) != sizeof value)
+    return -1;
+  close(reuse_fd);
+  reuse_fd = eventfd(0, 0);
+  printf("reuse: same number %s\n", reuse_fd == old_number ? "yes" : "no");
+  pthread_create(&t, 0, newWriter, 0);
+  ssize_t n = read(reuse_fd, &value, sizeof value); // REUSE_READ_LINE
+  pthread_join(t, 0);
+  close(reuse_fd);
+  return n == sizeof value ? 0 : -1;
+}
+
+// ---- openfifo
+static char fifo_paths[2][4096];
+static void *fifoOpener(void *arg) {
+  (void)arg;
+  pthread_setname_np(pthread_self(), "opener");
+  for (int i = 0; i < 2; ++i) {
+    spinFor(20 * 1000 * 1000);
+    int fd = open(fifo_paths[i], O_WRONLY);
+    if (fd >= 0)
+      close(fd);
+  }
+  return 0;
+}
+static int openFifoScene(const char *path) {
+  for (int i = 0; i < 2; ++i) {
+    snprintf(fifo_paths[i], sizeof fifo_paths[i], "%s.%d", path, i + 1);
+    unlink(fifo_paths[i]);
+    if (mkfifo(fifo_paths[i], 0600) != 0)
+      return -1;
+  }
+  static volatile int read_only = O_RDONLY; // flags the compiler cannot see
+  pthread_t t;
+  pthread_create(&t, 0, fifoOpener, 0);
+  int first = open(fifo_paths[0], read_only);                // OPEN_LINE
+  int second = openat(AT_FDCWD, fifo_paths[1], read_only); // OPENAT_LINE
+  pthread_join(t, 0);
+  printf("opened %s\n", first >= 0 && second >= 0 ? "both" : "not both");
+  close(first);
+  close(second);
+  unlink(fifo_paths[0]);
+  unlink(fifo_paths[1]);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *scene = argc > 1 ? argv[1] : "";
   pthread_t a, b, p[3];
@@ -311,6 +391,12 @@ int main(int argc, char **argv) {
     int status = 0;
     waitpid(pid, &status, 0);
     usleep(20 * 1000); // PARENT_SLEEP_LINE
+  } else if (!strcmp(scene, "reuse")) {
+    if (reuseScene() != 0)
+      return 1;
+  } else if (!strcmp(scene, "openfifo") && argc > 2) {
+    if (openFifoScene(argv[2]) != 0)
+      return 1;
   } else {
     fprintf(stderr, "unknown scene '%s'\n", scene);
     return 2;
