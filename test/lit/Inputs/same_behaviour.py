@@ -12,6 +12,10 @@ fails unless both print the same standard output and exit the same way.
   --nofile N         run both with a limit of N open descriptors (ulimit -n N)
   --stderr-may-differ  a difference in stderr is a note, not a failure (the
                      profiler says why it cannot do something)
+  --stderr FILE      write the profiled run's stderr to FILE for the test to
+                     check (implies --stderr-may-differ)
+  --echo             on success, print the program's stdout first (for the
+                     test to check what the program said)
 
 Core dumps are off in both runs (RLIMIT_CORE 0). The exit status compared is
 the signal number for a run a signal ended (Python's -N).
@@ -33,7 +37,8 @@ def run(command, env, options):
         if options["signal"] not in (None, signal.SIGKILL, signal.SIGSTOP):
             signal.signal(options["signal"], signal.SIG_DFL)
         if options["nofile"] is not None:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (options["nofile"], options["nofile"]))
+            hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+            resource.setrlimit(resource.RLIMIT_NOFILE, (options["nofile"], hard))
     if options["signal"] is None:
         result = subprocess.run(command, env=env, capture_output=True, timeout=600,
                                 preexec_fn=limits)
@@ -53,7 +58,8 @@ def run(command, env, options):
 
 def main(argv):
     env_extra = {}
-    options = {"signal": None, "after": 0.2, "nofile": None, "stderr_may_differ": False}
+    options = {"signal": None, "after": 0.2, "nofile": None, "stderr_may_differ": False,
+               "stderr": None, "echo": False}
     args = argv[1:]
     while args and args[0].startswith("--") and args[0] != "--":
         if args[0] == "--env":
@@ -69,6 +75,13 @@ def main(argv):
             options["stderr_may_differ"] = True
             args = args[1:]
             continue
+        elif args[0] == "--echo":
+            options["echo"] = True
+            args = args[1:]
+            continue
+        elif args[0] == "--stderr":
+            options["stderr"] = args[1]
+            options["stderr_may_differ"] = True
         else:
             sys.stderr.write("same_behaviour: unknown option %s\n%s" % (args[0], __doc__))
             return 2
@@ -82,6 +95,9 @@ def main(argv):
     env.update(env_extra)
     a_status, a_out, a_err = run([profiled] + prog_args, env, options)
     b_status, b_out, b_err = run([plain] + prog_args, dict(os.environ), options)
+    if options["stderr"]:
+        with open(options["stderr"], "wb") as f:
+            f.write(a_err)
     ok = True
     if a_status != b_status:
         sys.stderr.write("exit status differs: profiled %d, plain %d\n" % (a_status, b_status))
@@ -90,12 +106,14 @@ def main(argv):
         sys.stderr.write("stdout differs:\n--- profiled\n%s--- plain\n%s" %
                          (a_out.decode(errors="replace"), b_out.decode(errors="replace")))
         ok = False
-    if a_err != b_err:
+    if a_err != b_err and not options["stderr"]:
         sys.stderr.write("note: stderr differs:\n--- profiled\n%s--- plain\n%s" %
                          (a_err.decode(errors="replace"), b_err.decode(errors="replace")))
         ok = ok and options["stderr_may_differ"]
     if not ok:
         return 1
+    if options["echo"]:
+        sys.stdout.write(a_out.decode(errors="replace"))
     print("same_behaviour: ok (exit %d, %d bytes of output)" % (a_status, len(a_out)))
     return 0
 
