@@ -77,9 +77,10 @@
  * share), it says so once and `causal report` marks the profile as thin. */
 #define CAUSAL_THIN_PROFILE_PERCENT 50u
 /* The runtime says at exit that no sample landed in instrumented code only
- * when at least this many landed outside it (fewer: a start-up too short to
- * tell; a short thread may get one sample in the loader's code). */
-#define CAUSAL_MIN_OUTSIDE_SAMPLES_TO_WARN 5u
+ * when at least this many landed outside it (fewer: a run too short to tell:
+ * the start-up alone, the loader and the runtime's dlopen of libunwind, took
+ * 5 ms of CPU time on a loaded CI machine, and the first period is random). */
+#define CAUSAL_MIN_OUTSIDE_SAMPLES_TO_WARN 20u
 #define CAUSAL_THIN_PROFILE_MIN_EXPECTED 50u
 
 /* Most images (executable + DSOs) the runtime keeps tables for. */
