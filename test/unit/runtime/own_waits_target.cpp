@@ -139,7 +139,9 @@ __attribute__((noinline, section("causal_own_work"))) uint64_t workUnit(uint64_t
 
 namespace {
 
-std::unique_ptr<causal::test::InMemoryLineTable> g_table;
+// Never destroyed: the runtime writes the profile from its exit destructor,
+// which runs after static destructors and still reads the registered tables.
+std::unique_ptr<causal::test::InMemoryLineTable> &g_table = *new std::unique_ptr<causal::test::InMemoryLineTable>;
 causal_counter g_work[] = {{0, "work", CAUSAL_COUNTER_THROUGHPUT, 0}};
 
 uint64_t nowNs() {

@@ -79,7 +79,9 @@ __attribute__((noinline, section("causal_sleep_busy"))) uint64_t busyLine(uint64
 
 namespace {
 
-std::unique_ptr<causal::test::InMemoryLineTable> g_table;
+// Never destroyed: the runtime writes the profile from its exit destructor,
+// which runs after static destructors and still reads the registered tables.
+std::unique_ptr<causal::test::InMemoryLineTable> &g_table = *new std::unique_ptr<causal::test::InMemoryLineTable>;
 causal_counter g_tick[] = {{0, "tick", CAUSAL_COUNTER_THROUGHPUT, 0}};
 
 // ---- The functions under test, through either entry point ----------------
