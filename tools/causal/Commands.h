@@ -59,11 +59,11 @@ bool outputsProblem(const Environment &env, const std::string &profilePath, cons
 // ---- The program as a watched child (RunWatch.cpp) ---------------------------
 /// How `causal run` watches the program it runs as a child.
 struct WatchPlan {
-  std::string profilePath;  // what the run appends to (read from its size at the start)
-  bool statusLine = false;  // a live status line on stderr (a terminal)
-  bool summaryLine = false; // one line at the end
-  bool untilStable = false; // create \p stopFile once the ranking is stable
-  std::string stopFile;     // CAUSAL_STOP_FILE of the program
+  std::string profilePath;    // what the run appends to (read from its size at the start)
+  bool statusLine = false;    // a live status line on stderr (a terminal)
+  bool summaryLine = false;   // one line at the end
+  bool untilStable = false;   // create \p stopFile once the ranking is stable
+  std::string stopFile;       // CAUSAL_STOP_FILE of the program
   double durationSeconds = 0; // --duration (0: none), for the summary
 };
 /// Runs \p program with \p env added as a child, watching its profile as

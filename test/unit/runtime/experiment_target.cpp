@@ -81,8 +81,10 @@ namespace {
 
 // Never destroyed: the runtime writes the profile from its exit destructor,
 // which runs after static destructors and still reads the registered tables.
-std::unique_ptr<causal::test::InMemoryLineTable> &g_work_table = *new std::unique_ptr<causal::test::InMemoryLineTable>;
-std::unique_ptr<causal::test::InMemoryLineTable> &g_system_table = *new std::unique_ptr<causal::test::InMemoryLineTable>;
+std::unique_ptr<causal::test::InMemoryLineTable> &g_work_table =
+    *new std::unique_ptr<causal::test::InMemoryLineTable>;
+std::unique_ptr<causal::test::InMemoryLineTable> &g_system_table =
+    *new std::unique_ptr<causal::test::InMemoryLineTable>;
 
 // Two "images" with a counter of the same throughput point.
 causal_counter g_image_a[] = {

@@ -96,8 +96,10 @@ namespace {
 
 // Never destroyed: the runtime writes the profile from its exit destructor,
 // which runs after static destructors and still reads the registered tables.
-std::unique_ptr<causal::test::InMemoryLineTable> &g_spin_table = *new std::unique_ptr<causal::test::InMemoryLineTable>;
-std::unique_ptr<causal::test::InMemoryLineTable> &g_leaf_table = *new std::unique_ptr<causal::test::InMemoryLineTable>;
+std::unique_ptr<causal::test::InMemoryLineTable> &g_spin_table =
+    *new std::unique_ptr<causal::test::InMemoryLineTable>;
+std::unique_ptr<causal::test::InMemoryLineTable> &g_leaf_table =
+    *new std::unique_ptr<causal::test::InMemoryLineTable>;
 
 void registerTables() {
   using causal::test::registerSectionLine;

@@ -81,7 +81,8 @@ namespace {
 
 // Never destroyed: the runtime writes the profile from its exit destructor,
 // which runs after static destructors and still reads the registered tables.
-std::unique_ptr<causal::test::InMemoryLineTable> &g_table = *new std::unique_ptr<causal::test::InMemoryLineTable>;
+std::unique_ptr<causal::test::InMemoryLineTable> &g_table =
+    *new std::unique_ptr<causal::test::InMemoryLineTable>;
 causal_counter g_tick[] = {{0, "tick", CAUSAL_COUNTER_THROUGHPUT, 0}};
 
 // ---- The functions under test, through either entry point ----------------
