@@ -84,9 +84,14 @@ DelaySettlement settleDelayCounts(uint64_t local, uint64_t global, uint64_t floo
 /// The delay that stands for |shared_cpu_delay_ns| of virtual speedup taken
 /// by threads that competed for CPUs: in a process whose runnable threads
 /// outnumber the CPUs they share, removing CPU time shortens the run by that
-/// time divided by the CPUs the competing threads kept busy on average
-/// (|busy_cpus|). docs/runtime.md derives it. 0 when nothing was busy.
-uint64_t sharedCpuDelay(uint64_t shared_cpu_delay_ns, double busy_cpus);
+/// time divided by the CPUs the competing threads kept busy on average,
+/// B = their samples x |period_ns| / |elapsed_ns|. docs/runtime.md derives
+/// it. The selected samples that added the shared delay (|shared_cpu_delay_ns|
+/// / |delay_per_sample_ns| of them) are competing samples too, whatever the
+/// end-of-experiment count |competing_samples| says: so the result never
+/// exceeds speedup x |elapsed_ns|. 0 when nothing was busy.
+uint64_t sharedCpuDelay(uint64_t shared_cpu_delay_ns, uint64_t competing_samples,
+                        uint64_t delay_per_sample_ns, uint64_t period_ns, uint64_t elapsed_ns);
 
 /// Whether the process's threads outnumbered its CPUs over an experiment:
 /// |running| threads on a CPU and |waiting| for one, on average, more than

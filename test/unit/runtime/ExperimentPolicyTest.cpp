@@ -150,12 +150,28 @@ TEST(ExperimentPolicyTest, FixedLineParsingAndMatching) {
 }
 
 TEST(ExperimentPolicyTest, SharedCpuDelayDividesByTheCpusTheCompetitorsKeptBusy) {
-  // 10 ms of speedup taken from threads that kept 2 CPUs busy shortens the
-  // run by 5 ms; from threads that got half a CPU, by 20 ms.
-  EXPECT_EQ(sharedCpuDelay(10000000, 2.0), 5000000u);
-  EXPECT_EQ(sharedCpuDelay(10000000, 0.5), 20000000u);
-  EXPECT_EQ(sharedCpuDelay(10000000, 0.0), 0u) << "nothing was busy: no delay";
-  EXPECT_EQ(sharedCpuDelay(0, 2.0), 0u);
+  // 10 ms of speedup at 0.5 ms per 1 ms sample (s = 50 %) in a 500 ms
+  // experiment, taken from threads that kept 2 CPUs busy (1000 samples)
+  // shortens the run by 5 ms; from threads that got half a CPU (250
+  // samples), by 20 ms.
+  EXPECT_EQ(sharedCpuDelay(10000000, 1000, 500000, 1000000, 500000000), 5000000u);
+  EXPECT_EQ(sharedCpuDelay(10000000, 250, 500000, 1000000, 500000000), 20000000u);
+  EXPECT_EQ(sharedCpuDelay(0, 1000, 500000, 1000000, 500000000), 0u);
+  EXPECT_EQ(sharedCpuDelay(10000000, 1000, 0, 1000000, 500000000), 0u) << "s = 0: no delay";
+}
+
+TEST(ExperimentPolicyTest, SharedCpuDelayNeverExceedsTheSpeedupOfTheWholeExperiment) {
+  // 20 samples added shared delay but the end-of-experiment count saw only
+  // 5 competing samples: B is at least the 20 samples' (0.2 CPU over
+  // 100 ms), so the delay is at most s x elapsed = 50 ms, not 200 ms.
+  EXPECT_EQ(sharedCpuDelay(10000000, 5, 500000, 1000000, 100000000), 50000000u);
+  EXPECT_EQ(sharedCpuDelay(10000000, 0, 500000, 1000000, 100000000), 50000000u);
+  // Whatever the counts, delay <= s x elapsed.
+  for (uint64_t competing : {0, 1, 7, 19, 20, 21, 400})
+    for (uint64_t shared_samples : {1, 3, 20, 77})
+      EXPECT_LE(sharedCpuDelay(shared_samples * 250000, competing, 250000, 1000000, 100000000),
+                25000000u)
+          << competing << " competing, " << shared_samples << " shared";
 }
 
 TEST(ExperimentPolicyTest, ThreadsCompeteWhenTheyWaitForACpuMoreThanATwentiethOfTheirRun) {

@@ -186,9 +186,27 @@ static int openChannel(const char *kind) {
   }
   return channel_rx >= 0 && channel_tx >= 0 ? 0 : -1;
 }
+static volatile long receiver_tid; // set before the receiver waits
+// Whether thread \p tid sleeps (state S in /proc/self/task/TID/stat), read
+// with raw system calls so that the check records no episode of its own.
+static int isSleeping(long tid) {
+  char path[64], text[256];
+  snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+  int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
+  if (fd < 0)
+    return 0;
+  long n = syscall(SYS_read, fd, text, sizeof text - 1);
+  syscall(SYS_close, fd);
+  if (n <= 0)
+    return 0;
+  text[n] = 0;
+  const char *end = strrchr(text, ')'); // the name may hold spaces
+  return end && end[1] == ' ' && end[2] == 'S';
+}
 static void *channelReceiver(void *arg) {
   (void)arg;
   pthread_setname_np(pthread_self(), "receiver");
+  receiver_tid = syscall(SYS_gettid);
   static int tag; // epoll's event data: a pointer, as libevent's callers use
   if (!strcmp(channel_style, "poll")) {
     struct pollfd one = {channel_rx, POLLIN, 0};
@@ -232,7 +250,12 @@ static void *channelSender(void *arg) {
   pthread_setname_np(pthread_self(), "sender");
   if (!strncmp(channel_style, "bulk", 4))
     return 0; // main wrote it
+  // 20 ms of work, then the write once the receiver is asleep in its wait
+  // (on a loaded machine it may not have reached it in 20 ms; a write
+  // before the wait began would wake nobody). At most 10 s more.
   spinFor(20 * 1000 * 1000);
+  for (int tries = 0; tries < 10000 && !(receiver_tid && isSleeping(receiver_tid)); ++tries)
+    spinFor(1000 * 1000);
   uint64_t one = 1;
   ssize_t n = write(channel_tx, &one, sizeof one); // CHANNEL_WRITE_LINE
   (void)n;
