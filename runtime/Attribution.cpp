@@ -345,13 +345,17 @@ bool initUnwinding(const AttributionSetup &setup, const char **problem) {
     *problem = "unw_create_addr_space failed";
     return false;
   }
-  // Per-thread cache of unwind rules by IP (no lock; halves the cost of a
-  // sample in uninstrumented code: ~10 us -> ~4-6 us measured). Flushed when
-  // an instrumented image is unloaded.
-  g_api.set_caching_policy(g_remote_space, UNW_CACHE_PER_THREAD);
-  // The local address space (timer samples) defaults to a global cache
-  // behind a mutex: per-thread caches take no lock.
-  g_api.set_caching_policy(*g_api.local_addr_space, UNW_CACHE_PER_THREAD);
+  // No cache of unwind rules: samples unwind in signal handlers, and the
+  // cache takes a mutex. A per-thread cache would not, but libunwind built
+  // without __thread (Debian's) turns UNW_CACHE_PER_THREAD into the global
+  // cache behind pthread_mutex_lock, called from the handler through the
+  // PLT: our own interposed function, or the program's (the own-waits test
+  // program's, which looks up its caller with the loader's lock, hung when
+  // the sample interrupted it inside that lookup). The cost: a sample in
+  // uninstrumented code unwinds in ~10 us instead of ~4-6 us. The local
+  // address space, shared with the program's own libunwind calls, is only
+  // read from (search_unwind_table, no cache) and keeps its policy.
+  g_api.set_caching_policy(g_remote_space, UNW_CACHE_NONE);
   g_unwinding_ready = true;
   return true;
 }

@@ -569,14 +569,14 @@ uint32_t waitsTid() {
   return uint32_t(rawSyscall(SYS_gettid));
 }
 
-void recordWake(uint64_t key, uint64_t caller, bool progress) {
+void recordWake(uint64_t key, uint64_t caller, bool progress, bool timed) {
   ThreadState *state = tls_thread;
   if (progress && state && state->waits) // a hooked call between two waits
     state->waits->woken_object = 0;
   WakeRecord record;
   record.object = key;
   record.pc = caller;
-  record.time_ns = monotonicNs();
+  record.time_ns = timed ? monotonicNs() : 0;
   record.tid = waitsTid();
   g_wakers.record(record);
 }

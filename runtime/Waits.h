@@ -141,8 +141,11 @@ WaitBuffer *recordingBuffer(ThreadState *state, uint64_t caller);
 bool appendEpisode(WaitBuffer *buffer, const RawEpisode &episode);
 /// A waking call on |key| by the calling thread from |caller|. |progress|:
 /// false for the unlock inside a condition wait, which does not end a run of
-/// false wake-ups.
-void recordWake(uint64_t key, uint64_t caller, bool progress = true);
+/// false wake-ups. |timed|: the wake's time is read (a clock read, ~30 ns on
+/// these VMs) only where a lookup uses it: waits that may wake falsely
+/// (lookupFirstWaker) and data flows (lookupWake); a lock, a semaphore, a
+/// barrier or a join takes the last wake, whenever it was.
+void recordWake(uint64_t key, uint64_t caller, bool progress = true, bool timed = true);
 /// Who last woke |key| (a lock, a semaphore, a barrier: whoever released it
 /// last): fills |waker| and |waker_pc|; false if unknown.
 bool lookupWaker(uint64_t key, uint32_t *waker, uint64_t *waker_pc);

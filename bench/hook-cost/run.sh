@@ -20,10 +20,14 @@
 #                   settling check before each progress point)
 #     no-check      the same with -mllvm -causal-settle-at-progress=false (the increment
 #                   alone: the progress point before the check)
+#     +waits        interposed and hooks again with CAUSAL_WAITS=all (every blocking call
+#                   timed and checked for an episode; the sidecar goes where the profile
+#                   goes, /dev/null): run in the same rounds, so the load of the machine
+#                   weighs on both alike; the table "With --waits" is the difference
 #   each run without an experiment (nothing can be owed) and, for the instrumented builds,
 #   with an experiment running on a line that never runs (--fixed-line on idle(): the flag
 #   is set, every check calls __causal_progress_visit, nothing is owed).
-#   Run time: about 3-4 minutes for 5 rounds; --quick: 1 round of tenth-length loops.
+#   Run time: about 4-5 minutes for 5 rounds; --quick: 1 round of tenth-length loops.
 #
 # usage: bench/hook-cost/run.sh [--build-dir DIR] [--cache-dir DIR] [--rounds N] [--quick]
 #   --build-dir  causal build tree (default: $CAUSAL_BUILD_DIR, else ../../build)
@@ -59,6 +63,9 @@ run() {
   case "$way" in
     plain) binary="$cache/plain" ;;
     interposed) binary="$cache/plain"; env+=(LD_PRELOAD="$build/lib/libcausal_rt.so") ;;
+    interposed+waits)
+      binary="$cache/plain"; env+=(LD_PRELOAD="$build/lib/libcausal_rt.so" CAUSAL_WAITS=all) ;;
+    hooks+waits) binary="$cache/hooks"; env+=(CAUSAL_WAITS=all) ;;
     empty-wrapper) binary="$cache/plain"; env+=(LD_PRELOAD="$cache/empty_wrapper.so") ;;
     *) binary="$cache/$way" ;;
   esac
@@ -77,6 +84,8 @@ for round in $(seq 1 "$rounds"); do
     run "$round" "$loop" hooks 0 "$calls"
     run "$round" "$loop" interposed 1 "$calls"
     run "$round" "$loop" hooks 1 "$calls"
+    run "$round" "$loop" interposed+waits 0 "$calls"
+    run "$round" "$loop" hooks+waits 0 "$calls"
   done
   run "$round" progress no-check 0 "$progress"
   run "$round" progress hooks 0 "$progress"
@@ -120,6 +129,25 @@ for loop, label in (("poll0", "poll(NULL, 0, 0)"), ("nanosleep", "nanosleep({0, 
         lines.append(f"| {label} | {way} | {cell((loop, way, '0'))} | {diff((loop, way, '0'))} | "
                      f"{cell((loop, way, '1')) if way in ('interposed', 'hooks') else ''} | "
                      f"{diff((loop, way, '1')) if way in ('interposed', 'hooks') else ''} |")
+lines += ["", "With --waits (CAUSAL_WAITS=all), no experiment: ns per call minus libc's, and what"
+          " --waits adds to it (per round, the difference to the same way without it in that"
+          " round; median, min to max):", "",
+          "| loop | way | minus libc's | minus libc's, --waits=all | --waits adds |",
+          "|---|---|---|---|---|"]
+def added(loop, way):
+    a = {}
+    for line in open(raw).read().splitlines()[1:]:
+        r, l, w, e, ns, libc = line.split('\t')
+        if l == loop and e == '0' and libc and w in (way, way + '+waits'):
+            a.setdefault(r, {})[w] = float(ns) - float(libc)
+    d = [v[way + '+waits'] - v[way] for v in a.values() if len(v) == 2]
+    if not d: return '-'
+    return f"{statistics.median(d):+.1f} ({min(d):+.1f} to {max(d):+.1f})"
+for loop, label in (("poll0", "poll(NULL, 0, 0)"), ("nanosleep", "nanosleep({0, -1})"),
+                    ("mutex", "pthread_mutex_lock + unlock")):
+    for way in ("interposed", "hooks"):
+        lines.append(f"| {label} | {way} | {diff((loop, way, '0'))} | "
+                     f"{diff((loop, way + '+waits', '0'))} | {added(loop, way)} |")
 lines += ["", "A throughput point (increment and one volatile add per iteration), with and without the"
           " settling check:", "",
           "| build | no experiment | experiment, nothing owed |", "|---|---|---|"]

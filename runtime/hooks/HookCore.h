@@ -412,6 +412,13 @@ struct EpisodeScope {
 // arguments of the entry point. Always inlined into the entry points, which
 // are in the forwarding section.
 
+/// Whether |Real| is real_pthread_mutex_lock (other reals have other types).
+template <auto &Real> constexpr bool isRealMutexLock() {
+  if constexpr (std::is_same_v<decltype(&Real), decltype(&real_pthread_mutex_lock)>)
+    return &Real == &real_pthread_mutex_lock;
+  return false;
+}
+
 // With --waits, a blocking call of the table is recorded here, out of line
 // (the hook's fast path keeps one branch); |caller| is the entry point's
 // return address.
@@ -419,6 +426,19 @@ template <typename Outcome, wf::WaitKind Kind, auto &Real, typename... Args>
 __attribute__((noinline)) CAUSAL_FORWARD auto recordedBlockingCall(uint64_t caller, Args... args) {
   BlockScope scope;
   WaitBuffer *buffer = recordingBuffer(scope.state, caller);
+  if constexpr (isRealMutexLock<Real>()) {
+    // A lock taken at once is no wait: no clock is read (two reads were
+    // most of what --waits added to an uncontended lock). trylock answers as
+    // lock would, but for EBUSY (held: by another thread, or this one's
+    // error-checking mutex, whose lock then says EDEADLK).
+    if (buffer) {
+      int taken = resolved<real_pthread_mutex_trylock>()(args...);
+      if (taken != EBUSY) {
+        scope.woken(Outcome::woken(taken));
+        return taken;
+      }
+    }
+  }
   uint64_t start = buffer ? monotonicNs() : 0;
   auto r = resolved<Real>()(args...);
   bool timed_out = Outcome::timedOut(r);
@@ -461,9 +481,9 @@ template <typename Outcome, wf::WaitKind Kind, bool WakesSecond> struct WakingTh
     if (waitsRecorded(Kind)) {
       uint64_t caller = uint64_t(__builtin_return_address(0));
       if constexpr (WakesSecond) // not progress: a false wake-up's re-wait unlocks too
-        recordWake(waitKey<wf::WaitKind::Mutex>(secondOf(args...)), caller, false);
+        recordWake(waitKey<wf::WaitKind::Mutex>(secondOf(args...)), caller, false, false);
       else
-        recordWake(waitKey<Kind>(firstOf(args...)), caller);
+        recordWake(waitKey<Kind>(firstOf(args...)), caller, true, mayWakeFalsely(Kind));
       return recordedBlockingCall<Outcome, Kind, Real>(caller, args...);
     }
     return Blocking<Outcome, Kind>::template unrecorded<Real>(args...);
@@ -476,7 +496,8 @@ template <wf::WaitKind Kind> struct Waking {
     beforeWaking();
     if constexpr (Kind != wf::WaitKind::Signal) // nothing reads who sent a signal
       if (waitsRecorded(Kind))
-        recordWake(waitKey<Kind>(firstOf(args...)), uint64_t(__builtin_return_address(0)));
+        recordWake(waitKey<Kind>(firstOf(args...)), uint64_t(__builtin_return_address(0)), true,
+                   mayWakeFalsely(Kind));
     return resolved<Real>()(args...);
   }
 };
