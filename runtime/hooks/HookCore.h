@@ -372,15 +372,21 @@ void noteBlockingEpisode(WaitBuffer *buffer, uint64_t start, uint64_t end, uint6
 
 /// For the custom hooks (sleeps, waits for readiness, futexes): the episode
 /// from its construction (after the blocking scope's payment) to end().
+/// |may_block| false (a readiness check with a zero timeout): no episode, no
+/// clock read; the call still counts as a hooked call between two waits.
 struct EpisodeScope {
   WaitBuffer *buffer = nullptr;
   uint64_t start = 0;
   uint64_t caller;
   wf::WaitKind kind;
-  EpisodeScope(wf::WaitKind kind, ThreadState *state, uint64_t caller)
+  EpisodeScope(wf::WaitKind kind, ThreadState *state, uint64_t caller, bool may_block = true)
       : caller(caller), kind(kind) {
-    if (waitsRecorded(kind) && (buffer = recordingBuffer(state, caller)))
-      start = monotonicNs();
+    if (waitsRecorded(kind) && (buffer = recordingBuffer(state, caller))) {
+      if (may_block)
+        start = monotonicNs();
+      else
+        buffer = nullptr;
+    }
   }
   /// Ended by |waker| (a tid or wf::PseudoThread), whose line is |waker_pc|.
   void end(wf::WaitEnd how, uint32_t waker, uint64_t object = 0, uint64_t waker_pc = 0) {

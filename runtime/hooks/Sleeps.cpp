@@ -211,7 +211,8 @@ CAUSAL_FORWARD unsigned sleepHook(uint64_t caller, unsigned seconds) {
 CAUSAL_FORWARD int selectHook(uint64_t caller, int n, fd_set *r, fd_set *w, fd_set *e,
                               struct timeval *t) {
   BlockScope scope;
-  EpisodeScope episode(wf::WaitKind::Poll, scope.state, caller);
+  EpisodeScope episode(wf::WaitKind::Poll, scope.state, caller,
+                       !(t && t->tv_sec == 0 && t->tv_usec == 0));
   if (__builtin_expect(scope.signal_while_paying, 0) && !(t && t->tv_sec == 0 && t->tv_usec == 0) &&
       n >= 0 && n <= FD_SETSIZE) {
     SavedFdSets saved(n, r, w, e);
@@ -231,7 +232,7 @@ CAUSAL_FORWARD int selectHook(uint64_t caller, int n, fd_set *r, fd_set *w, fd_s
 CAUSAL_FORWARD int pselectHook(uint64_t caller, int n, fd_set *r, fd_set *w, fd_set *e,
                                const struct timespec *t, const sigset_t *mask) {
   BlockScope scope;
-  EpisodeScope episode(wf::WaitKind::Poll, scope.state, caller);
+  EpisodeScope episode(wf::WaitKind::Poll, scope.state, caller, !isZero(t));
   if (__builtin_expect(scope.signal_while_paying, 0) && !isZero(t) && n >= 0 && n <= FD_SETSIZE) {
     SavedFdSets saved(n, r, w, e);
     return interruptedWait(scope, [&] {
@@ -249,7 +250,7 @@ CAUSAL_FORWARD int pselectHook(uint64_t caller, int n, fd_set *r, fd_set *w, fd_
 }
 CAUSAL_FORWARD int pollHook(uint64_t caller, struct pollfd *fds, nfds_t n, int timeout_ms) {
   BlockScope scope;
-  EpisodeScope episode(wf::WaitKind::Poll, scope.state, caller);
+  EpisodeScope episode(wf::WaitKind::Poll, scope.state, caller, timeout_ms != 0);
   if (__builtin_expect(scope.signal_while_paying, 0) && timeout_ms != 0)
     return interruptedWait(scope, [&] { return REAL(poll)(fds, n, 0); });
   int ready = REAL(poll)(fds, n, timeout_ms);
@@ -260,7 +261,7 @@ CAUSAL_FORWARD int pollHook(uint64_t caller, struct pollfd *fds, nfds_t n, int t
 CAUSAL_FORWARD int ppollHook(uint64_t caller, struct pollfd *fds, nfds_t n,
                              const struct timespec *t, const sigset_t *mask) {
   BlockScope scope;
-  EpisodeScope episode(wf::WaitKind::Poll, scope.state, caller);
+  EpisodeScope episode(wf::WaitKind::Poll, scope.state, caller, !isZero(t));
   if (__builtin_expect(scope.signal_while_paying, 0) && !isZero(t))
     return interruptedWait(scope, [&] {
       struct timespec zero = {0, 0};
@@ -274,7 +275,7 @@ CAUSAL_FORWARD int ppollHook(uint64_t caller, struct pollfd *fds, nfds_t n,
 CAUSAL_FORWARD int epoll_waitHook(uint64_t caller, int fd, struct epoll_event *events, int max,
                                   int timeout_ms) {
   BlockScope scope;
-  EpisodeScope episode(wf::WaitKind::Poll, scope.state, caller);
+  EpisodeScope episode(wf::WaitKind::Poll, scope.state, caller, timeout_ms != 0);
   if (__builtin_expect(scope.signal_while_paying, 0) && timeout_ms != 0)
     return interruptedWait(scope, [&] { return REAL(epoll_wait)(fd, events, max, 0); });
   int ready = REAL(epoll_wait)(fd, events, max, timeout_ms);
@@ -285,7 +286,7 @@ CAUSAL_FORWARD int epoll_waitHook(uint64_t caller, int fd, struct epoll_event *e
 CAUSAL_FORWARD int epoll_pwaitHook(uint64_t caller, int fd, struct epoll_event *events, int max,
                                    int timeout_ms, const sigset_t *mask) {
   BlockScope scope;
-  EpisodeScope episode(wf::WaitKind::Poll, scope.state, caller);
+  EpisodeScope episode(wf::WaitKind::Poll, scope.state, caller, timeout_ms != 0);
   if (__builtin_expect(scope.signal_while_paying, 0) && timeout_ms != 0)
     return interruptedWait(scope, [&] { return REAL(epoll_pwait)(fd, events, max, 0, mask); });
   int ready = REAL(epoll_pwait)(fd, events, max, timeout_ms, mask);
@@ -301,7 +302,7 @@ CAUSAL_FORWARD int epoll_pwait2Hook(uint64_t caller, int fd, struct epoll_event 
     return -1;
   }
   BlockScope scope;
-  EpisodeScope episode(wf::WaitKind::Poll, scope.state, caller);
+  EpisodeScope episode(wf::WaitKind::Poll, scope.state, caller, !isZero(t));
   if (__builtin_expect(scope.signal_while_paying, 0) && !isZero(t))
     return interruptedWait(scope, [&] {
       struct timespec zero = {0, 0};

@@ -15,8 +15,8 @@
 //            "receiver" waits for data on a channel KIND (pipe, socketpair,
 //            tcp: a loopback connection, eventfd) that "sender" writes 20 ms
 //            later; it waits by STYLE: read (recv for sockets), poll, select,
-//            or epoll (the event's data a pointer, not the descriptor), then
-//            reads; or 64 KB written before it starts are read in blocking mode
+//            or epoll (the event's data a pointer, not the descriptor), or
+//            poll-zero (busy polling with a zero timeout), then reads; or 64 KB written before it starts are read in blocking mode
 //            (bulk) or non-blocking mode (bulk-nonblocking)
 //   reuse    an eventfd that "oldwriter" wrote is closed; a new eventfd gets
 //            its number, and main waits for it until "newwriter" writes it
@@ -217,6 +217,10 @@ static void *channelReceiver(void *arg) {
     FD_SET(channel_rx, &readable);
     struct timeval ten = {10, 0};
     select(channel_rx + 1, &readable, 0, 0, &ten); // CHANNEL_SELECT_LINE
+  } else if (!strcmp(channel_style, "poll-zero")) { // busy polling never waits
+    struct pollfd one = {channel_rx, POLLIN, 0};
+    while (poll(&one, 1, 0) == 0) // CHANNEL_POLL_ZERO_LINE
+      ;
   } else if (!strcmp(channel_style, "epoll")) {
     int epfd = epoll_create1(0);
     struct epoll_event event = {EPOLLIN, {.ptr = &tag}};
@@ -254,7 +258,9 @@ static void *channelSender(void *arg) {
   // (on a loaded machine it may not have reached it in 20 ms; a write
   // before the wait began would wake nobody). At most 10 s more.
   spinFor(20 * 1000 * 1000);
-  for (int tries = 0; tries < 10000 && !(receiver_tid && isSleeping(receiver_tid)); ++tries)
+  for (int tries = 0; strcmp(channel_style, "poll-zero") && tries < 10000 &&
+                     !(receiver_tid && isSleeping(receiver_tid));
+       ++tries)
     spinFor(1000 * 1000);
   uint64_t one = 1;
   ssize_t n = write(channel_tx, &one, sizeof one); // CHANNEL_WRITE_LINE
