@@ -20,10 +20,13 @@
 #                   settling check before each progress point)
 #     no-check      the same with -mllvm -causal-settle-at-progress=false (the increment
 #                   alone: the progress point before the check)
-#     +waits        interposed and hooks again with CAUSAL_WAITS=all (every blocking call
-#                   timed and checked for an episode; the sidecar goes where the profile
-#                   goes, /dev/null): run in the same rounds, so the load of the machine
-#                   weighs on both alike; the table "With --waits" is the difference
+#     +waits        interposed and hooks again with CAUSAL_WAITS=all (a blocking call timed
+#                   and checked for an episode; the sidecar goes where the profile goes,
+#                   /dev/null): run in the same rounds, so the load of the machine weighs
+#                   on both alike; the table "With --waits" is the difference. The
+#                   nanosleep loop is the recorded path (two clock reads; a call of 1 us or
+#                   more is appended as an episode); poll with a zero timeout and a free
+#                   mutex never block and read no clock
 #   each run without an experiment (nothing can be owed) and, for the instrumented builds,
 #   with an experiment running on a line that never runs (--fixed-line on idle(): the flag
 #   is set, every check calls __causal_progress_visit, nothing is owed).
