@@ -4,6 +4,7 @@
 #include "causal/tunables.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -209,13 +210,16 @@ struct CurveValues {
   std::vector<double> values;
 };
 
-CurveValues computeCurve(PointKind kind, const CurveSums &sums, const RunRate &rate,
-                         bool phaseCorrection) {
-  CurveValues out;
+/// computeCurve into \p out, whose storage a bootstrap reuses round after round.
+void computeCurveInto(PointKind kind, const CurveSums &sums, const RunRate &rate,
+                      bool phaseCorrection, CurveValues &out) {
+  out.baselineValid = false;
+  out.factor = 1;
+  out.corrected = false;
   out.values.assign(sums.groups.size(), NAN);
   double baseline = progressMeasure(kind, sums.baseline);
   if (!(baseline > 0))
-    return out;
+    return;
   out.baselineValid = true;
   const Sums &own = sums.ownBaseline;
   if (phaseCorrection && rate.valid() && own.phaseDuration > 0 && own.phaseSamples > 0) {
@@ -230,6 +234,12 @@ CurveValues computeCurve(PointKind kind, const CurveSums &sums, const RunRate &r
       out.values[i] = out.factor * (baseline - measure) / baseline;
   }
   out.values[0] = 0;
+}
+
+CurveValues computeCurve(PointKind kind, const CurveSums &sums, const RunRate &rate,
+                         bool phaseCorrection) {
+  CurveValues out;
+  computeCurveInto(kind, sums, rate, phaseCorrection, out);
   return out;
 }
 
@@ -237,10 +247,33 @@ Interval percentileInterval(std::vector<double> &values, double confidence) {
   Interval interval;
   if (values.size() < 2)
     return interval;
-  std::sort(values.begin(), values.end());
+  // quantileSorted(sorted, q) of the values sorted, without sorting them
+  // all: it reads the order statistics at and after q's position, which
+  // nth_element puts in place (the one after is the least of those that
+  // follow). The high quantile's position is at or after the low one's, so
+  // its nth_element needs only the values after the low one's.
+  const size_t n = values.size();
   double alpha = (1 - confidence) / 2;
-  interval.low = quantileSorted(values, alpha);
-  interval.high = quantileSorted(values, 1 - alpha);
+  double lowPosition = alpha * double(n - 1), highPosition = (1 - alpha) * double(n - 1);
+  size_t lowBelow = size_t(std::floor(lowPosition));
+  size_t highBelow = std::max(lowBelow, size_t(std::floor(highPosition)));
+  auto next = [&values, n](size_t below) {
+    return below + 1 < n ? *std::min_element(values.begin() + below + 1, values.end())
+                         : values[below];
+  };
+  auto interpolate = [](double atBelow, double atAbove, double position, size_t below) {
+    return atBelow + (atAbove - atBelow) * (position - double(below));
+  };
+  std::nth_element(values.begin(), values.begin() + lowBelow, values.end());
+  double lowAt = values[lowBelow], lowNext = next(lowBelow);
+  double highAt = lowAt, highNext = lowNext;
+  if (highBelow > lowBelow) {
+    std::nth_element(values.begin() + lowBelow + 1, values.begin() + highBelow, values.end());
+    highAt = values[highBelow];
+    highNext = next(highBelow);
+  }
+  interval.low = interpolate(lowAt, lowNext, lowPosition, lowBelow);
+  interval.high = interpolate(highAt, highNext, highPosition, highBelow);
   interval.valid = true;
   return interval;
 }
@@ -267,27 +300,30 @@ using PointKey = std::pair<int, std::string_view>; // (kind, name)
 /// candidates for pooled baselines.
 class BaselineIndex {
 public:
-  explicit BaselineIndex(const Profile &profile) : profile(profile) {}
+  explicit BaselineIndex(const Profile &profile)
+      : profile(profile), chosen(profile.experiments.size(), false) {}
 
   void add(const PointKey &point, MeasurementRef ref) {
-    byRunPoint[{profile.experiments[ref.experiment].run, point}].push_back(ref);
+    byPointRun[point][profile.experiments[ref.experiment].run].push_back(ref);
   }
 
   /// The pooled baseline of a line: its own 0 % experiments and, for each
   /// of its experiments, the \p window nearest 0 % experiments of the same
   /// run and point (by position in the run, ties to the earlier one), each
   /// experiment once. Returns the other lines' experiments only; the
-  /// line's own are in its baseline group already.
+  /// line's own are in its baseline group already. Not for several threads
+  /// at once (it marks the experiments chosen in a table of its own).
   Measurements neighbours(const PointKey &point, std::string_view line,
                           const std::vector<Group> &groups, size_t window) const {
-    std::set<size_t> chosen;
     Measurements out;
-    if (window == 0)
+    auto ofPoint = byPointRun.find(point);
+    if (window == 0 || ofPoint == byPointRun.end())
       return out;
+    const std::map<size_t, Measurements> &byRun = ofPoint->second;
     for (const Group &group : groups)
       for (MeasurementRef o : group.observations) {
-        auto found = byRunPoint.find({profile.experiments[o.experiment].run, point});
-        if (found == byRunPoint.end())
+        auto found = byRun.find(profile.experiments[o.experiment].run);
+        if (found == byRun.end())
           continue;
         const Measurements &zeros = found->second;
         // zeros is sorted by experiment; walk outwards from o.experiment.
@@ -305,17 +341,29 @@ public:
               haveAfter && (!haveBefore || zeros[after].experiment - o.experiment <
                                                o.experiment - zeros[before - 1].experiment);
           MeasurementRef entry = takeAfter ? zeros[after++] : zeros[--before];
-          if (profile.experiments[entry.experiment].selected != line &&
-              chosen.insert(entry.experiment).second)
+          if (!chosen[entry.experiment] && !sameName(profile.experiments[entry.experiment].selected, line)) {
+            chosen[entry.experiment] = true;
             out.push_back(entry);
+          }
         }
       }
+    for (MeasurementRef entry : out)
+      chosen[entry.experiment] = false;
     return out;
   }
 
 private:
   const Profile &profile;
-  std::map<std::pair<size_t, PointKey>, Measurements> byRunPoint;
+  /// By point, then run: the point's 0 % experiments in that run.
+  std::map<PointKey, std::map<size_t, Measurements>> byPointRun;
+  /// By experiment: chosen by the current neighbours() call.
+  mutable std::vector<bool> chosen;
+
+  /// Names are mostly views into Profile::names (one copy of each): then
+  /// the same address is the same name, without comparing the text.
+  static bool sameName(std::string_view a, std::string_view b) {
+    return (a.data() == b.data() && a.size() == b.size()) || a == b;
+  }
 };
 
 /// Program speedups a virtual speedup cannot produce: more than s x b
@@ -715,9 +763,81 @@ void bootstrapIntervals(PointWork &work, const RunRate &rate, const AnalysisOpti
     out.phaseDuration = sums[3];
     return out;
   };
+  // A sum of whole numbers is exact, whatever the order it is added in,
+  // while it stays below 2^53 in magnitude. A measure whose values are all
+  // whole numbers, and small enough that no round's sum of them can reach
+  // 2^53, is therefore summed from how often a round drew each experiment
+  // (count x value, in integers): the same sums bit for bit as adding each
+  // draw in turn, from the same draws, at a fraction of the cost. Visits,
+  // durations and samples are whole numbers; a latency point's in-flight x
+  // duration is not always, and is then added draw by draw as before.
+  // Groups other than the own baseline need only the two measure sums, as
+  // do the neighbours.
+  const double draws = double(pool.size() + neighbours.size());
+  bool whole[4] = {true, true, true, true}; // by measure
+  auto check = [&](const Draw &draw, size_t measures) {
+    for (size_t m = 0; m < measures; ++m) {
+      double value = draw.measure[m];
+      whole[m] = whole[m] && value == std::trunc(value) &&
+                 std::fabs(value) * draws < 9007199254740992.0; // 2^53
+    }
+  };
+  for (const Draw &draw : pool)
+    check(draw, draw.group == 0 ? 4 : 2);
+  for (const Draw &draw : neighbours)
+    check(draw, 2);
+  // All four counted; all but the second measure sum (added in turn); none.
+  enum class Adding { Counted, SecondInTurn, InTurn };
+  Adding adding = !(whole[0] && whole[2] && whole[3]) ? Adding::InTurn
+                  : whole[1]                          ? Adding::Counted
+                                                      : Adding::SecondInTurn;
+  using Whole = std::array<int64_t, 4>;
+  auto wholeOf = [&whole](const Draw &draw, size_t measures) {
+    Whole out{};
+    for (size_t m = 0; m < measures; ++m)
+      out[m] = whole[m] ? int64_t(draw.measure[m]) : 0;
+    return out;
+  };
+  std::vector<Whole> wholePool, wholeNeighbours; // the counted path's values
+  std::vector<uint32_t> groupOf;                 // by pool entry
+  std::vector<double> secondOfPool, secondOfNeighbours;
+  std::vector<size_t> groupEnd(groups.size()); // in pool
+  for (size_t i = 0, end = 0; i < groups.size(); ++i)
+    groupEnd[i] = end += groups[i].observations.size();
+  if (adding != Adding::InTurn) {
+    for (const Draw &draw : pool) {
+      wholePool.push_back(wholeOf(draw, draw.group == 0 ? 4 : 2));
+      groupOf.push_back(uint32_t(draw.group));
+      secondOfPool.push_back(draw.measure[1]);
+    }
+    for (const Draw &draw : neighbours) {
+      wholeNeighbours.push_back(wholeOf(draw, 2));
+      secondOfNeighbours.push_back(draw.measure[1]);
+    }
+  }
+  std::vector<uint32_t> poolCounts, neighbourCounts;
+  std::vector<double> secondInTurn; // by group
+  /// sums[m] += count x value over [from, to), for the first \p measures.
+  auto addCounted = [](const std::vector<uint32_t> &counts, const std::vector<Whole> &values,
+                       size_t from, size_t to, size_t measures, int64_t(&sums)[4]) {
+    if (measures == 1) {
+      for (size_t j = from; j < to; ++j)
+        sums[0] += int64_t(counts[j]) * values[j][0];
+      return;
+    }
+    for (size_t j = from; j < to; ++j)
+      for (size_t m = 0; m < measures; ++m)
+        sums[m] += int64_t(counts[j]) * values[j][m];
+  };
+
   std::vector<std::vector<double>> pointSamples(valid.size());
+  for (std::vector<double> &samples : pointSamples)
+    samples.reserve(options.bootstrapRounds);
   std::vector<double> slopeSamples, maxSamples;
+  slopeSamples.reserve(options.bootstrapRounds);
+  maxSamples.reserve(options.bootstrapRounds);
   CurveSums replicate;
+  CurveValues values;
   std::vector<CurvePoint> replicateCurve;
   std::vector<bool> replicateEligible;
   struct Accumulated {
@@ -726,26 +846,73 @@ void bootstrapIntervals(PointWork &work, const RunRate &rate, const AnalysisOpti
   std::vector<Accumulated> accumulated;
   for (size_t round = 0; round < options.bootstrapRounds; ++round) {
     accumulated.assign(groups.size(), Accumulated{{0, 0, 0, 0}});
-    for (size_t k = 0; k < pool.size(); ++k) {
-      const Draw &pick = pool[random.below(pool.size())];
-      double *sums = accumulated[pick.group].sums;
-      sums[0] += pick.measure[0];
-      sums[1] += pick.measure[1];
-      sums[2] += pick.measure[2];
-      sums[3] += pick.measure[3];
-    }
-    double baseline[4] = {accumulated[0].sums[0], accumulated[0].sums[1], 0, 0};
-    for (size_t k = 0; k < neighbours.size(); ++k) {
-      const Draw &pick = neighbours[random.below(neighbours.size())];
-      baseline[0] += pick.measure[0];
-      baseline[1] += pick.measure[1];
+    double baseline[4] = {0, 0, 0, 0};
+    if (adding != Adding::InTurn) {
+      const bool counted = adding == Adding::Counted;
+      poolCounts.assign(pool.size(), 0);
+      if (counted) {
+        for (size_t k = 0; k < pool.size(); ++k)
+          ++poolCounts[random.below(pool.size())];
+      } else {
+        secondInTurn.assign(groups.size(), 0);
+        for (size_t k = 0; k < pool.size(); ++k) {
+          size_t j = random.below(pool.size());
+          ++poolCounts[j];
+          secondInTurn[groupOf[j]] += secondOfPool[j];
+        }
+      }
+      neighbourCounts.assign(neighbours.size(), 0);
+      double pooledSecond = counted ? 0 : secondInTurn[0];
+      if (counted) {
+        for (size_t k = 0; k < neighbours.size(); ++k)
+          ++neighbourCounts[random.below(neighbours.size())];
+      } else {
+        for (size_t k = 0; k < neighbours.size(); ++k) {
+          size_t j = random.below(neighbours.size());
+          ++neighbourCounts[j];
+          pooledSecond += secondOfNeighbours[j];
+        }
+      }
+      int64_t own[4] = {0, 0, 0, 0};
+      addCounted(poolCounts, wholePool, 0, groupEnd[0], 4, own);
+      for (size_t m = 0; m < 4; ++m)
+        accumulated[0].sums[m] = double(own[m]);
+      for (size_t i = 1; i < groups.size(); ++i) {
+        int64_t sums[4] = {0, 0, 0, 0};
+        addCounted(poolCounts, wholePool, groupEnd[i - 1], groupEnd[i], counted ? 2 : 1, sums);
+        accumulated[i].sums[0] = double(sums[0]);
+        accumulated[i].sums[1] = counted ? double(sums[1]) : secondInTurn[i];
+      }
+      int64_t pooled[4] = {own[0], own[1], 0, 0};
+      addCounted(neighbourCounts, wholeNeighbours, 0, neighbours.size(), counted ? 2 : 1, pooled);
+      baseline[0] = double(pooled[0]);
+      baseline[1] = counted ? double(pooled[1]) : pooledSecond;
+      if (!counted)
+        accumulated[0].sums[1] = secondInTurn[0];
+    } else {
+      for (size_t k = 0; k < pool.size(); ++k) {
+        const Draw &pick = pool[random.below(pool.size())];
+        double *sums = accumulated[pick.group].sums;
+        sums[0] += pick.measure[0];
+        sums[1] += pick.measure[1];
+        sums[2] += pick.measure[2];
+        sums[3] += pick.measure[3];
+      }
+      double first = accumulated[0].sums[0], second = accumulated[0].sums[1];
+      for (size_t k = 0; k < neighbours.size(); ++k) {
+        const Draw &pick = neighbours[random.below(neighbours.size())];
+        first += pick.measure[0];
+        second += pick.measure[1];
+      }
+      baseline[0] = first;
+      baseline[1] = second;
     }
     replicate.groups.resize(groups.size());
     for (size_t i = 0; i < groups.size(); ++i)
       replicate.groups[i] = toSums(accumulated[i].sums);
     replicate.ownBaseline = replicate.groups[0];
     replicate.baseline = toSums(baseline);
-    CurveValues values = computeCurve(result.kind, replicate, rate, options.phaseCorrection);
+    computeCurveInto(result.kind, replicate, rate, options.phaseCorrection, values);
     if (!values.baselineValid)
       continue;
     replicateCurve.clear();
