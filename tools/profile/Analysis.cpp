@@ -7,10 +7,12 @@
 #include <array>
 #include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 #include <tuple>
@@ -961,26 +963,67 @@ bool analyzePoint(PointWork &work, std::map<int, Measurements> &bySpeedup, const
   return true;
 }
 
-/// Step 8 for every curve: each one's bootstrap draws from its own random
-/// sequence (seeded by its line and point), so the curves can be shared out
-/// among threads and the result is the same as one after the other.
-void bootstrapAll(std::vector<std::pair<PointWork *, RunRate>> &curves,
-                  const AnalysisOptions &options) {
-  if (options.bootstrapRounds == 0 || curves.empty())
-    return;
-  std::atomic<size_t> next{0};
-  auto worker = [&]() {
-    for (size_t i; (i = next.fetch_add(1)) < curves.size();)
-      bootstrapIntervals(*curves[i].first, curves[i].second, options);
-  };
-  size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), 8);
+/// Step 8 for every curve, while steps 5 to 7 go on for the next ones: each
+/// curve's bootstrap draws from its own random sequence (seeded by its line
+/// and point), so the curves can be shared out among threads and the result
+/// is the same as one after the other. Helper threads start at once and
+/// take the curves as they are added; the thread that adds them joins in at
+/// finish(). A curve, once added, is the bootstrap's until finish().
+class Bootstrapper {
+public:
+  explicit Bootstrapper(const AnalysisOptions &options) : options(options) {
+    if (options.bootstrapRounds == 0)
+      return;
+    size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), 8);
+    for (size_t t = 1; t < threads; ++t)
+      helpers.emplace_back([this] { takeCurves(); });
+  }
+  ~Bootstrapper() { finish(); }
+
+  void add(PointWork &work, const RunRate &rate) {
+    if (options.bootstrapRounds == 0)
+      return;
+    std::lock_guard<std::mutex> lock(mutex);
+    curves.push_back({&work, rate});
+    added.notify_one();
+  }
+
+  /// Every curve added has its intervals.
+  void finish() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      allAdded = true;
+    }
+    added.notify_all();
+    takeCurves();
+    for (std::thread &helper : helpers)
+      helper.join();
+    helpers.clear();
+  }
+
+private:
+  const AnalysisOptions &options;
+  std::mutex mutex;
+  std::condition_variable added;
+  std::vector<std::pair<PointWork *, RunRate>> curves;
+  size_t next = 0; // the first curve not taken
+  bool allAdded = false;
   std::vector<std::thread> helpers;
-  for (size_t t = 1; t < threads && t < curves.size(); ++t)
-    helpers.emplace_back(worker);
-  worker();
-  for (std::thread &helper : helpers)
-    helper.join();
-}
+
+  void takeCurves() {
+    for (;;) {
+      std::pair<PointWork *, RunRate> curve;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        added.wait(lock, [this] { return next < curves.size() || allAdded; });
+        if (next == curves.size())
+          return;
+        curve = curves[next++];
+      }
+      bootstrapIntervals(*curve.first, curve.second, options);
+    }
+  }
+};
 
 /// Step 9a, many lines compared: Benjamini-Hochberg at the false-discovery
 /// rate q over the lines' p-values. Sorted ascending, p_(1) <= ... <= p_(m),
@@ -1050,8 +1093,9 @@ Analysis rankProfile(const Profile &profile, const AnalysisOptions &options) {
     if (!run.abRun && run.runtimeNs > 0)
       totalRuntime += run.runtimeNs;
 
-  // Steps 4 to 7 line by line, then every curve's intervals (step 8, in
-  // parallel), then the lines in the same order.
+  // Steps 4 to 7 line by line, every curve's intervals (step 8) on other
+  // threads meanwhile as the curves are ready, then the lines in the same
+  // order.
   struct LineWork {
     LineResult result;
     RunRate rate;
@@ -1059,7 +1103,7 @@ Analysis rankProfile(const Profile &profile, const AnalysisOptions &options) {
   };
   std::vector<LineWork> lines;
   std::deque<PointWork> works; // a deque: the curves' addresses stay
-  std::vector<std::pair<PointWork *, RunRate>> curves;
+  Bootstrapper bootstrap(options);
   for (auto &[line, byPoint] : data) {
     LineWork &lineWork = lines.emplace_back();
     LineResult &lineResult = lineWork.result;
@@ -1073,11 +1117,11 @@ Analysis rankProfile(const Profile &profile, const AnalysisOptions &options) {
       lineResult.experiments += work.result.experiments;
       if (curve) {
         lineWork.curves.push_back(&work);
-        curves.push_back({&work, lineWork.rate});
+        bootstrap.add(work, lineWork.rate);
       }
     }
   }
-  bootstrapAll(curves, options);
+  bootstrap.finish();
   for (LineWork &lineWork : lines) {
     LineResult &lineResult = lineWork.result;
     for (PointWork *work : lineWork.curves) {
