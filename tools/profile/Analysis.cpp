@@ -251,29 +251,38 @@ Interval percentileInterval(std::vector<double> &values, double confidence) {
     return interval;
   // quantileSorted(sorted, q) of the values sorted, without sorting them
   // all: it reads the order statistics at and after q's position, which
-  // nth_element puts in place (the one after is the least of those that
-  // follow). The high quantile's position is at or after the low one's, so
-  // its nth_element needs only the values after the low one's.
+  // nth_element puts in place. The low quantile's pair: the one after is put
+  // in place, the one at is the largest of those before it (few: the low
+  // quantile is near the start). The high quantile's position is at or
+  // after that, so its nth_element needs only the values after it, and the
+  // one after is the least of the few that follow.
   const size_t n = values.size();
   double alpha = (1 - confidence) / 2;
   double lowPosition = alpha * double(n - 1), highPosition = (1 - alpha) * double(n - 1);
   size_t lowBelow = size_t(std::floor(lowPosition));
   size_t highBelow = std::max(lowBelow, size_t(std::floor(highPosition)));
-  auto next = [&values, n](size_t below) {
-    return below + 1 < n ? *std::min_element(values.begin() + below + 1, values.end())
-                         : values[below];
-  };
+  auto least = [&values, n](size_t from) { return *std::min_element(values.begin() + from, values.end()); };
+  double lowAt, lowNext;
+  if (lowBelow + 1 < n) {
+    std::nth_element(values.begin(), values.begin() + lowBelow + 1, values.end());
+    lowNext = values[lowBelow + 1];
+    lowAt = *std::max_element(values.begin(), values.begin() + lowBelow + 1);
+  } else {
+    std::nth_element(values.begin(), values.begin() + lowBelow, values.end());
+    lowAt = lowNext = values[lowBelow];
+  }
+  double highAt = lowAt, highNext = lowNext;
+  if (highBelow == lowBelow + 1) {
+    highAt = lowNext;
+    highNext = highBelow + 1 < n ? least(highBelow + 1) : highAt;
+  } else if (highBelow > lowBelow + 1) {
+    std::nth_element(values.begin() + lowBelow + 2, values.begin() + highBelow, values.end());
+    highAt = values[highBelow];
+    highNext = highBelow + 1 < n ? least(highBelow + 1) : highAt;
+  }
   auto interpolate = [](double atBelow, double atAbove, double position, size_t below) {
     return atBelow + (atAbove - atBelow) * (position - double(below));
   };
-  std::nth_element(values.begin(), values.begin() + lowBelow, values.end());
-  double lowAt = values[lowBelow], lowNext = next(lowBelow);
-  double highAt = lowAt, highNext = lowNext;
-  if (highBelow > lowBelow) {
-    std::nth_element(values.begin() + lowBelow + 1, values.begin() + highBelow, values.end());
-    highAt = values[highBelow];
-    highNext = next(highBelow);
-  }
   interval.low = interpolate(lowAt, lowNext, lowPosition, lowBelow);
   interval.high = interpolate(highAt, highNext, highPosition, highBelow);
   interval.valid = true;
