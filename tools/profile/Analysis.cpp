@@ -4,6 +4,10 @@
 #include "causal/tunables.h"
 
 #include <algorithm>
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define CAUSAL_SPLITMIX_AVX512
+#include <immintrin.h>
+#endif
 #include <array>
 #include <atomic>
 #include <cmath>
@@ -170,17 +174,68 @@ struct RunRate {
 
 class SplitMix64 {
 public:
+  static constexpr uint64_t kGamma = 0x9E3779B97F4A7C15ull;
   explicit SplitMix64(uint64_t seed) : state(seed) {}
-  uint64_t next() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  uint64_t next() { return mix(state += kGamma); }
+  size_t below(size_t n) { return size_t((unsigned __int128)next() * n >> 64); }
+
+  /// The next \p count numbers below(n), into \p out, for n < 2^32: the
+  /// same numbers as that many calls of below(n), eight at a time where the
+  /// CPU has AVX-512 (the bootstrap draws hundreds of millions).
+  void below(size_t n, uint32_t *out, size_t count) {
+    size_t done = 0;
+#ifdef CAUSAL_SPLITMIX_AVX512
+    static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+    if (avx512)
+      done = belowAvx512(state, n, out, count);
+#endif
+    for (; done < count; ++done)
+      out[done] = uint32_t(below(n));
+  }
+
+private:
+  uint64_t state;
+
+  static uint64_t mix(uint64_t z) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
   }
-  size_t below(size_t n) { return size_t((unsigned __int128)next() * n >> 64); }
 
-private:
-  uint64_t state;
+#ifdef CAUSAL_SPLITMIX_AVX512
+  /// below(n) for the whole multiples of 8 in \p count, eight lanes at a
+  /// time; advances \p state past them and returns how many. The high 64
+  /// bits of z x n, n < 2^32, from 32-bit halves: z x n = zh n 2^32 + zl n,
+  /// and (z x n) >> 64 = (zh n + (zl n >> 32)) >> 32 (the bits dropped
+  /// cannot carry).
+  __attribute__((target("avx512f,avx512dq"))) static size_t
+  belowAvx512(uint64_t &state, uint64_t n, uint32_t *out, size_t count) {
+    size_t blocks = count / 8;
+    __m512i z0 = _mm512_add_epi64(
+        _mm512_set1_epi64(int64_t(state)),
+        _mm512_set_epi64(int64_t(8 * kGamma), int64_t(7 * kGamma), int64_t(6 * kGamma),
+                         int64_t(5 * kGamma), int64_t(4 * kGamma), int64_t(3 * kGamma),
+                         int64_t(2 * kGamma), int64_t(kGamma)));
+    const __m512i step = _mm512_set1_epi64(int64_t(8 * kGamma));
+    const __m512i c1 = _mm512_set1_epi64(int64_t(0xBF58476D1CE4E5B9ull));
+    const __m512i c2 = _mm512_set1_epi64(int64_t(0x94D049BB133111EBull));
+    const __m512i bound = _mm512_set1_epi64(int64_t(n));
+    for (size_t b = 0; b < blocks; ++b) {
+      __m512i z = z0;
+      z0 = _mm512_add_epi64(z0, step);
+      z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)), c1);
+      z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)), c2);
+      z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 31));
+      __m512i low = _mm512_mul_epu32(z, bound); // zl x n
+      __m512i high = _mm512_add_epi64(_mm512_mul_epu32(_mm512_srli_epi64(z, 32), bound),
+                                      _mm512_srli_epi64(low, 32));
+      _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + 8 * b),
+                          _mm512_cvtepi64_epi32(_mm512_srli_epi64(high, 32)));
+    }
+    state += uint64_t(8 * blocks) * kGamma;
+    return 8 * blocks;
+  }
+#endif
 };
 
 uint64_t hashName(std::string_view a, std::string_view b) {
@@ -799,7 +854,8 @@ void bootstrapIntervals(PointWork &work, const RunRate &rate, const AnalysisOpti
     check(draw, 2);
   // All four counted; all but the second measure sum (added in turn); none.
   enum class Adding { Counted, SecondInTurn, InTurn };
-  Adding adding = !(whole[0] && whole[2] && whole[3]) ? Adding::InTurn
+  Adding adding = !(whole[0] && whole[2] && whole[3]) || draws >= 4294967296.0 // 2^32
+                      ? Adding::InTurn
                   : whole[1]                          ? Adding::Counted
                                                       : Adding::SecondInTurn;
   using Whole = std::array<int64_t, 4>;
@@ -827,7 +883,8 @@ void bootstrapIntervals(PointWork &work, const RunRate &rate, const AnalysisOpti
     }
   }
   std::vector<uint32_t> poolCounts, neighbourCounts;
-  std::vector<double> secondInTurn; // by group
+  std::vector<double> secondInTurn;    // by group
+  std::array<uint32_t, 512> picks;    // a batch of draws
   /// sums[m] += count x value over [from, to), for the first \p measures.
   auto addCounted = [](const std::vector<uint32_t> &counts, const std::vector<Whole> &values,
                        size_t from, size_t to, size_t measures, int64_t(&sums)[4]) {
@@ -860,29 +917,34 @@ void bootstrapIntervals(PointWork &work, const RunRate &rate, const AnalysisOpti
     double baseline[4] = {0, 0, 0, 0};
     if (adding != Adding::InTurn) {
       const bool counted = adding == Adding::Counted;
+      // Each draw in turn, as many at a time as `picks` holds.
+      auto drawEach = [&](size_t n, auto &&use) {
+        for (size_t k = 0; k < n; k += picks.size()) {
+          size_t now = std::min(picks.size(), n - k);
+          random.below(n, picks.data(), now);
+          for (size_t i = 0; i < now; ++i)
+            use(picks[i]);
+        }
+      };
       poolCounts.assign(pool.size(), 0);
       if (counted) {
-        for (size_t k = 0; k < pool.size(); ++k)
-          ++poolCounts[random.below(pool.size())];
+        drawEach(pool.size(), [&](uint32_t j) { ++poolCounts[j]; });
       } else {
         secondInTurn.assign(groups.size(), 0);
-        for (size_t k = 0; k < pool.size(); ++k) {
-          size_t j = random.below(pool.size());
+        drawEach(pool.size(), [&](uint32_t j) {
           ++poolCounts[j];
           secondInTurn[groupOf[j]] += secondOfPool[j];
-        }
+        });
       }
       neighbourCounts.assign(neighbours.size(), 0);
       double pooledSecond = counted ? 0 : secondInTurn[0];
       if (counted) {
-        for (size_t k = 0; k < neighbours.size(); ++k)
-          ++neighbourCounts[random.below(neighbours.size())];
+        drawEach(neighbours.size(), [&](uint32_t j) { ++neighbourCounts[j]; });
       } else {
-        for (size_t k = 0; k < neighbours.size(); ++k) {
-          size_t j = random.below(neighbours.size());
+        drawEach(neighbours.size(), [&](uint32_t j) {
           ++neighbourCounts[j];
           pooledSecond += secondOfNeighbours[j];
-        }
+        });
       }
       int64_t own[4] = {0, 0, 0, 0};
       addCounted(poolCounts, wholePool, 0, groupEnd[0], 4, own);
