@@ -185,7 +185,8 @@ public:
   void below(size_t n, uint32_t *out, size_t count) {
     size_t done = 0;
 #ifdef CAUSAL_SPLITMIX_AVX512
-    static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+    static const bool avx512 =
+        __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
     if (avx512)
       done = belowAvx512(state, n, out, count);
 #endif
@@ -211,11 +212,11 @@ private:
   __attribute__((target("avx512f,avx512dq"))) static size_t
   belowAvx512(uint64_t &state, uint64_t n, uint32_t *out, size_t count) {
     size_t blocks = count / 8;
-    __m512i z0 = _mm512_add_epi64(
-        _mm512_set1_epi64(int64_t(state)),
-        _mm512_set_epi64(int64_t(8 * kGamma), int64_t(7 * kGamma), int64_t(6 * kGamma),
-                         int64_t(5 * kGamma), int64_t(4 * kGamma), int64_t(3 * kGamma),
-                         int64_t(2 * kGamma), int64_t(kGamma)));
+    __m512i z0 = _mm512_add_epi64(_mm512_set1_epi64(int64_t(state)),
+                                  _mm512_set_epi64(int64_t(8 * kGamma), int64_t(7 * kGamma),
+                                                   int64_t(6 * kGamma), int64_t(5 * kGamma),
+                                                   int64_t(4 * kGamma), int64_t(3 * kGamma),
+                                                   int64_t(2 * kGamma), int64_t(kGamma)));
     const __m512i step = _mm512_set1_epi64(int64_t(8 * kGamma));
     const __m512i c1 = _mm512_set1_epi64(int64_t(0xBF58476D1CE4E5B9ull));
     const __m512i c2 = _mm512_set1_epi64(int64_t(0x94D049BB133111EBull));
@@ -316,7 +317,9 @@ Interval percentileInterval(std::vector<double> &values, double confidence) {
   double lowPosition = alpha * double(n - 1), highPosition = (1 - alpha) * double(n - 1);
   size_t lowBelow = size_t(std::floor(lowPosition));
   size_t highBelow = std::max(lowBelow, size_t(std::floor(highPosition)));
-  auto least = [&values, n](size_t from) { return *std::min_element(values.begin() + from, values.end()); };
+  auto least = [&values, n](size_t from) {
+    return *std::min_element(values.begin() + from, values.end());
+  };
   double lowAt, lowNext;
   if (lowBelow + 1 < n) {
     std::nth_element(values.begin(), values.begin() + lowBelow + 1, values.end());
@@ -407,7 +410,8 @@ public:
               haveAfter && (!haveBefore || zeros[after].experiment - o.experiment <
                                                o.experiment - zeros[before - 1].experiment);
           MeasurementRef entry = takeAfter ? zeros[after++] : zeros[--before];
-          if (!chosen[entry.experiment] && !sameName(profile.experiments[entry.experiment].selected, line)) {
+          if (!chosen[entry.experiment] &&
+              !sameName(profile.experiments[entry.experiment].selected, line)) {
             chosen[entry.experiment] = true;
             out.push_back(entry);
           }
@@ -854,10 +858,11 @@ void bootstrapIntervals(PointWork &work, const RunRate &rate, const AnalysisOpti
     check(draw, 2);
   // All four counted; all but the second measure sum (added in turn); none.
   enum class Adding { Counted, SecondInTurn, InTurn };
-  Adding adding = !(whole[0] && whole[2] && whole[3]) || draws >= 4294967296.0 // 2^32
-                      ? Adding::InTurn
-                  : whole[1]                          ? Adding::Counted
-                                                      : Adding::SecondInTurn;
+  // (Batches of draws are of numbers below 2^32.)
+  bool countable = whole[0] && whole[2] && whole[3] && draws < 4294967296.0;
+  Adding adding = !countable ? Adding::InTurn
+                  : whole[1] ? Adding::Counted
+                             : Adding::SecondInTurn;
   using Whole = std::array<int64_t, 4>;
   auto wholeOf = [&whole](const Draw &draw, size_t measures) {
     Whole out{};
@@ -883,8 +888,8 @@ void bootstrapIntervals(PointWork &work, const RunRate &rate, const AnalysisOpti
     }
   }
   std::vector<uint32_t> poolCounts, neighbourCounts;
-  std::vector<double> secondInTurn;    // by group
-  std::array<uint32_t, 512> picks;    // a batch of draws
+  std::vector<double> secondInTurn; // by group
+  std::array<uint32_t, 512> picks;  // a batch of draws
   /// sums[m] += count x value over [from, to), for the first \p measures.
   auto addCounted = [](const std::vector<uint32_t> &counts, const std::vector<Whole> &values,
                        size_t from, size_t to, size_t measures, int64_t(&sums)[4]) {

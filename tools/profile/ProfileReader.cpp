@@ -576,8 +576,8 @@ private:
   /// written in parts whose last part has not been read (their parts may
   /// come between other runs' records).
   struct OpenSamples {
-    std::vector<double> count;    // by line slot; -1: none written in this run
-    std::vector<uint32_t> slots;  // the slots written, in the order first written
+    std::vector<double> count;   // by line slot; -1: none written in this run
+    std::vector<uint32_t> slots; // the slots written, in the order first written
   };
   std::map<size_t, OpenSamples> openRunSamples;
   /// A slot per FILE:LINE of a samples record, by the address of its name
