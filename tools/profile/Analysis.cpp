@@ -4,12 +4,19 @@
 #include "causal/tunables.h"
 
 #include <algorithm>
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define CAUSAL_SPLITMIX_AVX512
+#include <immintrin.h>
+#endif
+#include <array>
 #include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 #include <tuple>
@@ -167,17 +174,69 @@ struct RunRate {
 
 class SplitMix64 {
 public:
+  static constexpr uint64_t kGamma = 0x9E3779B97F4A7C15ull;
   explicit SplitMix64(uint64_t seed) : state(seed) {}
-  uint64_t next() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  uint64_t next() { return mix(state += kGamma); }
+  size_t below(size_t n) { return size_t((unsigned __int128)next() * n >> 64); }
+
+  /// The next \p count numbers below(n), into \p out, for n < 2^32: the
+  /// same numbers as that many calls of below(n), eight at a time where the
+  /// CPU has AVX-512 (the bootstrap draws hundreds of millions).
+  void below(size_t n, uint32_t *out, size_t count) {
+    size_t done = 0;
+#ifdef CAUSAL_SPLITMIX_AVX512
+    static const bool avx512 =
+        __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+    if (avx512)
+      done = belowAvx512(state, n, out, count);
+#endif
+    for (; done < count; ++done)
+      out[done] = uint32_t(below(n));
+  }
+
+private:
+  uint64_t state;
+
+  static uint64_t mix(uint64_t z) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
   }
-  size_t below(size_t n) { return size_t((unsigned __int128)next() * n >> 64); }
 
-private:
-  uint64_t state;
+#ifdef CAUSAL_SPLITMIX_AVX512
+  /// below(n) for the whole multiples of 8 in \p count, eight lanes at a
+  /// time; advances \p state past them and returns how many. The high 64
+  /// bits of z x n, n < 2^32, from 32-bit halves: z x n = zh n 2^32 + zl n,
+  /// and (z x n) >> 64 = (zh n + (zl n >> 32)) >> 32 (the bits dropped
+  /// cannot carry).
+  __attribute__((target("avx512f,avx512dq"))) static size_t
+  belowAvx512(uint64_t &state, uint64_t n, uint32_t *out, size_t count) {
+    size_t blocks = count / 8;
+    __m512i z0 = _mm512_add_epi64(_mm512_set1_epi64(int64_t(state)),
+                                  _mm512_set_epi64(int64_t(8 * kGamma), int64_t(7 * kGamma),
+                                                   int64_t(6 * kGamma), int64_t(5 * kGamma),
+                                                   int64_t(4 * kGamma), int64_t(3 * kGamma),
+                                                   int64_t(2 * kGamma), int64_t(kGamma)));
+    const __m512i step = _mm512_set1_epi64(int64_t(8 * kGamma));
+    const __m512i c1 = _mm512_set1_epi64(int64_t(0xBF58476D1CE4E5B9ull));
+    const __m512i c2 = _mm512_set1_epi64(int64_t(0x94D049BB133111EBull));
+    const __m512i bound = _mm512_set1_epi64(int64_t(n));
+    for (size_t b = 0; b < blocks; ++b) {
+      __m512i z = z0;
+      z0 = _mm512_add_epi64(z0, step);
+      z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)), c1);
+      z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)), c2);
+      z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 31));
+      __m512i low = _mm512_mul_epu32(z, bound); // zl x n
+      __m512i high = _mm512_add_epi64(_mm512_mul_epu32(_mm512_srli_epi64(z, 32), bound),
+                                      _mm512_srli_epi64(low, 32));
+      _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + 8 * b),
+                          _mm512_cvtepi64_epi32(_mm512_srli_epi64(high, 32)));
+    }
+    state += uint64_t(8 * blocks) * kGamma;
+    return 8 * blocks;
+  }
+#endif
 };
 
 uint64_t hashName(std::string_view a, std::string_view b) {
@@ -209,13 +268,16 @@ struct CurveValues {
   std::vector<double> values;
 };
 
-CurveValues computeCurve(PointKind kind, const CurveSums &sums, const RunRate &rate,
-                         bool phaseCorrection) {
-  CurveValues out;
+/// computeCurve into \p out, whose storage a bootstrap reuses round after round.
+void computeCurveInto(PointKind kind, const CurveSums &sums, const RunRate &rate,
+                      bool phaseCorrection, CurveValues &out) {
+  out.baselineValid = false;
+  out.factor = 1;
+  out.corrected = false;
   out.values.assign(sums.groups.size(), NAN);
   double baseline = progressMeasure(kind, sums.baseline);
   if (!(baseline > 0))
-    return out;
+    return;
   out.baselineValid = true;
   const Sums &own = sums.ownBaseline;
   if (phaseCorrection && rate.valid() && own.phaseDuration > 0 && own.phaseSamples > 0) {
@@ -230,6 +292,12 @@ CurveValues computeCurve(PointKind kind, const CurveSums &sums, const RunRate &r
       out.values[i] = out.factor * (baseline - measure) / baseline;
   }
   out.values[0] = 0;
+}
+
+CurveValues computeCurve(PointKind kind, const CurveSums &sums, const RunRate &rate,
+                         bool phaseCorrection) {
+  CurveValues out;
+  computeCurveInto(kind, sums, rate, phaseCorrection, out);
   return out;
 }
 
@@ -237,10 +305,44 @@ Interval percentileInterval(std::vector<double> &values, double confidence) {
   Interval interval;
   if (values.size() < 2)
     return interval;
-  std::sort(values.begin(), values.end());
+  // quantileSorted(sorted, q) of the values sorted, without sorting them
+  // all: it reads the order statistics at and after q's position, which
+  // nth_element puts in place. The low quantile's pair: the one after is put
+  // in place, the one at is the largest of those before it (few: the low
+  // quantile is near the start). The high quantile's position is at or
+  // after that, so its nth_element needs only the values after it, and the
+  // one after is the least of the few that follow.
+  const size_t n = values.size();
   double alpha = (1 - confidence) / 2;
-  interval.low = quantileSorted(values, alpha);
-  interval.high = quantileSorted(values, 1 - alpha);
+  double lowPosition = alpha * double(n - 1), highPosition = (1 - alpha) * double(n - 1);
+  size_t lowBelow = size_t(std::floor(lowPosition));
+  size_t highBelow = std::max(lowBelow, size_t(std::floor(highPosition)));
+  auto least = [&values, n](size_t from) {
+    return *std::min_element(values.begin() + from, values.end());
+  };
+  double lowAt, lowNext;
+  if (lowBelow + 1 < n) {
+    std::nth_element(values.begin(), values.begin() + lowBelow + 1, values.end());
+    lowNext = values[lowBelow + 1];
+    lowAt = *std::max_element(values.begin(), values.begin() + lowBelow + 1);
+  } else {
+    std::nth_element(values.begin(), values.begin() + lowBelow, values.end());
+    lowAt = lowNext = values[lowBelow];
+  }
+  double highAt = lowAt, highNext = lowNext;
+  if (highBelow == lowBelow + 1) {
+    highAt = lowNext;
+    highNext = highBelow + 1 < n ? least(highBelow + 1) : highAt;
+  } else if (highBelow > lowBelow + 1) {
+    std::nth_element(values.begin() + lowBelow + 2, values.begin() + highBelow, values.end());
+    highAt = values[highBelow];
+    highNext = highBelow + 1 < n ? least(highBelow + 1) : highAt;
+  }
+  auto interpolate = [](double atBelow, double atAbove, double position, size_t below) {
+    return atBelow + (atAbove - atBelow) * (position - double(below));
+  };
+  interval.low = interpolate(lowAt, lowNext, lowPosition, lowBelow);
+  interval.high = interpolate(highAt, highNext, highPosition, highBelow);
   interval.valid = true;
   return interval;
 }
@@ -267,27 +369,30 @@ using PointKey = std::pair<int, std::string_view>; // (kind, name)
 /// candidates for pooled baselines.
 class BaselineIndex {
 public:
-  explicit BaselineIndex(const Profile &profile) : profile(profile) {}
+  explicit BaselineIndex(const Profile &profile)
+      : profile(profile), chosen(profile.experiments.size(), false) {}
 
   void add(const PointKey &point, MeasurementRef ref) {
-    byRunPoint[{profile.experiments[ref.experiment].run, point}].push_back(ref);
+    byPointRun[point][profile.experiments[ref.experiment].run].push_back(ref);
   }
 
   /// The pooled baseline of a line: its own 0 % experiments and, for each
   /// of its experiments, the \p window nearest 0 % experiments of the same
   /// run and point (by position in the run, ties to the earlier one), each
   /// experiment once. Returns the other lines' experiments only; the
-  /// line's own are in its baseline group already.
+  /// line's own are in its baseline group already. Not for several threads
+  /// at once (it marks the experiments chosen in a table of its own).
   Measurements neighbours(const PointKey &point, std::string_view line,
                           const std::vector<Group> &groups, size_t window) const {
-    std::set<size_t> chosen;
     Measurements out;
-    if (window == 0)
+    auto ofPoint = byPointRun.find(point);
+    if (window == 0 || ofPoint == byPointRun.end())
       return out;
+    const std::map<size_t, Measurements> &byRun = ofPoint->second;
     for (const Group &group : groups)
       for (MeasurementRef o : group.observations) {
-        auto found = byRunPoint.find({profile.experiments[o.experiment].run, point});
-        if (found == byRunPoint.end())
+        auto found = byRun.find(profile.experiments[o.experiment].run);
+        if (found == byRun.end())
           continue;
         const Measurements &zeros = found->second;
         // zeros is sorted by experiment; walk outwards from o.experiment.
@@ -305,17 +410,30 @@ public:
               haveAfter && (!haveBefore || zeros[after].experiment - o.experiment <
                                                o.experiment - zeros[before - 1].experiment);
           MeasurementRef entry = takeAfter ? zeros[after++] : zeros[--before];
-          if (profile.experiments[entry.experiment].selected != line &&
-              chosen.insert(entry.experiment).second)
+          if (!chosen[entry.experiment] &&
+              !sameName(profile.experiments[entry.experiment].selected, line)) {
+            chosen[entry.experiment] = true;
             out.push_back(entry);
+          }
         }
       }
+    for (MeasurementRef entry : out)
+      chosen[entry.experiment] = false;
     return out;
   }
 
 private:
   const Profile &profile;
-  std::map<std::pair<size_t, PointKey>, Measurements> byRunPoint;
+  /// By point, then run: the point's 0 % experiments in that run.
+  std::map<PointKey, std::map<size_t, Measurements>> byPointRun;
+  /// By experiment: chosen by the current neighbours() call.
+  mutable std::vector<bool> chosen;
+
+  /// Names are mostly views into Profile::names (one copy of each): then
+  /// the same address is the same name, without comparing the text.
+  static bool sameName(std::string_view a, std::string_view b) {
+    return (a.data() == b.data() && a.size() == b.size()) || a == b;
+  }
 };
 
 /// Program speedups a virtual speedup cannot produce: more than s x b
@@ -715,9 +833,84 @@ void bootstrapIntervals(PointWork &work, const RunRate &rate, const AnalysisOpti
     out.phaseDuration = sums[3];
     return out;
   };
+  // A sum of whole numbers is exact, whatever the order it is added in,
+  // while it stays below 2^53 in magnitude. A measure whose values are all
+  // whole numbers, and small enough that no round's sum of them can reach
+  // 2^53, is therefore summed from how often a round drew each experiment
+  // (count x value, in integers): the same sums bit for bit as adding each
+  // draw in turn, from the same draws, at a fraction of the cost. Visits,
+  // durations and samples are whole numbers; a latency point's in-flight x
+  // duration is not always, and is then added draw by draw as before.
+  // Groups other than the own baseline need only the two measure sums, as
+  // do the neighbours.
+  const double draws = double(pool.size() + neighbours.size());
+  bool whole[4] = {true, true, true, true}; // by measure
+  auto check = [&](const Draw &draw, size_t measures) {
+    for (size_t m = 0; m < measures; ++m) {
+      double value = draw.measure[m];
+      whole[m] = whole[m] && value == std::trunc(value) &&
+                 std::fabs(value) * draws < 9007199254740992.0; // 2^53
+    }
+  };
+  for (const Draw &draw : pool)
+    check(draw, draw.group == 0 ? 4 : 2);
+  for (const Draw &draw : neighbours)
+    check(draw, 2);
+  // All four counted; all but the second measure sum (added in turn); none.
+  enum class Adding { Counted, SecondInTurn, InTurn };
+  // (Batches of draws are of numbers below 2^32.)
+  bool countable = whole[0] && whole[2] && whole[3] && draws < 4294967296.0;
+  Adding adding = !countable ? Adding::InTurn
+                  : whole[1] ? Adding::Counted
+                             : Adding::SecondInTurn;
+  using Whole = std::array<int64_t, 4>;
+  auto wholeOf = [&whole](const Draw &draw, size_t measures) {
+    Whole out{};
+    for (size_t m = 0; m < measures; ++m)
+      out[m] = whole[m] ? int64_t(draw.measure[m]) : 0;
+    return out;
+  };
+  std::vector<Whole> wholePool, wholeNeighbours; // the counted path's values
+  std::vector<uint32_t> groupOf;                 // by pool entry
+  std::vector<double> secondOfPool, secondOfNeighbours;
+  std::vector<size_t> groupEnd(groups.size()); // in pool
+  for (size_t i = 0, end = 0; i < groups.size(); ++i)
+    groupEnd[i] = end += groups[i].observations.size();
+  if (adding != Adding::InTurn) {
+    for (const Draw &draw : pool) {
+      wholePool.push_back(wholeOf(draw, draw.group == 0 ? 4 : 2));
+      groupOf.push_back(uint32_t(draw.group));
+      secondOfPool.push_back(draw.measure[1]);
+    }
+    for (const Draw &draw : neighbours) {
+      wholeNeighbours.push_back(wholeOf(draw, 2));
+      secondOfNeighbours.push_back(draw.measure[1]);
+    }
+  }
+  std::vector<uint32_t> poolCounts, neighbourCounts;
+  std::vector<double> secondInTurn; // by group
+  std::array<uint32_t, 512> picks;  // a batch of draws
+  /// sums[m] += count x value over [from, to), for the first \p measures.
+  auto addCounted = [](const std::vector<uint32_t> &counts, const std::vector<Whole> &values,
+                       size_t from, size_t to, size_t measures, int64_t(&sums)[4]) {
+    if (measures == 1) {
+      for (size_t j = from; j < to; ++j)
+        sums[0] += int64_t(counts[j]) * values[j][0];
+      return;
+    }
+    for (size_t j = from; j < to; ++j)
+      for (size_t m = 0; m < measures; ++m)
+        sums[m] += int64_t(counts[j]) * values[j][m];
+  };
+
   std::vector<std::vector<double>> pointSamples(valid.size());
+  for (std::vector<double> &samples : pointSamples)
+    samples.reserve(options.bootstrapRounds);
   std::vector<double> slopeSamples, maxSamples;
+  slopeSamples.reserve(options.bootstrapRounds);
+  maxSamples.reserve(options.bootstrapRounds);
   CurveSums replicate;
+  CurveValues values;
   std::vector<CurvePoint> replicateCurve;
   std::vector<bool> replicateEligible;
   struct Accumulated {
@@ -726,26 +919,78 @@ void bootstrapIntervals(PointWork &work, const RunRate &rate, const AnalysisOpti
   std::vector<Accumulated> accumulated;
   for (size_t round = 0; round < options.bootstrapRounds; ++round) {
     accumulated.assign(groups.size(), Accumulated{{0, 0, 0, 0}});
-    for (size_t k = 0; k < pool.size(); ++k) {
-      const Draw &pick = pool[random.below(pool.size())];
-      double *sums = accumulated[pick.group].sums;
-      sums[0] += pick.measure[0];
-      sums[1] += pick.measure[1];
-      sums[2] += pick.measure[2];
-      sums[3] += pick.measure[3];
-    }
-    double baseline[4] = {accumulated[0].sums[0], accumulated[0].sums[1], 0, 0};
-    for (size_t k = 0; k < neighbours.size(); ++k) {
-      const Draw &pick = neighbours[random.below(neighbours.size())];
-      baseline[0] += pick.measure[0];
-      baseline[1] += pick.measure[1];
+    double baseline[4] = {0, 0, 0, 0};
+    if (adding != Adding::InTurn) {
+      const bool counted = adding == Adding::Counted;
+      // Each draw in turn, as many at a time as `picks` holds.
+      auto drawEach = [&](size_t n, auto &&use) {
+        for (size_t k = 0; k < n; k += picks.size()) {
+          size_t now = std::min(picks.size(), n - k);
+          random.below(n, picks.data(), now);
+          for (size_t i = 0; i < now; ++i)
+            use(picks[i]);
+        }
+      };
+      poolCounts.assign(pool.size(), 0);
+      if (counted) {
+        drawEach(pool.size(), [&](uint32_t j) { ++poolCounts[j]; });
+      } else {
+        secondInTurn.assign(groups.size(), 0);
+        drawEach(pool.size(), [&](uint32_t j) {
+          ++poolCounts[j];
+          secondInTurn[groupOf[j]] += secondOfPool[j];
+        });
+      }
+      neighbourCounts.assign(neighbours.size(), 0);
+      double pooledSecond = counted ? 0 : secondInTurn[0];
+      if (counted) {
+        drawEach(neighbours.size(), [&](uint32_t j) { ++neighbourCounts[j]; });
+      } else {
+        drawEach(neighbours.size(), [&](uint32_t j) {
+          ++neighbourCounts[j];
+          pooledSecond += secondOfNeighbours[j];
+        });
+      }
+      int64_t own[4] = {0, 0, 0, 0};
+      addCounted(poolCounts, wholePool, 0, groupEnd[0], 4, own);
+      for (size_t m = 0; m < 4; ++m)
+        accumulated[0].sums[m] = double(own[m]);
+      for (size_t i = 1; i < groups.size(); ++i) {
+        int64_t sums[4] = {0, 0, 0, 0};
+        addCounted(poolCounts, wholePool, groupEnd[i - 1], groupEnd[i], counted ? 2 : 1, sums);
+        accumulated[i].sums[0] = double(sums[0]);
+        accumulated[i].sums[1] = counted ? double(sums[1]) : secondInTurn[i];
+      }
+      int64_t pooled[4] = {own[0], own[1], 0, 0};
+      addCounted(neighbourCounts, wholeNeighbours, 0, neighbours.size(), counted ? 2 : 1, pooled);
+      baseline[0] = double(pooled[0]);
+      baseline[1] = counted ? double(pooled[1]) : pooledSecond;
+      if (!counted)
+        accumulated[0].sums[1] = secondInTurn[0];
+    } else {
+      for (size_t k = 0; k < pool.size(); ++k) {
+        const Draw &pick = pool[random.below(pool.size())];
+        double *sums = accumulated[pick.group].sums;
+        sums[0] += pick.measure[0];
+        sums[1] += pick.measure[1];
+        sums[2] += pick.measure[2];
+        sums[3] += pick.measure[3];
+      }
+      double first = accumulated[0].sums[0], second = accumulated[0].sums[1];
+      for (size_t k = 0; k < neighbours.size(); ++k) {
+        const Draw &pick = neighbours[random.below(neighbours.size())];
+        first += pick.measure[0];
+        second += pick.measure[1];
+      }
+      baseline[0] = first;
+      baseline[1] = second;
     }
     replicate.groups.resize(groups.size());
     for (size_t i = 0; i < groups.size(); ++i)
       replicate.groups[i] = toSums(accumulated[i].sums);
     replicate.ownBaseline = replicate.groups[0];
     replicate.baseline = toSums(baseline);
-    CurveValues values = computeCurve(result.kind, replicate, rate, options.phaseCorrection);
+    computeCurveInto(result.kind, replicate, rate, options.phaseCorrection, values);
     if (!values.baselineValid)
       continue;
     replicateCurve.clear();
@@ -794,26 +1039,67 @@ bool analyzePoint(PointWork &work, std::map<int, Measurements> &bySpeedup, const
   return true;
 }
 
-/// Step 8 for every curve: each one's bootstrap draws from its own random
-/// sequence (seeded by its line and point), so the curves can be shared out
-/// among threads and the result is the same as one after the other.
-void bootstrapAll(std::vector<std::pair<PointWork *, RunRate>> &curves,
-                  const AnalysisOptions &options) {
-  if (options.bootstrapRounds == 0 || curves.empty())
-    return;
-  std::atomic<size_t> next{0};
-  auto worker = [&]() {
-    for (size_t i; (i = next.fetch_add(1)) < curves.size();)
-      bootstrapIntervals(*curves[i].first, curves[i].second, options);
-  };
-  size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), 8);
+/// Step 8 for every curve, while steps 5 to 7 go on for the next ones: each
+/// curve's bootstrap draws from its own random sequence (seeded by its line
+/// and point), so the curves can be shared out among threads and the result
+/// is the same as one after the other. Helper threads start at once and
+/// take the curves as they are added; the thread that adds them joins in at
+/// finish(). A curve, once added, is the bootstrap's until finish().
+class Bootstrapper {
+public:
+  explicit Bootstrapper(const AnalysisOptions &options) : options(options) {
+    if (options.bootstrapRounds == 0)
+      return;
+    size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), 8);
+    for (size_t t = 1; t < threads; ++t)
+      helpers.emplace_back([this] { takeCurves(); });
+  }
+  ~Bootstrapper() { finish(); }
+
+  void add(PointWork &work, const RunRate &rate) {
+    if (options.bootstrapRounds == 0)
+      return;
+    std::lock_guard<std::mutex> lock(mutex);
+    curves.push_back({&work, rate});
+    added.notify_one();
+  }
+
+  /// Every curve added has its intervals.
+  void finish() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      allAdded = true;
+    }
+    added.notify_all();
+    takeCurves();
+    for (std::thread &helper : helpers)
+      helper.join();
+    helpers.clear();
+  }
+
+private:
+  const AnalysisOptions &options;
+  std::mutex mutex;
+  std::condition_variable added;
+  std::vector<std::pair<PointWork *, RunRate>> curves;
+  size_t next = 0; // the first curve not taken
+  bool allAdded = false;
   std::vector<std::thread> helpers;
-  for (size_t t = 1; t < threads && t < curves.size(); ++t)
-    helpers.emplace_back(worker);
-  worker();
-  for (std::thread &helper : helpers)
-    helper.join();
-}
+
+  void takeCurves() {
+    for (;;) {
+      std::pair<PointWork *, RunRate> curve;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        added.wait(lock, [this] { return next < curves.size() || allAdded; });
+        if (next == curves.size())
+          return;
+        curve = curves[next++];
+      }
+      bootstrapIntervals(*curve.first, curve.second, options);
+    }
+  }
+};
 
 /// Step 9a, many lines compared: Benjamini-Hochberg at the false-discovery
 /// rate q over the lines' p-values. Sorted ascending, p_(1) <= ... <= p_(m),
@@ -883,8 +1169,9 @@ Analysis rankProfile(const Profile &profile, const AnalysisOptions &options) {
     if (!run.abRun && run.runtimeNs > 0)
       totalRuntime += run.runtimeNs;
 
-  // Steps 4 to 7 line by line, then every curve's intervals (step 8, in
-  // parallel), then the lines in the same order.
+  // Steps 4 to 7 line by line, every curve's intervals (step 8) on other
+  // threads meanwhile as the curves are ready, then the lines in the same
+  // order.
   struct LineWork {
     LineResult result;
     RunRate rate;
@@ -892,7 +1179,7 @@ Analysis rankProfile(const Profile &profile, const AnalysisOptions &options) {
   };
   std::vector<LineWork> lines;
   std::deque<PointWork> works; // a deque: the curves' addresses stay
-  std::vector<std::pair<PointWork *, RunRate>> curves;
+  Bootstrapper bootstrap(options);
   for (auto &[line, byPoint] : data) {
     LineWork &lineWork = lines.emplace_back();
     LineResult &lineResult = lineWork.result;
@@ -906,11 +1193,11 @@ Analysis rankProfile(const Profile &profile, const AnalysisOptions &options) {
       lineResult.experiments += work.result.experiments;
       if (curve) {
         lineWork.curves.push_back(&work);
-        curves.push_back({&work, lineWork.rate});
+        bootstrap.add(work, lineWork.rate);
       }
     }
   }
-  bootstrapAll(curves, options);
+  bootstrap.finish();
   for (LineWork &lineWork : lines) {
     LineResult &lineResult = lineWork.result;
     for (PointWork *work : lineWork.curves) {

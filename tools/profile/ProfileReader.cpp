@@ -15,6 +15,7 @@
 #include <initializer_list>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <unordered_map>
 
 namespace causal::profile {
 
@@ -80,14 +81,14 @@ namespace {
 using namespace causal::profile_schema;
 
 /// Canonical record type for the spellings that exist (profile_records.def).
-std::string canonicalType(std::string_view type) {
+std::string_view canonicalType(std::string_view type) {
   for (const Alias &alias : kRecordAliases)
     if (type == alias.alias)
       return alias.name;
-  return std::string(type);
+  return type;
 }
 
-std::string canonicalKey(std::string_view type, std::string_view key) {
+std::string_view canonicalKey(std::string_view type, std::string_view key) {
   for (const Alias &alias : kKeyAliases)
     if (key == alias.alias)
       return alias.name;
@@ -95,7 +96,7 @@ std::string canonicalKey(std::string_view type, std::string_view key) {
   // breakpoint, sampled); keep it apart from the record type.
   if (key == "type" && type == "progress-point")
     return "point-type";
-  return std::string(key);
+  return key;
 }
 
 /// The schema of a record type, or null for a type this reader does not know.
@@ -329,10 +330,34 @@ private:
 
 } // namespace
 
+namespace {
+
+/// The fields of a Record being filled: the strings of the previous line's
+/// fields are written over, keeping their storage (a profile has millions of
+/// lines), and the fields left over are dropped at the end.
+class FieldWriter {
+public:
+  explicit FieldWriter(Record &record) : record(record) {}
+  ~FieldWriter() { record.fields.resize(used); }
+  void add(std::string_view key, std::string_view value) {
+    if (used == record.fields.size())
+      record.fields.emplace_back();
+    std::pair<std::string, std::string> &field = record.fields[used++];
+    field.first.assign(key);
+    field.second.assign(value);
+  }
+
+private:
+  Record &record;
+  size_t used = 0;
+};
+
+} // namespace
+
 bool parseRecordLine(std::string_view line, Record &record, std::string &error) {
   record.type.clear();
-  record.fields.clear();
   record.escapedText = false;
+  FieldWriter fields(record);
   if (!line.empty() && line.back() == '\r')
     line.remove_suffix(1);
   size_t first = line.find_first_not_of(" \t");
@@ -353,14 +378,14 @@ bool parseRecordLine(std::string_view line, Record &record, std::string &error) 
       error = "JSON record has no \"type\" member";
       return false;
     }
-    record.type = canonicalType(rawType);
+    record.type.assign(canonicalType(rawType));
     bool typeSeen = false;
     for (auto &member : members) {
       if (member.first == "type" && !typeSeen) {
         typeSeen = true;
         continue;
       }
-      record.fields.emplace_back(canonicalKey(rawType, member.first), std::move(member.second));
+      fields.add(canonicalKey(rawType, member.first), member.second);
     }
     return true;
   }
@@ -378,7 +403,7 @@ bool parseRecordLine(std::string_view line, Record &record, std::string &error) 
       error = "record type '" + std::string(rawType.substr(0, 40)) + "' is not a word";
       return false;
     }
-  record.type = canonicalType(rawType);
+  record.type.assign(canonicalType(rawType));
   while (tab != std::string_view::npos) {
     size_t start = tab + 1;
     tab = line.find('\t', start);
@@ -390,8 +415,7 @@ bool parseRecordLine(std::string_view line, Record &record, std::string &error) 
       error = "field '" + std::string(field.substr(0, 40)) + "' is not key=value";
       return false;
     }
-    record.fields.emplace_back(canonicalKey(rawType, field.substr(0, equals)),
-                               std::string(field.substr(equals + 1)));
+    fields.add(canonicalKey(rawType, field.substr(0, equals)), field.substr(equals + 1));
   }
   return true;
 }
@@ -458,16 +482,16 @@ bool readField(const Record &record, const char *type, const FieldSpec &spec, do
   if (!parseNumber(*text, value))
     return fail(error, std::string("field '") + spec.key + "' has value '" + text->substr(0, 40) +
                            "', which is not a number");
-  std::string subject = std::string(type) + " " + spec.key;
+  auto subject = [&] { return std::string(type) + " " + spec.key; };
   switch (spec.check) {
   case Check::Any:
     return true;
   case Check::NonNegative:
-    return value >= 0 || fail(error, subject + " is negative");
+    return value >= 0 || fail(error, subject() + " is negative");
   case Check::Fraction:
-    return (value >= 0 && value <= 1) || fail(error, subject + " " + *text + " is outside 0..1");
+    return (value >= 0 && value <= 1) || fail(error, subject() + " " + *text + " is outside 0..1");
   case Check::Positive:
-    return value > 0 || fail(error, subject + " is not positive");
+    return value > 0 || fail(error, subject() + " is not positive");
   }
   return true;
 }
@@ -551,7 +575,30 @@ private:
   /// folded into Profile::samples, by run index: the current run, and runs
   /// written in parts whose last part has not been read (their parts may
   /// come between other runs' records).
-  std::map<size_t, std::map<std::string_view, double>> openRunSamples;
+  struct OpenSamples {
+    std::vector<double> count;   // by line slot; -1: none written in this run
+    std::vector<uint32_t> slots; // the slots written, in the order first written
+  };
+  std::map<size_t, OpenSamples> openRunSamples;
+  /// A slot per FILE:LINE of a samples record, by the address of its name
+  /// in Profile::names (one copy of each name: no text compared), and its
+  /// entry in Profile::samples once there (a map's entries stay in place).
+  std::unordered_map<const char *, uint32_t> slotOfName;
+  std::vector<std::string_view> nameOfSlot;
+  std::vector<SampleTotals *> totalsOfSlot;
+
+  uint32_t slotOf(std::string_view name) {
+    auto [found, added] = slotOfName.emplace(name.data(), uint32_t(nameOfSlot.size()));
+    if (added) {
+      nameOfSlot.push_back(name);
+      totalsOfSlot.push_back(nullptr);
+    }
+    return found->second;
+  }
+  /// The fields of the record being read, one struct per type: reused from
+  /// record to record, with the storage of their strings.
+#define CAUSAL_PROFILE_RECORD(Id, name, since, role, ...) records::Id Id##Fields;
+#include "causal/profile_records.def"
 
   /// Folds run \p index's samples into the profile's per-line totals, now
   /// that the run's runtime, sample period and kind are known.
@@ -562,8 +609,12 @@ private:
     Run &run = profile.runs[index];
     double period = run.samplePeriodNs > 0 ? run.samplePeriodNs : kDefaultSamplePeriodNs;
     bool timed = run.runtimeNs > 0;
-    for (const auto &[location, count] : open->second) {
-      SampleTotals &totals = profile.samples[location];
+    for (uint32_t slot : open->second.slots) {
+      double count = open->second.count[slot];
+      SampleTotals *&entry = totalsOfSlot[slot];
+      if (!entry)
+        entry = &profile.samples[nameOfSlot[slot]];
+      SampleTotals &totals = *entry;
       totals.all += count;
       if (run.abRun)
         continue;
@@ -573,7 +624,7 @@ private:
         totals.ordinaryTimedNs += count * period;
       }
     }
-    run.sampledLines = open->second.size();
+    run.sampledLines = open->second.slots.size();
     openRunSamples.erase(open);
   }
 
@@ -589,7 +640,8 @@ private:
     switch (id) {
 #define CAUSAL_PROFILE_RECORD(Id, name, since, role, ...)                                          \
   case RecordId::Id: {                                                                             \
-    records::Id fields;                                                                            \
+    records::Id &fields = Id##Fields;                                                              \
+    fields = records::Id{}; /* its strings keep their storage */                                   \
     return readFields(record, fields, error) && applyRecord(fields, lineNo, error);                \
   }
 #include "causal/profile_records.def"
@@ -673,7 +725,17 @@ private:
 
   bool applyRecord(const records::Samples &fields, size_t lineNo, std::string &) {
     // Cumulative counts: the last one written counts.
-    openRunSamples[runIndex(lineNo)][profile.intern(fields.location)] = fields.count;
+    uint32_t slot = slotOf(profile.intern(fields.location));
+    OpenSamples &open = openRunSamples[runIndex(lineNo)];
+    if (open.count.empty()) { // the run's first: room for as many lines as the last one
+      open.count.assign(nameOfSlot.size(), -1);
+      open.slots.reserve(nameOfSlot.size());
+    }
+    if (open.count.size() <= slot)
+      open.count.resize(nameOfSlot.size(), -1);
+    if (open.count[slot] < 0)
+      open.slots.push_back(slot);
+    open.count[slot] = fields.count;
     if (!fields.function.empty())
       profile.functions[fields.location] = fields.function;
     return true;
