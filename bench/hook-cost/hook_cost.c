@@ -5,6 +5,9 @@
  *                          (EINVAL; a zero sleep would take the timer slack, 50 us)
  *   hook_cost mutex N      N x pthread_mutex_lock + pthread_mutex_unlock of a mutex
  *                          nobody else holds (a blocking and a waking hook per iteration)
+ *   hook_cost semaphore N  N x sem_post + sem_wait of a semaphore only this thread uses (the
+ *                          wait returns at once, well under 1 us: with --waits, the fixed
+ *                          cost of a blocking call that may block, no episode kept)
  *   hook_cost progress N   N x (a throughput point and a relaxed increment of a volatile)
  *
  * Prints "ns_per_call=X": the fastest of 7 rounds of N calls, in the thread's CPU time (the
@@ -21,6 +24,7 @@
 #include <dlfcn.h>
 #include <poll.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +48,9 @@ static int (*libc_poll)(struct pollfd *, nfds_t, int);
 static int (*libc_mutex_lock)(pthread_mutex_t *);
 static int (*libc_mutex_unlock)(pthread_mutex_t *);
 static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+static int (*libc_sem_post)(sem_t *);
+static int (*libc_sem_wait)(sem_t *);
+static sem_t semaphore;
 
 static void run_nanosleep(uint64_t n) {
   struct timespec invalid = {0, -1};
@@ -78,6 +85,18 @@ static void run_libc_mutex(uint64_t n) {
   }
 }
 
+static void run_semaphore(uint64_t n) {
+  for (uint64_t i = 0; i < n; ++i) {
+    sem_post(&semaphore);
+    sem_wait(&semaphore);
+  }
+}
+static void run_libc_semaphore(uint64_t n) {
+  for (uint64_t i = 0; i < n; ++i) {
+    libc_sem_post(&semaphore);
+    libc_sem_wait(&semaphore);
+  }
+}
 static void run_progress(uint64_t n) {
   for (uint64_t i = 0; i < n; ++i) {
     CAUSAL_PROGRESS_NAMED("tick");
@@ -92,6 +111,7 @@ int main(int argc, char **argv) {
   void (*loop)(uint64_t) = !strcmp(argv[1], "nanosleep")  ? run_nanosleep
                            : !strcmp(argv[1], "poll0")    ? run_poll0
                            : !strcmp(argv[1], "mutex")    ? run_mutex
+                           : !strcmp(argv[1], "semaphore") ? run_semaphore
                            : !strcmp(argv[1], "progress") ? run_progress
                                                           : NULL;
   if (!loop || !n)
@@ -102,10 +122,14 @@ int main(int argc, char **argv) {
   libc_poll = libc ? (int (*)(struct pollfd *, nfds_t, int))dlsym(libc, "poll") : NULL;
   libc_mutex_lock = libc ? (int (*)(pthread_mutex_t *))dlsym(libc, "pthread_mutex_lock") : NULL;
   libc_mutex_unlock = libc ? (int (*)(pthread_mutex_t *))dlsym(libc, "pthread_mutex_unlock") : NULL;
+  libc_sem_post = libc ? (int (*)(sem_t *))dlsym(libc, "sem_post") : NULL;
+  libc_sem_wait = libc ? (int (*)(sem_t *))dlsym(libc, "sem_wait") : NULL;
+  sem_init(&semaphore, 0, 0);
   void (*reference)(uint64_t) =
       loop == run_poll0       ? (libc_poll ? run_libc_poll0 : NULL)
       : loop == run_nanosleep ? (libc_nanosleep ? run_libc_nanosleep : NULL)
       : loop == run_mutex     ? (libc_mutex_lock && libc_mutex_unlock ? run_libc_mutex : NULL)
+      : loop == run_semaphore ? (libc_sem_post && libc_sem_wait ? run_libc_semaphore : NULL)
                               : NULL;
   if (argc > 3) /* keep idle() in the binary */
     sink = (uint64_t)idle(argc);

@@ -6,6 +6,7 @@
 #     poll(NULL, 0, 0)          a wait that returns at once
 #     nanosleep({0, -1})        a sleep the kernel refuses at once (EINVAL)
 #     pthread_mutex_lock+unlock of a mutex nobody else holds (a blocking and a waking hook)
+#     sem_post+sem_wait         a wait that may block but returns at once (no episode kept)
 #     a throughput point        CAUSAL_PROGRESS_NAMED + one relaxed increment of a volatile
 #   For the three calls, each run also times the same loop calling libc.so.6's own function
 #   (rounds alternating in the same process): the hook's cost is the difference, which
@@ -24,8 +25,9 @@
 #                   and checked for an episode; the sidecar goes where the profile goes,
 #                   /dev/null): run in the same rounds, so the load of the machine weighs
 #                   on both alike; the table "With --waits" is the difference. The
-#                   nanosleep loop is the recorded path (two clock reads; a call of 1 us or
-#                   more is appended as an episode); poll with a zero timeout and a free
+#                   semaphore loop is a call that may block and returns at once (two clock
+#                   reads, no episode); the nanosleep loop takes about 1 us, so nearly every
+#                   call is also appended as an episode; poll with a zero timeout and a free
 #                   mutex never block and read no clock
 #   each run without an experiment (nothing can be owed) and, for the instrumented builds,
 #   with an experiment running on a line that never runs (--fixed-line on idle(): the flag
@@ -80,7 +82,7 @@ run() {
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$loop" "$way" "$experiment" "$ns" "$libc" >> "$raw"
 }
 for round in $(seq 1 "$rounds"); do
-  for loop in poll0 nanosleep mutex; do
+  for loop in poll0 nanosleep mutex semaphore; do
     run "$round" "$loop" plain 0 "$calls"
     run "$round" "$loop" empty-wrapper 0 "$calls"
     run "$round" "$loop" interposed 0 "$calls"
@@ -127,7 +129,7 @@ lines += ["Each call: ns per call, and the in-process difference to libc.so.6's 
           "| loop | way | no experiment | minus libc's | experiment, nothing owed | minus libc's |",
           "|---|---|---|---|---|---|"]
 for loop, label in (("poll0", "poll(NULL, 0, 0)"), ("nanosleep", "nanosleep({0, -1})"),
-                    ("mutex", "pthread_mutex_lock + unlock")):
+                    ("mutex", "pthread_mutex_lock + unlock"), ("semaphore", "sem_post + sem_wait")):
     for way in ("plain", "empty-wrapper", "interposed", "hooks"):
         lines.append(f"| {label} | {way} | {cell((loop, way, '0'))} | {diff((loop, way, '0'))} | "
                      f"{cell((loop, way, '1')) if way in ('interposed', 'hooks') else ''} | "
@@ -147,7 +149,7 @@ def added(loop, way):
     if not d: return '-'
     return f"{statistics.median(d):+.1f} ({min(d):+.1f} to {max(d):+.1f})"
 for loop, label in (("poll0", "poll(NULL, 0, 0)"), ("nanosleep", "nanosleep({0, -1})"),
-                    ("mutex", "pthread_mutex_lock + unlock")):
+                    ("mutex", "pthread_mutex_lock + unlock"), ("semaphore", "sem_post + sem_wait")):
     for way in ("interposed", "hooks"):
         lines.append(f"| {label} | {way} | {diff((loop, way, '0'))} | "
                      f"{diff((loop, way + '+waits', '0'))} | {added(loop, way)} |")
