@@ -554,11 +554,9 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   double waiting = elapsed ? double(sched.wait_ns) / double(elapsed) : 0;
   // CPUs kept busy by the competing threads, measured in samples (the same
   // unit as the selected samples' delay; spins are not sampled).
-  uint64_t shared_delay =
-      sharedCpuDelay(g_experiment.shared_cpu_delay_ns.load(std::memory_order_relaxed),
-                     sched.competing_samples,
-                     g_experiment.delay_per_sample_ns.load(std::memory_order_relaxed),
-                     g_setup.period_ns, elapsed);
+  uint64_t shared_delay = sharedCpuDelay(
+      g_experiment.shared_cpu_delay_ns.load(std::memory_order_relaxed), sched.competing_samples,
+      g_experiment.delay_per_sample_ns.load(std::memory_order_relaxed), g_setup.period_ns, elapsed);
   uint64_t delay =
       g_experiment.global_delay_ns.load(std::memory_order_relaxed) - global_before + shared_delay;
   g_process_oversubscribed.store(processOversubscribed(cpus, running, waiting),

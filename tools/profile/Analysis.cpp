@@ -860,9 +860,7 @@ void bootstrapIntervals(PointWork &work, const RunRate &rate, const AnalysisOpti
   enum class Adding { Counted, SecondInTurn, InTurn };
   // (Batches of draws are of numbers below 2^32.)
   bool countable = whole[0] && whole[2] && whole[3] && draws < 4294967296.0;
-  Adding adding = !countable ? Adding::InTurn
-                  : whole[1] ? Adding::Counted
-                             : Adding::SecondInTurn;
+  Adding adding = !countable ? Adding::InTurn : whole[1] ? Adding::Counted : Adding::SecondInTurn;
   using Whole = std::array<int64_t, 4>;
   auto wholeOf = [&whole](const Draw &draw, size_t measures) {
     Whole out{};
