@@ -65,7 +65,9 @@ pid_t currentTid() { return pid_t(rawSyscall(SYS_gettid)); }
 // sample log, and the experiments (selected-line check, local delay count).
 void recordSample(ThreadState *state, SampleOutcome outcome, const ResolvedAddress &where,
                   uint64_t weight) {
-  state->samples += weight;
+  // Only this thread writes it; the profiler thread reads it (watchThread):
+  // an atomic store, so that read is not a data race.
+  __atomic_store_n(&state->samples, state->samples + weight, __ATOMIC_RELAXED);
   state->samples_in_batch += weight;
   switch (outcome) {
   case SampleOutcome::Line:

@@ -61,7 +61,7 @@ struct ThreadState {
   ReadablePageCache page_cache;
 
   // ---- Statistics (written only by the owning thread) -----------------------
-  uint64_t samples;          // samples processed
+  uint64_t samples;          // samples processed (the profiler thread reads it)
   uint64_t choice_random;    // the line choice's random state (onSampledLine)
   uint64_t samples_in_batch; // samples since the last completed batch
   uint64_t batches;          // completed batches
