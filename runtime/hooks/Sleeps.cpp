@@ -408,7 +408,8 @@ using namespace causal::rt;
   for (long &arg : args)                                                                           \
     arg = va_arg(list, long);                                                                      \
   va_end(list);
-extern "C" CAUSAL_RT_EXPORT CAUSAL_FORWARD CAUSAL_READS_UNPASSED_ARGS long syscall(long number, ...) {
+extern "C" CAUSAL_RT_EXPORT CAUSAL_FORWARD CAUSAL_READS_UNPASSED_ARGS long syscall(long number,
+                                                                                   ...) {
   CAUSAL_SYSCALL_ARGS(number)
   return hooks::syscallHook(uint64_t(__builtin_return_address(0)), number, args);
 }

@@ -434,10 +434,9 @@ int symbolsMode() {
     std::string hook_name = std::string("__causal_hook_") + name;
     void *hook = dlsym(RTLD_DEFAULT, hook_name.c_str());
     void *interposed = dlsym(RTLD_DEFAULT, name);
-    bool reaches_runtime =
-        in_image(interposed, runtime) ||
-        (sanitizer_first && in_image(interposed, sanitizer) && runtime_handle &&
-         in_image(dlsym(runtime_handle, name), runtime));
+    bool reaches_runtime = in_image(interposed, runtime) ||
+                           (sanitizer_first && in_image(interposed, sanitizer) && runtime_handle &&
+                            in_image(dlsym(runtime_handle, name), runtime));
     if ((has_hook && !hook) || !reaches_runtime) {
       printf("missing: %s\n", name);
       ++missing;
