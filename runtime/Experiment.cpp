@@ -359,7 +359,7 @@ DrainWatch g_drain_watch[CAUSAL_MAX_THREADS];
 void startDrainWatch() {
   for (uint32_t i = 0, used = g_setup.threads->slotsUsed(); i < used; ++i)
     if (ThreadState *state = g_setup.threads->slot(i))
-      g_drain_watch[i] = {threadCpuNs(state->tid), 0, true};
+      g_drain_watch[i] = {threadCpuNs(threadId(state)), 0, true};
 }
 
 // True while a sampled thread that is not in a blocking call, and is
@@ -379,12 +379,12 @@ bool runningThreadOwesDelays(uint64_t now) {
       continue;
     }
     DrainWatch &watch = g_drain_watch[i];
-    uint64_t cpu = threadCpuNs(state->tid);
+    uint64_t cpu = threadCpuNs(threadId(state));
     if (cpu != watch.cpu_ns) {
       watch.cpu_ns = cpu;
       watch.runnable = true;
     } else if (now - watch.checked_ns >= CAUSAL_DRAIN_STATE_CHECK_NS) {
-      watch.runnable = threadRunnable(state->tid);
+      watch.runnable = threadRunnable(threadId(state));
       watch.checked_ns = now;
     }
     owing |= watch.runnable;
@@ -413,7 +413,8 @@ std::atomic<uint64_t> g_ended_competing_samples{0};
 // the starting point instead.
 void watchThread(ThreadState *state, uint64_t epoch, bool start, SchedTotals *totals) {
   SchedStat now;
-  if (!state->tid || !readSchedStat(state->tid, &now))
+  pid_t tid = threadId(state);
+  if (!tid || !readSchedStat(tid, &now))
     return;
   // Written by the owning thread's handler; an aligned 64-bit load is not torn.
   uint64_t samples = __atomic_load_n(&state->samples, __ATOMIC_RELAXED);
@@ -459,8 +460,8 @@ const cpu_set_t *threadsAffinity() {
   for (uint32_t i = 0, used = g_setup.threads->slotsUsed(); i < used; ++i) {
     ThreadState *state = g_setup.threads->slot(i);
     cpu_set_t mask;
-    if (state && state->in_use.load(std::memory_order_acquire) && state->tid &&
-        sched_getaffinity(state->tid, sizeof mask, &mask) == 0)
+    if (state && state->in_use.load(std::memory_order_acquire) && threadId(state) &&
+        sched_getaffinity(threadId(state), sizeof mask, &mask) == 0)
       CPU_OR(&all, &all, &mask);
   }
   return &all;

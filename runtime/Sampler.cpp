@@ -65,7 +65,9 @@ pid_t currentTid() { return pid_t(rawSyscall(SYS_gettid)); }
 // sample log, and the experiments (selected-line check, local delay count).
 void recordSample(ThreadState *state, SampleOutcome outcome, const ResolvedAddress &where,
                   uint64_t weight) {
-  state->samples += weight;
+  // Only this thread writes it; the profiler thread reads it (watchThread):
+  // an atomic store, so that read is not a data race.
+  __atomic_store_n(&state->samples, state->samples + weight, __ATOMIC_RELAXED);
   state->samples_in_batch += weight;
   switch (outcome) {
   case SampleOutcome::Line:
@@ -638,9 +640,9 @@ SampleAccount accountSamples(const ThreadRegistry &threads) {
   for (uint32_t i = 0, used = threads.slotsUsed(); i < used; ++i) {
     const ThreadState *state = threads.slot(i);
     if (!state || !state->in_use.load(std::memory_order_acquire) ||
-        state->kind == SamplerKind::None || state->tid <= 0)
+        state->kind == SamplerKind::None || threadId(state) <= 0)
       continue;
-    uint64_t total = threadCpuNs(state->tid);
+    uint64_t total = threadCpuNs(threadId(state));
     if (!total)
       continue;
     covered += coveredCpu(state, uint64_t(double(total) * user_share), total);
@@ -691,7 +693,7 @@ int startPerfWithinReserve(ThreadState *state) {
 }
 
 SamplerKind startThreadSampling(ThreadState *state, bool is_main_thread) {
-  state->tid = currentTid();
+  setThreadId(state, currentTid());
   state->stack = stackOfCurrentThread(is_main_thread);
   threadCpuSplit(&state->cpu_base_user_ns, &state->cpu_base_total_ns);
   state->unsampled_ns = 0;
@@ -783,7 +785,7 @@ void stopThreadSampling(ThreadState *state) {
   int cancel_state; // as in the handler: no cancellation inside libunwind
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
   // The samples this thread should have given (called by the thread itself).
-  if (state->tid == currentTid()) {
+  if (threadId(state) == currentTid()) {
     uint64_t user_ns, total_ns;
     threadCpuSplit(&user_ns, &total_ns);
     g_counters.covered_cpu_ns.fetch_add(coveredCpu(state, user_ns, total_ns),

@@ -9,7 +9,7 @@ namespace causal::rt {
 
 static void resetState(ThreadState *state) {
   // Everything but |in_use|, which the caller owns.
-  state->tid = 0;
+  setThreadId(state, 0);
   state->kind = SamplerKind::None;
   state->perf_fd = -1;
   state->perf_fd_dev = state->perf_fd_ino = 0;

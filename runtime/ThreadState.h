@@ -36,7 +36,7 @@ struct WaitBuffer; // Waits.h
 struct ThreadState {
   // ---- Ownership ------------------------------------------------------------
   std::atomic<uint32_t> in_use; // 1 while a live thread owns this state
-  pid_t tid;
+  pid_t tid;                    // the profiler thread reads it: threadId(), setThreadId()
 
   // ---- Sampler --------------------------------------------------------------
   SamplerKind kind;
@@ -61,7 +61,7 @@ struct ThreadState {
   ReadablePageCache page_cache;
 
   // ---- Statistics (written only by the owning thread) -----------------------
-  uint64_t samples;          // samples processed
+  uint64_t samples;          // samples processed (the profiler thread reads it)
   uint64_t choice_random;    // the line choice's random state (onSampledLine)
   uint64_t samples_in_batch; // samples since the last completed batch
   uint64_t batches;          // completed batches
@@ -94,6 +94,15 @@ struct ThreadState {
   static constexpr size_t kScratchSize = 65536; // perf record size is a u16
   alignas(8) unsigned char scratch[kScratchSize];
 };
+
+/// The id of |state|'s thread (0: none yet). Written when the thread starts
+/// sampling, read by the profiler thread: atomic, relaxed (an aligned load).
+inline pid_t threadId(const ThreadState *state) {
+  return __atomic_load_n(&state->tid, __ATOMIC_RELAXED);
+}
+inline void setThreadId(ThreadState *state, pid_t tid) {
+  __atomic_store_n(&state->tid, tid, __ATOMIC_RELAXED);
+}
 
 /// Thread states of the process. Lock-free: slots hold pointers that, once
 /// set, never change; ownership is taken with a CAS on ThreadState::in_use.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the runtime, the profile library, the report and their unit tests
 # with a sanitizer and runs those tests: ASan+UBSan (build-asan/), then TSan
-# (build-tsan/). scripts/test.sh runs it after the main suite; it also runs
-# alone. Only the unit-test targets (and what they run: the runtime's test
+# (build-tsan/). Meant to run after the main suite in scripts/test.sh once
+# both runs are clean (docs/architecture.md, "test/", says what holds); it
+# also runs alone. Only the unit-test targets (and what they run: the runtime's test
 # programs, linked with a sanitized libcausal_rt.so) are built, not the
 # compiler plugin, the link step or the lit suites.
 #
@@ -29,7 +30,10 @@ for kind in "${kinds[@]}"; do
   cmake --build "$build" -j"$jobs" --target "${targets[@]}"
   # Every finding is fatal (-fno-sanitize-recover, halt_on_error) and names
   # its stack. The runtime's test programs handle the sampling signal
-  # themselves: the sanitizers must not take over signal handling.
+  # themselves: the sanitizers must not take over signal handling. What a
+  # sanitizer changes for the tests themselves (its interceptors ahead of
+  # the runtime's interposers, its allocator, TSan's thread start) the tests
+  # handle (test/unit/runtime/Sanitizers.h, RunTarget.h), not options here.
   export ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:abort_on_error=0:allow_user_segv_handler=1:handle_segv=0:handle_abort=0:use_sigaltstack=0
   export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
   export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:report_signal_unsafe=0

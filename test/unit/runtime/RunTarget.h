@@ -9,6 +9,7 @@
 #define CAUSAL_TEST_UNIT_RUNTIME_RUNTARGET_H
 
 #include "ProfileParse.h"
+#include "Sanitizers.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -59,7 +60,18 @@ inline TargetResult runTarget(const std::string &program, const std::vector<std:
   for (char **e = environ; *e; ++e)
     if (strncmp(*e, "CAUSAL_", 7) != 0)
       environment.push_back(*e);
-  for (const auto &[key, value] : env)
+  std::map<std::string, std::string> settings = env;
+  // Under TSan the runtime is preloaded, ahead of TSan's runtime (which the
+  // compiler links first): the runtime's pthread_create then calls TSan's,
+  // whose thread start sets up TSan's state for the thread before the
+  // runtime's (instrumented) thread trampoline runs. Linked first as
+  // causal-ld links it, behind TSan, the trampoline ran first and crashed in
+  // TSan's function-entry hook.
+  if (kThreadSanitizer) {
+    std::string &preload = settings["LD_PRELOAD"];
+    preload = std::string(CAUSAL_RT_LIBRARY) + (preload.empty() ? "" : ":" + preload);
+  }
+  for (const auto &[key, value] : settings)
     environment.push_back(key + "=" + value);
   std::vector<char *> envp;
   for (std::string &e : environment)

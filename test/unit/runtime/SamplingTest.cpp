@@ -18,11 +18,13 @@
 
 #include "ProfileParse.h"
 #include "RunTarget.h"
+#include "Sanitizers.h"
 
 #include "causal/tunables.h"
 
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -64,6 +66,20 @@ public:
 private:
   std::string path_;
 };
+
+// LD_PRELOAD for the malloc guard. A sanitizer's shared runtime must come
+// first among the libraries (ASan refuses to start otherwise): it goes
+// first, then the guard. A runtime linked into the executable needs nothing.
+std::string mallocGuardPreload() {
+  if (!causal::test::kSanitized)
+    return CAUSAL_MALLOC_GUARD;
+  Dl_info sanitizer, self;
+  if (dladdr(dlsym(RTLD_DEFAULT, "__sanitizer_print_stack_trace"), &sanitizer) &&
+      dladdr(reinterpret_cast<void *>(&mallocGuardPreload), &self) &&
+      sanitizer.dli_fbase != self.dli_fbase)
+    return std::string(sanitizer.dli_fname) + ":" + CAUSAL_MALLOC_GUARD;
+  return CAUSAL_MALLOC_GUARD;
+}
 
 // Makes the listed system calls fail with EACCES in this process and its
 // exec'd image (what a container's seccomp profile does to perf_event_open).
@@ -286,7 +302,7 @@ TEST_P(SamplerTest, ThreadChurnCancellationForkAndExitWithRunningThreadsAreSafe)
 TEST_P(SamplerTest, SignalHandlerNeverAllocates) {
   ASSERT_TRUE(dir.ok());
   std::map<std::string, std::string> env = baseEnv();
-  env["LD_PRELOAD"] = CAUSAL_MALLOC_GUARD;
+  env["LD_PRELOAD"] = mallocGuardPreload();
   env[CAUSAL_ENV_SAMPLE_LOG] = dir.file("samples.log");
   // Samples in instrumented code, in a frameless libc leaf (unwinding), in
   // the runtime itself, and in short-lived threads, forks and cancellations.

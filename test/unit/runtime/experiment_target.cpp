@@ -30,6 +30,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Sanitizers.h"
 #include "TargetSupport.h"
 
 #include "causal/abi.h"
@@ -41,6 +42,7 @@
 #include <condition_variable>
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <memory>
 #include <mutex>
 #include <pthread.h>
@@ -51,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <string>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <thread>
 #include <time.h>
@@ -379,17 +382,62 @@ int spinlocksMode(int n) {
 // Every CAUSAL_HOOK function of causal/hooks.def has its hook, and the
 // program's own calls of it, and of every CAUSAL_INTERPOSER function, reach
 // the runtime (interposed).
+// Where the image loaded at |base| (dladdr's dli_fbase) is in the load order (the order of the
+// global symbol scope), -1 if it is not loaded.
+int loadOrder(const void *base) {
+  struct Search {
+    const void *base;
+    int index = 0, found = -1;
+  } search{base};
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *data) {
+        auto *s = static_cast<Search *>(data);
+        uintptr_t base = reinterpret_cast<uintptr_t>(s->base);
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr) &segment = info->dlpi_phdr[i];
+          uintptr_t start = info->dlpi_addr + segment.p_vaddr;
+          if (segment.p_type == PT_LOAD && base >= (start & ~uintptr_t(4095)) &&
+              base < start + segment.p_memsz) {
+            s->found = s->index;
+            return 1;
+          }
+        }
+        ++s->index;
+        return 0;
+      },
+      &search);
+  return search.found;
+}
+
+// Under a sanitizer its interceptor is the process's definition of many of
+// these functions; it calls the next one (RTLD_NEXT), which must be the
+// runtime's: the runtime defines the function itself and the interceptor's
+// image is loaded ahead of the runtime's (the first libraries loaded are the
+// sanitizer's, then the runtime, which causal-ld places before libc).
 int symbolsMode() {
   int missing = 0;
-  Dl_info runtime;
+  Dl_info runtime, sanitizer = {};
   dladdr(dlsym(RTLD_DEFAULT, "__causal_register_module"), &runtime);
-  auto check = [&](const char *name, bool has_hook) {
+  void *runtime_handle = dlopen(runtime.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+  if (causal::test::kSanitized &&
+      !dladdr(dlsym(RTLD_DEFAULT, "__sanitizer_print_stack_trace"), &sanitizer)) {
+    printf("the sanitizer's runtime was not found\n");
+    return 1;
+  }
+  bool sanitizer_first = causal::test::kSanitized && loadOrder(sanitizer.dli_fbase) >= 0 &&
+                         loadOrder(sanitizer.dli_fbase) < loadOrder(runtime.dli_fbase);
+  auto in_image = [](void *symbol, const Dl_info &image) {
     Dl_info info;
+    return symbol && dladdr(symbol, &info) && info.dli_fbase == image.dli_fbase;
+  };
+  auto check = [&](const char *name, bool has_hook) {
     std::string hook_name = std::string("__causal_hook_") + name;
     void *hook = dlsym(RTLD_DEFAULT, hook_name.c_str());
     void *interposed = dlsym(RTLD_DEFAULT, name);
-    if ((has_hook && !hook) || !interposed || !dladdr(interposed, &info) ||
-        info.dli_fbase != runtime.dli_fbase) {
+    bool reaches_runtime = in_image(interposed, runtime) ||
+                           (sanitizer_first && in_image(interposed, sanitizer) && runtime_handle &&
+                            in_image(dlsym(runtime_handle, name), runtime));
+    if ((has_hook && !hook) || !reaches_runtime) {
       printf("missing: %s\n", name);
       ++missing;
     }
@@ -458,8 +506,14 @@ int main(int argc, char **argv) {
     return hookCountMode(int(arg));
   if (!strcmp(mode, "crash")) {
     progressLoop(150);
-    if (argc > 2 && !strcmp(argv[2], "segv"))
-      *static_cast<volatile int *>(nullptr) = 1;
+    if (argc > 2 && !strcmp(argv[2], "segv")) {
+      // A store to a page that forbids it: a real fault (a null store would
+      // be UBSan's finding, not a SIGSEGV, in the sanitizer build).
+      void *page = mmap(nullptr, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (page == MAP_FAILED)
+        return 3;
+      *static_cast<volatile int *>(page) = 1;
+    }
     abort();
   }
   if (!strcmp(mode, "exec")) {

@@ -7,6 +7,8 @@
  * allocation in signal context: print a marker and a backtrace on stderr.
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
+#include "Sanitizers.h"
+
 #include <execinfo.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -40,6 +42,26 @@ static void check(const char *what) {
   g_checking = 0;
 }
 
+#ifdef CAUSAL_TEST_SANITIZED
+/* The sanitizer owns the allocator (its malloc comes first in the lookup
+ * order and must free what it allocated): the guard watches it through the
+ * sanitizers' allocation hooks instead of defining malloc. */
+int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void *, size_t),
+                                              void (*free_hook)(const volatile void *));
+
+static void onMalloc(const volatile void *p, size_t size) {
+  (void)p;
+  (void)size;
+  check("malloc");
+}
+static void onFree(const volatile void *p) {
+  (void)p;
+  check("free");
+}
+__attribute__((constructor)) static void installHooks(void) {
+  __sanitizer_install_malloc_and_free_hooks(onMalloc, onFree);
+}
+#else
 void *malloc(size_t size) {
   check("malloc");
   return __libc_malloc(size);
@@ -57,3 +79,4 @@ void *realloc(void *p, size_t size) {
   check("realloc");
   return __libc_realloc(p, size);
 }
+#endif

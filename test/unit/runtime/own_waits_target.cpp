@@ -48,37 +48,65 @@ extern "C" const char __start_causal_own_work[], __stop_causal_own_work[];
 
 namespace {
 
-pthread_t g_main_thread;
-std::atomic<bool> g_helper_started{false};
-pthread_t g_helper_thread; // set before g_helper_started
-
-bool programThread() {
-  pthread_t self = pthread_self();
-  return pthread_equal(self, g_main_thread) ||
-         (g_helper_started.load(std::memory_order_acquire) && pthread_equal(self, g_helper_thread));
-}
-
 const void *g_runtime_base = nullptr; // where libcausal_rt.so is loaded
 std::atomic<uint64_t> g_program_calls{0}, g_runtime_calls{0};
 constexpr int kNamesKept = 16;
 std::atomic<const char *> g_runtime_callees[kNamesKept];
 
+// Set on the threads the runtime starts (its profiler thread), from their
+// start routine on. A thread the program starts is the program's from its
+// first instruction, before its own start routine runs: the runtime samples
+// it from there, and libunwind's locks (taken in the sample handler) are the
+// program's calls there as anywhere in the program's threads.
+thread_local bool t_runtime_thread = false;
+
+bool calledFromRuntime(void *return_address) {
+  Dl_info caller;
+  return g_runtime_base && dladdr(return_address, &caller) && caller.dli_fbase == g_runtime_base;
+}
+
 void noteCall(const char *name, void *return_address) {
   // The runtime starts its profiler thread through the process's
   // pthread_create on purpose, so that a sanitizer's interceptor sees it
   // (docs/runtime.md): a thread start, not a wait.
-  Dl_info caller;
-  if (!strcmp(name, "pthread_create") && g_runtime_base && dladdr(return_address, &caller) &&
-      caller.dli_fbase == g_runtime_base)
+  if (!strcmp(name, "pthread_create") && calledFromRuntime(return_address))
     return;
-  if (g_runtime_base && ((dladdr(return_address, &caller) && caller.dli_fbase == g_runtime_base) ||
-                         !programThread())) {
+  if (t_runtime_thread || calledFromRuntime(return_address)) {
     uint64_t index = g_runtime_calls.fetch_add(1);
     if (index < kNamesKept)
       g_runtime_callees[index].store(name);
   } else {
     g_program_calls.fetch_add(1, std::memory_order_relaxed);
   }
+}
+
+struct RuntimeThreadStart {
+  void *(*start)(void *);
+  void *arg;
+};
+
+void *runtimeThreadMain(void *start) {
+  RuntimeThreadStart copy = *static_cast<RuntimeThreadStart *>(start);
+  delete static_cast<RuntimeThreadStart *>(start);
+  t_runtime_thread = true;
+  return copy.start(copy.arg);
+}
+
+// Passes a call on to the next definition; a thread the runtime starts is
+// marked first.
+template <typename F, typename... Args>
+auto callNext(F *next, void * /*return_address*/, Args... args) {
+  return next(args...);
+}
+int callNext(decltype(&::pthread_create) next, void *return_address, pthread_t *thread,
+             const pthread_attr_t *attr, void *(*start)(void *), void *arg) {
+  if (!calledFromRuntime(return_address))
+    return next(thread, attr, start, arg);
+  auto *marked = new RuntimeThreadStart{start, arg};
+  int result = next(thread, attr, runtimeThreadMain, marked);
+  if (result != 0)
+    delete marked;
+  return result;
 }
 
 // The definition after this program's (the runtime's).
@@ -103,11 +131,13 @@ template <typename F> void next(F *pointer, const char *name) {
 #define OWN_DEFINITION(ret, name, params, args)                                                    \
   decltype(&::name) g_next_##name = nullptr;                                                       \
   extern "C" __attribute__((noinline)) ret name params {                                           \
-    noteCall(#name, __builtin_return_address(0));                                                  \
+    void *return_address = __builtin_return_address(0);                                            \
+    noteCall(#name, return_address);                                                               \
     if (!g_next_##name)                                                                            \
       next(&g_next_##name, #name);                                                                 \
-    return g_next_##name args;                                                                     \
+    return callNext(g_next_##name, return_address, OWN_UNPACK args);                               \
   }
+#define OWN_UNPACK(...) __VA_ARGS__
 #define CAUSAL_HOOK(kind, outcome, ret, name, params, args, version)                               \
   OWN_##kind(ret, name, params, args)
 #define CAUSAL_INTERPOSER CAUSAL_HOOK
@@ -167,8 +197,6 @@ pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;
 std::atomic<bool> g_stop{false};
 
 void *helper(void *) {
-  g_helper_thread = pthread_self();
-  g_helper_started.store(true, std::memory_order_release);
   while (!g_stop.load(std::memory_order_relaxed)) {
     pthread_mutex_lock(&g_mutex);
     pthread_mutex_unlock(&g_mutex);
@@ -182,7 +210,6 @@ int main(int argc, char **argv) {
   setvbuf(stdout, nullptr, _IONBF, 0);
   if (argc < 2)
     return 2;
-  g_main_thread = pthread_self();
   resolveNextDefinitions();
   Dl_info runtime;
   if (dladdr(dlsym(RTLD_DEFAULT, "__causal_register_module"), &runtime))
