@@ -334,6 +334,34 @@ double inFlightInVirtualTime(uint32_t p, uint64_t arrivals, uint64_t departures,
   return area / double(virtual_end);
 }
 
+// Visits per second of each throughput point in the last experiment (0
+// before the first: its visits are timed).
+double g_visit_rates[CAUSAL_MAX_PROGRESS_POINTS];
+
+uint64_t maxTimedVisits(uint64_t length_ns) {
+  double visits = CAUSAL_MAX_TIMED_VISITS_PER_SECOND * double(length_ns) / 1e9;
+  return visits < 64 ? 64 : uint64_t(visits);
+}
+
+// The span and gap squares of throughput point |p|'s visits
+// (profile_records.def), when every one of its |arrivals| visits was timed;
+// nothing otherwise (visits from code built without the pass, a point
+// visited too often to be timed, or a visit racing the window's start or
+// end). The visits were timed in virtual time without the shared-CPU delay,
+// which is settled only now (|virtual_end| long, |duration| with it): the
+// times are scaled to the experiment's duration, that delay being spread
+// over the window like the CPU capacity it stands for.
+void visitTimesOf(uint32_t p, uint64_t arrivals, int64_t virtual_end, uint64_t duration,
+                  records::ThroughputPoint &point) {
+  ProgressRegistry::VisitTimes times = g_progress.takeVisitTimes(p);
+  if (times.timed != arrivals || arrivals < 2 || times.last_ns <= times.first_ns ||
+      virtual_end <= 0)
+    return;
+  double scale = std::min(1.0, double(duration) / double(virtual_end));
+  point.span = uint64_t(std::llround(double(times.last_ns - times.first_ns) * scale));
+  point.gap_squares = uint64_t(std::llround(times.gap_squares * scale * scale / 1e6));
+}
+
 // ---- End-of-experiment drain (Experiment.h) --------------------------------
 
 // True if thread |tid| of this process is running or waiting for a CPU
@@ -496,8 +524,17 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   uint64_t process_cpu_before = processCpuNs();
   uint64_t spun_cpu_before = g_spun_cpu_ns.load(std::memory_order_relaxed);
   g_experiment.shared_cpu_delay_ns.store(0, std::memory_order_relaxed);
-  for (uint32_t p = 0; p < points; ++p)
+  for (uint32_t p = 0; p < points; ++p) {
     g_progress.takeVisitSums(p); // visits of earlier experiments' drains
+    g_progress.takeVisitTimes(p);
+    // The clock is read at a throughput point's visits only while they are
+    // rare enough for the reads to cost nothing much and for the count
+    // alone to be coarse (docs/report.md, "Throughput from visit times"):
+    // not for a point that was visited more often in the last experiment,
+    // and in this one for no more visits than that rate allows.
+    bool rare = g_visit_rates[p] <= CAUSAL_MAX_TIMED_VISITS_PER_SECOND;
+    g_progress.timeVisits(p, rare ? maxTimedVisits(length_ns) : 0);
+  }
   uint64_t start = monotonicNs();
   g_experiment.start_ns.store(start, std::memory_order_relaxed);
   setExperimentActive(1);
@@ -586,6 +623,8 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
       records::ThroughputPoint point;
       point.name = g_progress.name(p);
       point.delta = arrivals;
+      visitTimesOf(p, arrivals, virtual_end, elapsed - std::min(delay, elapsed), point);
+      g_visit_rates[p] = elapsed ? double(arrivals) * 1e9 / double(elapsed) : 0.0;
       writeRecord(text, point);
       min_visits = arrivals < min_visits ? arrivals : min_visits;
     } else {
@@ -850,15 +889,17 @@ bool profilerThreadRunning() {
 // and a latency visit records that time.
 extern "C" CAUSAL_RT_EXPORT void __causal_progress_visit(void *counter) {
   using namespace causal::rt;
-  constexpr uint32_t kNoPoint = ProgressRegistry::kNoLatencyPoint;
   ThreadState *state = tls_thread;
   if (state && __builtin_expect(owesDelays(state), 0))
     payOwedDelays(state);
   // Called only while the flag is set (abi.h); a visit that races the end of
   // the experiment lands in sums the next experiment discards at its start.
   bool end = false;
-  uint32_t point = counter ? g_progress.latencyPointOf(counter, &end) : kNoPoint;
-  if (point == kNoPoint) // a throughput point: no clock read
+  uint32_t point = counter ? g_progress.pointOf(counter, &end) : ProgressRegistry::kNoPoint;
+  if (point == ProgressRegistry::kNoPoint)
+    return;
+  bool throughput = g_progress.kind(point) == PointKind::Throughput;
+  if (throughput && !g_progress.timesVisits(point)) // visited too often to time
     return;
   int64_t real = int64_t(monotonicNs() - g_experiment.start_ns.load(std::memory_order_relaxed));
   int64_t inserted = int64_t(g_experiment.global_delay_ns.load(std::memory_order_relaxed) -
@@ -868,5 +909,9 @@ extern "C" CAUSAL_RT_EXPORT void __causal_progress_visit(void *counter) {
   // request that began right after such a pause pays less than the delays
   // inserted during it, and would otherwise look that much faster.
   int64_t behind = state ? int64_t(state->excess_delay_ns) : 0;
-  g_progress.recordVisit(point, end, real - inserted - behind);
+  int64_t virtual_ns = real - inserted - behind;
+  if (throughput)
+    g_progress.recordTimedVisit(point, virtual_ns);
+  else
+    g_progress.recordVisit(point, end, virtual_ns);
 }

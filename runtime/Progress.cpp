@@ -80,6 +80,8 @@ uint32_t ProgressRegistry::findOrAddPoint(PointKind kind, const char *name) {
     return kMaxPoints;
   Point &point = points_[n];
   point.kind = kind;
+  point.first_ns.store(INT64_MAX, std::memory_order_relaxed);
+  point.last_ns.store(kNoVisitTime, std::memory_order_relaxed);
   // Kept as given: the profile writer escapes what a record line cannot hold.
   memcpy(point.name, stored, strlen(stored) + 1);
   num_points_.store(n + 1, std::memory_order_release);
@@ -180,6 +182,12 @@ CozCounter *ProgressRegistry::cozCounter(int type, const char *name) {
 }
 
 uint32_t ProgressRegistry::latencyPointOf(const void *counter, bool *end) const {
+  uint32_t index = pointOf(counter, end);
+  return index != kNoPoint && points_[index].kind == PointKind::Latency ? index : kNoLatencyPoint;
+}
+
+uint32_t ProgressRegistry::pointOf(const void *counter, bool *end) const {
+  *end = false;
   uint32_t index;
   uintptr_t address = reinterpret_cast<uintptr_t>(counter);
   uintptr_t coz_begin = reinterpret_cast<uintptr_t>(&coz_[0].counter);
@@ -187,21 +195,18 @@ uint32_t ProgressRegistry::latencyPointOf(const void *counter, bool *end) const 
       (address - coz_begin) % sizeof(CozSlot) == 0) {
     size_t slot_index = (address - coz_begin) / sizeof(CozSlot);
     if (slot_index >= num_coz_.load(std::memory_order_acquire))
-      return kNoLatencyPoint;
+      return kNoPoint;
     const CozSlot &slot = coz_[slot_index];
     index = slot.point;
     *end = slot.type == int(CAUSAL_COUNTER_END);
-  } else {
-    const causal_counter *record = static_cast<const causal_counter *>(counter);
-    uint32_t flags = __atomic_load_n(&record->flags, __ATOMIC_ACQUIRE);
-    if (flags == 0 || (flags & kThroughputFlag)) // not registered (yet), or throughput
-      return kNoLatencyPoint;
-    *end = record->kind == CAUSAL_COUNTER_END;
-    return flags - 1;
+    return index;
   }
-  if (points_[index].kind != PointKind::Latency)
-    return kNoLatencyPoint;
-  return index;
+  const causal_counter *record = static_cast<const causal_counter *>(counter);
+  uint32_t flags = __atomic_load_n(&record->flags, __ATOMIC_ACQUIRE);
+  if (flags == 0) // not registered (yet)
+    return kNoPoint;
+  *end = record->kind == CAUSAL_COUNTER_END;
+  return (flags & ~kThroughputFlag) - 1;
 }
 
 void ProgressRegistry::recordVisit(uint32_t index, bool end, int64_t virtual_ns) {
@@ -218,6 +223,49 @@ ProgressRegistry::VisitSums ProgressRegistry::takeVisitSums(uint32_t point_index
   sums.begins = point.begin_visits.exchange(0, std::memory_order_relaxed);
   sums.ends = point.end_visits.exchange(0, std::memory_order_relaxed);
   return sums;
+}
+
+void ProgressRegistry::recordTimedVisit(uint32_t index, int64_t virtual_ns) {
+  Point &point = points_[index];
+  if (point.timed_visits.fetch_add(1, std::memory_order_relaxed) >=
+      point.max_timed_visits.load(std::memory_order_relaxed)) {
+    point.times_visits.store(false, std::memory_order_relaxed); // visited too often
+    return;
+  }
+  // Visits of several threads may cross between their clock reads and
+  // here: the span runs from the earliest visit to the last one recorded,
+  // and a gap that comes out negative counts as 0.
+  int64_t first = point.first_ns.load(std::memory_order_relaxed);
+  while (virtual_ns < first &&
+         !point.first_ns.compare_exchange_weak(first, virtual_ns, std::memory_order_relaxed)) {
+  }
+  int64_t previous = point.last_ns.exchange(virtual_ns, std::memory_order_relaxed);
+  if (previous == kNoVisitTime || virtual_ns <= previous)
+    return;
+  double gap = double(virtual_ns - previous);
+  uint64_t bits = point.gap_squares.load(std::memory_order_relaxed);
+  for (;;) {
+    double sum;
+    memcpy(&sum, &bits, sizeof sum);
+    sum += gap * gap;
+    uint64_t next;
+    memcpy(&next, &sum, sizeof next);
+    if (point.gap_squares.compare_exchange_weak(bits, next, std::memory_order_relaxed))
+      break;
+  }
+}
+
+ProgressRegistry::VisitTimes ProgressRegistry::takeVisitTimes(uint32_t index) {
+  Point &point = points_[index];
+  VisitTimes times;
+  times.timed = point.timed_visits.exchange(0, std::memory_order_relaxed);
+  if (times.timed > point.max_timed_visits.load(std::memory_order_relaxed))
+    times.timed = kIncompleteTimes;
+  times.first_ns = point.first_ns.exchange(INT64_MAX, std::memory_order_relaxed);
+  times.last_ns = point.last_ns.exchange(kNoVisitTime, std::memory_order_relaxed);
+  uint64_t bits = point.gap_squares.exchange(0, std::memory_order_relaxed);
+  memcpy(&times.gap_squares, &bits, sizeof times.gap_squares);
+  return times;
 }
 
 void ProgressRegistry::retireRange(uintptr_t begin, uintptr_t end) {
@@ -261,6 +309,12 @@ void ProgressRegistry::resetForTesting() {
     point.end_ns.store(0);
     point.begin_visits.store(0);
     point.end_visits.store(0);
+    point.times_visits.store(false);
+    point.max_timed_visits.store(0);
+    point.timed_visits.store(0);
+    point.first_ns.store(INT64_MAX);
+    point.last_ns.store(kNoVisitTime);
+    point.gap_squares.store(0);
     point.begins.size.store(0);
     point.begins.retired.store(0);
     point.ends.size.store(0);

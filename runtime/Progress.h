@@ -75,14 +75,17 @@ public:
     uint64_t begins = 0, ends = 0;
   };
 
-  /// Signal-safe: the latency point a visit of |counter| (a causal_counter
-  /// of an image or a CozCounter handed out here) belongs to, as its index
-  /// (and in |end| whether it is the point's end); kNoLatencyPoint for a
-  /// throughput counter or one the registry does not know. No search.
-  static constexpr uint32_t kNoLatencyPoint = ~0u;
+  /// Signal-safe: the point a visit of |counter| (a causal_counter of an
+  /// image or a CozCounter handed out here) belongs to, as its index, and in
+  /// |end| whether it is a latency point's end; kNoPoint for a counter the
+  /// registry does not know. No search.
+  static constexpr uint32_t kNoPoint = ~0u;
+  uint32_t pointOf(const void *counter, bool *end) const;
+  /// pointOf, for latency points only (kNoLatencyPoint for the others).
+  static constexpr uint32_t kNoLatencyPoint = kNoPoint;
+  uint32_t latencyPointOf(const void *counter, bool *end) const;
   /// In a registered causal_counter's flags: the point is a throughput one.
   static constexpr uint32_t kThroughputFlag = 1u << 31;
-  uint32_t latencyPointOf(const void *counter, bool *end) const;
 
   /// Signal-safe: a visit of point |point| (its end if |end|) at virtual
   /// time |virtual_ns| is added to its sums.
@@ -90,6 +93,35 @@ public:
 
   /// Returns point |point|'s sums and starts new ones.
   VisitSums takeVisitSums(uint32_t point);
+
+  /// The times of a throughput point's visits since the last take, in
+  /// virtual time (docs/report.md, "Throughput from visit times"): how many
+  /// were timed, the first and the last, and the sum of the squared gaps
+  /// between consecutive ones (ns^2).
+  struct VisitTimes {
+    uint64_t timed = 0;
+    int64_t first_ns = 0, last_ns = 0;
+    double gap_squares = 0;
+  };
+  /// Whether visits of throughput point |point| are timed (the clock is
+  /// read only for points that are visited rarely enough: Experiment.cpp).
+  bool timesVisits(uint32_t point) const {
+    return points_[point].times_visits.load(std::memory_order_relaxed);
+  }
+  /// Times point |point|'s next |max_visits| visits (none if 0); a visit
+  /// beyond them stops the timing and makes the take incomplete.
+  void timeVisits(uint32_t point, uint64_t max_visits) {
+    points_[point].max_timed_visits.store(max_visits, std::memory_order_relaxed);
+    points_[point].times_visits.store(max_visits != 0, std::memory_order_relaxed);
+  }
+  /// VisitTimes::timed of a take in which more visits came than were timed.
+  static constexpr uint64_t kIncompleteTimes = UINT64_MAX;
+  /// last_ns of a point with no timed visit since the last take.
+  static constexpr int64_t kNoVisitTime = INT64_MIN;
+  /// Signal-safe: a visit of throughput point |point| at |virtual_ns|.
+  void recordTimedVisit(uint32_t point, int64_t virtual_ns);
+  /// Returns point |point|'s visit times and starts new ones.
+  VisitTimes takeVisitTimes(uint32_t point);
 
   /// Forgets everything (tests only).
   void resetForTesting();
@@ -107,6 +139,11 @@ private:
     CounterList ends;
     std::atomic<int64_t> begin_ns, end_ns; // VisitSums
     std::atomic<uint64_t> begin_visits, end_visits;
+    std::atomic<bool> times_visits; // VisitTimes, throughput points
+    std::atomic<uint64_t> max_timed_visits;
+    std::atomic<uint64_t> timed_visits;
+    std::atomic<int64_t> first_ns, last_ns;
+    std::atomic<uint64_t> gap_squares; // a double's bits
   };
   struct CozSlot {
     int type;

@@ -195,7 +195,10 @@ void __causal_register_counters(struct causal_counter *start, struct causal_coun
  * opened; and a latency visit records its time in the experiment's virtual
  * time (real time minus the delays inserted since the experiment began), from
  * which the runtime computes the requests' in-flight area exactly
- * (docs/report.md, "Latency"). Before every increment it emits, the pass
+ * (docs/report.md, "Latency"), as does a visit of a throughput point that is
+ * visited rarely enough, from which the analysis estimates its period without
+ * a count's granularity ("Throughput from visit times"). Before every
+ * increment it emits, the pass
  * emits
  *
  *   flag = &CAUSAL_DELAYS_ACTIVE_VAR != null ? &CAUSAL_DELAYS_ACTIVE_VAR
@@ -209,7 +212,7 @@ void __causal_register_counters(struct causal_counter *start, struct causal_coun
  * nothing is called. The runtime keeps the flag nonzero exactly while an
  * experiment runs (outside one nobody owes anything and nothing is
  * measured). The function pays what the calling thread owes, if anything,
- * and records a latency visit; it may be called from a signal handler and
+ * and records the visit's time; it may be called from a signal handler and
  * with a counter the runtime does not know (then it only pays). To find a
  * causal_counter's point without a search, the runtime stores the point's
  * index + 1 (bit 31 set for a throughput point) in its flags field when it

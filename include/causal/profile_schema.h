@@ -13,8 +13,9 @@ namespace causal::profile_schema {
 
 /// The newest `since` in profile_records.def: bump it with every record or
 /// field added, or format change (5: text values escaped as
-/// causal/profile_text.h says; function=, run=, samples-expected/arrived=).
-inline constexpr unsigned kSchemaVersion = 5;
+/// causal/profile_text.h says; function=, run=, samples-expected/arrived=;
+/// 6: a throughput point's span= and gap-squares=).
+inline constexpr unsigned kSchemaVersion = 6;
 
 enum class FieldType { Count, Fixed2, Fixed4, Text, Location };
 enum class Presence { Required, Optional, IfSet };

@@ -113,6 +113,11 @@
 #define CAUSAL_MIN_EXPERIMENT_NS 1000000ull
 #define CAUSAL_MAX_EXPERIMENT_NS 60000000000ull
 #define CAUSAL_MIN_VISITS 5u
+/* A throughput point's visits are timed during an experiment (a clock read
+ * each: docs/report.md, "Throughput from visit times") when the last
+ * experiment saw at most this many per second: at most ~0.05 % of a CPU,
+ * where the count alone is already fine-grained. */
+#define CAUSAL_MAX_TIMED_VISITS_PER_SECOND 20000.0
 /* Pause between experiments (CAUSAL_COOLOFF_NS; the tech report's 10 ms), at
  * most CAUSAL_MAX_EXPERIMENT_NS. */
 #define CAUSAL_DEFAULT_COOLOFF_NS 10000000ull

@@ -66,6 +66,10 @@ namespace {
 struct Observation {
   double duration = 0;
   double delta = 0;          // throughput visits
+  // Throughput: the time and the number of gaps between visits that
+  // estimate the period (from the visit times where the runtime wrote them,
+  // else duration and delta: progressPeriodOf).
+  double periodTime = 0, periodVisits = 0;
   double arrivals = 0;       // latency
   double departures = 0;     // latency
   double differenceTime = 0; // in-flight count x duration
@@ -85,12 +89,13 @@ using Measurements = std::vector<MeasurementRef>;
 
 struct Sums {
   double duration = 0, delta = 0, arrivals = 0, departures = 0, differenceTime = 0;
+  double periodTime = 0, periodVisits = 0;    // throughput: Observation's
   double phaseSamples = 0, phaseDuration = 0; // experiments that carry selected-samples
   double phaseSampleTime = 0;                 // their selected samples x sample period
   void add(const Observation &o) {
     bool phase = o.selectedSamples >= 0; // the experiment carries selected-samples
-    add(Sums{o.duration, o.delta, o.arrivals, o.departures, o.differenceTime,
-             phase ? o.selectedSamples : 0, phase ? o.duration : 0,
+    add(Sums{o.duration, o.delta, o.arrivals, o.departures, o.differenceTime, o.periodTime,
+             o.periodVisits, phase ? o.selectedSamples : 0, phase ? o.duration : 0,
              phase ? o.selectedSamples * o.samplePeriodNs : 0});
   }
   void add(const Sums &o) {
@@ -99,6 +104,8 @@ struct Sums {
     arrivals += o.arrivals;
     departures += o.departures;
     differenceTime += o.differenceTime;
+    periodTime += o.periodTime;
+    periodVisits += o.periodVisits;
     phaseSamples += o.phaseSamples;
     phaseDuration += o.phaseDuration;
     phaseSampleTime += o.phaseSampleTime;
@@ -112,8 +119,76 @@ double periodOfRun(const Profile &profile, size_t run) {
              : kDefaultSamplePeriodNs;
 }
 
+/// How regular the visits of each throughput point of each run are: the
+/// squared coefficient of variation of the gaps between consecutive visits,
+/// pooled over the run's experiments whose visits the runtime timed
+/// (docs/report.md, "Throughput from visit times").
+class VisitRegularity {
+public:
+  explicit VisitRegularity(const Profile &profile) {
+    struct Pool {
+      double span = 0, gaps = 0, squares = 0; // ns, count, us^2
+    };
+    std::map<std::pair<size_t, std::string_view>, Pool> pools;
+    for (const Experiment &experiment : profile.experiments)
+      for (const PointMeasurement &point : experiment.points)
+        if (point.kind == PointKind::Throughput && point.spanNs > 0 && point.delta >= 2) {
+          Pool &pool = pools[{experiment.run, point.name}];
+          pool.span += point.spanNs;
+          pool.gaps += point.delta - 1;
+          pool.squares += point.gapSquaresUs2;
+        }
+    for (const auto &[key, pool] : pools) {
+      double mean = pool.span / pool.gaps;                // ns
+      double meanSquare = pool.squares * 1e6 / pool.gaps; // ns^2
+      cv2_[key] = std::max(0.0, meanSquare / (mean * mean) - 1);
+    }
+  }
+  /// NaN where no experiment of the run timed the point's visits.
+  double gapCv2(size_t run, std::string_view point) const {
+    auto found = cv2_.find({run, point});
+    return found == cv2_.end() ? NAN : found->second;
+  }
+
+private:
+  std::map<std::pair<size_t, std::string_view>, double> cv2_;
+};
+
+/// A profile and what the analysis derives from it once for every
+/// measurement.
+struct MeasuredProfile {
+  const Profile &profile;
+  VisitRegularity regularity;
+  explicit MeasuredProfile(const Profile &profile) : profile(profile), regularity(profile) {}
+};
+
+/// The period of a throughput point's visits in one experiment, as a time
+/// and the number of gaps it holds. From the visit times where the runtime
+/// timed every visit and they are regular enough (gaps' squared variation
+/// below 1, a Poisson stream's): the span from the first visit to the last
+/// holds n - 1 gaps, and the window's two ends, cut off, hold on average
+/// (1 + cv^2) / 2 gaps each (the residual time of a stationary stream), so
+/// span / (n - 1 - cv^2) estimates the period without the +-1 visit that a
+/// count over the window carries. Otherwise duration / visits.
+/// The squared variation of the gaps (NaN: the visit times are not used).
+double periodFromVisitTimes(const MeasuredProfile &measured, const Experiment &experiment,
+                            const PointMeasurement &point) {
+  if (point.kind != PointKind::Throughput || !(point.spanNs > 0) || point.delta < 3)
+    return NAN;
+  double cv2 = measured.regularity.gapCv2(experiment.run, point.name);
+  return cv2 < 1 ? cv2 : NAN;
+}
+
+void progressPeriodOf(const MeasuredProfile &measured, const Experiment &experiment,
+                      const PointMeasurement &point, Observation &observation) {
+  double cv2 = periodFromVisitTimes(measured, experiment, point);
+  observation.periodTime = std::isnan(cv2) ? experiment.durationNs : point.spanNs;
+  observation.periodVisits = std::isnan(cv2) ? point.delta : point.delta - 1 - cv2;
+}
+
 /// One experiment's measurement of one progress point, as an observation.
-Observation observationOf(const Profile &profile, MeasurementRef ref) {
+Observation observationOf(const MeasuredProfile &measured, MeasurementRef ref) {
+  const Profile &profile = measured.profile;
   const Experiment &experiment = profile.experiments[ref.experiment];
   const PointMeasurement &point = experiment.points[ref.point];
   Observation observation;
@@ -122,6 +197,7 @@ Observation observationOf(const Profile &profile, MeasurementRef ref) {
   observation.samplePeriodNs = periodOfRun(profile, experiment.run);
   if (point.kind == PointKind::Throughput) {
     observation.delta = point.delta;
+    progressPeriodOf(measured, experiment, point, observation);
   } else {
     observation.arrivals = point.arrivals;
     observation.departures = point.departures;
@@ -130,10 +206,10 @@ Observation observationOf(const Profile &profile, MeasurementRef ref) {
   return observation;
 }
 
-Sums sumOf(const Profile &profile, const Measurements &measurements) {
+Sums sumOf(const MeasuredProfile &measured, const Measurements &measurements) {
   Sums sums;
   for (MeasurementRef ref : measurements)
-    sums.add(observationOf(profile, ref));
+    sums.add(observationOf(measured, ref));
   return sums;
 }
 
@@ -154,7 +230,7 @@ bool enoughVisits(PointKind kind, const Sums &sums, double minVisits) {
 /// shrink when the program gets faster. NaN when undefined.
 double progressMeasure(PointKind kind, const Sums &sums) {
   if (kind == PointKind::Throughput)
-    return sums.delta > 0 && sums.duration > 0 ? sums.duration / sums.delta : NAN;
+    return sums.periodVisits > 0 && sums.periodTime > 0 ? sums.periodTime / sums.periodVisits : NAN;
   // W = L / lambda, L = sum(d_i t_i) / sum(t_i), lambda = sum(a_i) / sum(t_i).
   return sums.arrivals > 0 && sums.differenceTime > 0 ? sums.differenceTime / sums.arrivals : NAN;
 }
@@ -561,8 +637,10 @@ void summarizeRuns(const Profile &profile, Analysis &analysis) {
 
 /// Step 2: every experiment's measurements, by line, point and speedup;
 /// the 0 % ones also into \p baselines; the progress points' summaries.
-ObservationsByLine collectObservations(const Profile &profile, const AnalysisOptions &options,
-                                       Analysis &analysis, BaselineIndex &baselines) {
+ObservationsByLine collectObservations(const MeasuredProfile &measured,
+                                       const AnalysisOptions &options, Analysis &analysis,
+                                       BaselineIndex &baselines) {
+  const Profile &profile = measured.profile;
   std::set<std::string, std::less<>> wanted(options.onlyPoints.begin(), options.onlyPoints.end());
   std::set<std::string, std::less<>> seenWanted;
   ObservationsByLine data;
@@ -590,6 +668,7 @@ ObservationsByLine collectObservations(const Profile &profile, const AnalysisOpt
       ++summary.experiments;
       summary.visits += point.kind == PointKind::Throughput ? point.delta : point.arrivals;
       summary.durationNs += experiment.durationNs;
+      summary.periodFromTimes += !std::isnan(periodFromVisitTimes(measured, experiment, point));
       if (!wanted.empty()) {
         if (!wanted.count(point.name))
           continue;
@@ -665,7 +744,7 @@ RunRate rateOfLine(const Profile &profile, std::string_view line, double totalRu
 
 /// One (line, point) curve while it is computed.
 struct PointWork {
-  const Profile &profile;
+  const MeasuredProfile &measured;
   std::string_view line;
   PointResult result;
   std::vector<Group> groups; // [0]: the line's own 0 % experiments; then one per speedup
@@ -690,7 +769,7 @@ void groupBySpeedup(std::map<int, Measurements> &bySpeedup, const PointKey &key,
       work.groups[0].observations = std::move(observations);
       continue;
     }
-    if (!enoughVisits(result.kind, sumOf(work.profile, observations), options.minVisits)) {
+    if (!enoughVisits(result.kind, sumOf(work.measured, observations), options.minVisits)) {
       ++analysis.droppedLowVisits;
       continue;
     }
@@ -699,11 +778,11 @@ void groupBySpeedup(std::map<int, Measurements> &bySpeedup, const PointKey &key,
   work.neighbours = baselines.neighbours(key, work.line, work.groups, options.baselineWindow);
   result.ownBaselineExperiments = work.groups[0].observations.size();
   result.baselineExperiments = result.ownBaselineExperiments + work.neighbours.size();
-  work.sums.ownBaseline = sumOf(work.profile, work.groups[0].observations);
+  work.sums.ownBaseline = sumOf(work.measured, work.groups[0].observations);
   work.sums.baseline = work.sums.ownBaseline;
-  work.sums.baseline.add(sumOf(work.profile, work.neighbours));
+  work.sums.baseline.add(sumOf(work.measured, work.neighbours));
   for (const Group &group : work.groups)
-    work.sums.groups.push_back(sumOf(work.profile, group.observations));
+    work.sums.groups.push_back(sumOf(work.measured, group.observations));
 }
 
 /// Step 6: the curve's values, or why there is none (then recorded in
@@ -811,10 +890,10 @@ void bootstrapIntervals(PointWork &work, const RunRate &rate, const AnalysisOpti
   bool throughput = result.kind == PointKind::Throughput;
   auto drawOf = [&](size_t group, MeasurementRef ref) {
     Sums one;
-    one.add(observationOf(work.profile, ref));
+    one.add(observationOf(work.measured, ref));
     return Draw{group,
-                {throughput ? one.delta : one.arrivals,
-                 throughput ? one.duration : one.differenceTime, one.phaseSamples,
+                {throughput ? one.periodVisits : one.arrivals,
+                 throughput ? one.periodTime : one.differenceTime, one.phaseSamples,
                  one.phaseDuration}};
   };
   std::vector<Draw> pool;
@@ -827,8 +906,8 @@ void bootstrapIntervals(PointWork &work, const RunRate &rate, const AnalysisOpti
     neighbours.push_back(drawOf(0, ref));
   auto toSums = [&](const double(&sums)[4]) {
     Sums out;
-    (throughput ? out.delta : out.arrivals) = sums[0];
-    (throughput ? out.duration : out.differenceTime) = sums[1];
+    (throughput ? out.periodVisits : out.arrivals) = sums[0];
+    (throughput ? out.periodTime : out.differenceTime) = sums[1];
     out.phaseSamples = sums[2];
     out.phaseDuration = sums[3];
     return out;
@@ -1160,7 +1239,8 @@ Analysis rankProfile(const Profile &profile, const AnalysisOptions &options) {
   Analysis analysis;
   summarizeRuns(profile, analysis);
   BaselineIndex baselines(profile);
-  ObservationsByLine data = collectObservations(profile, options, analysis, baselines);
+  MeasuredProfile measured(profile);
+  ObservationsByLine data = collectObservations(measured, options, analysis, baselines);
   std::map<std::string_view, Saturation> saturation = saturationByLine(profile);
   double totalRuntime = 0;
   for (const Run &run : profile.runs)
@@ -1186,7 +1266,7 @@ Analysis rankProfile(const Profile &profile, const AnalysisOptions &options) {
       lineResult.saturation = found->second;
     lineWork.rate = rateOfLine(profile, line, totalRuntime);
     for (auto &[key, bySpeedup] : byPoint) {
-      PointWork &work = works.emplace_back(PointWork{profile, line, {}, {}, {}, {}, {}, {}, {}});
+      PointWork &work = works.emplace_back(PointWork{measured, line, {}, {}, {}, {}, {}, {}, {}});
       bool curve = analyzePoint(work, bySpeedup, key, baselines, lineWork.rate, options, analysis);
       lineResult.experiments += work.result.experiments;
       if (curve) {
@@ -1283,6 +1363,7 @@ std::vector<Confirmation> confirmationsOf(const Profile &profile, const Analysis
   // (line, point, B-arm speedup in percent): runs at another speedup are
   // another confirmation.
   std::map<std::tuple<std::string_view, PointKey, int>, AbSeries> series;
+  MeasuredProfile measured(profile);
   // Each run's first and last A/B experiment are left out: the first (always
   // arm A) runs while the program starts (page faults, cold caches), the last
   // is cut short by the exit and holds its path. In short runs (bench/accuracy's
@@ -1317,7 +1398,7 @@ std::vector<Confirmation> confirmationsOf(const Profile &profile, const Analysis
         continue;
       }
       Waiting current{true, experiment.speedup > 0, starved(experiment), Sums()};
-      current.sums.add(observationOf(profile, MeasurementRef{uint32_t(index), uint32_t(p)}));
+      current.sums.add(observationOf(measured, MeasurementRef{uint32_t(index), uint32_t(p)}));
       if (pending.present && pending.armB != current.armB) {
         if (pending.starved || current.starved)
           ++entry.starvedPairs;

@@ -205,6 +205,9 @@ struct ProgressPointSummary {
   size_t experiments = 0; // experiments in which it was measured
   double visits = 0;      // delta or arrivals, summed
   double durationNs = 0;  // of those experiments, summed
+  /// Throughput: experiments whose period came from the visits' times
+  /// (docs/report.md, "Throughput from visit times"), not from their count.
+  size_t periodFromTimes = 0;
   /// Line/point pairs of this point left unranked for want of visits
   /// (NotEnoughData with a reason other than an invalid baseline).
   size_t pairsShortOfVisits = 0;

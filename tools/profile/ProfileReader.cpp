@@ -694,6 +694,10 @@ private:
     point.name = profile.intern(fields.name);
     point.kind = PointKind::Throughput;
     point.delta = fields.delta;
+    if (fields.span > 0 && fields.gap_squares >= 0) {
+      point.spanNs = fields.span;
+      point.gapSquaresUs2 = fields.gap_squares;
+    }
     return addPoint(std::move(point), error);
   }
 

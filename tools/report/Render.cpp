@@ -266,7 +266,10 @@ void writeTextHeader(std::ostream &out, const Analysis &analysis, const ReportCo
   for (const auto &point : analysis.progressPoints)
     out << "\n  " << point.name << " (" << profile::pointKindName(point.kind) << ", "
         << point.experiments << " experiments, " << jsonNumber(point.visits)
-        << (point.kind == profile::PointKind::Throughput ? " visits)" : " arrivals)");
+        << (point.kind == profile::PointKind::Throughput ? " visits" : " arrivals")
+        << (point.periodFromTimes
+                ? "; period from visit times in " + std::to_string(point.periodFromTimes) + ")"
+                : ")");
   out << "\n";
   const AnalysisOptions &o = context.options;
   out << "phase correction (Eq. 8): " << (o.phaseCorrection ? "on" : "off") << "; ";
@@ -785,7 +788,8 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
         << ",\"visits\":" << jsonNumber(point.visits)
         << ",\"duration_ns\":" << jsonNumber(point.durationNs)
         << ",\"visits_per_experiment\":" << jsonNumber(point.visitsPerExperiment())
-        << ",\"pairs_short_of_visits\":" << point.pairsShortOfVisits << "}";
+        << ",\"pairs_short_of_visits\":" << point.pairsShortOfVisits
+        << ",\"period_from_visit_times\":" << point.periodFromTimes << "}";
   }
   out << "],\"lines\":[";
   for (size_t i = 0; i < analysis.lines.size(); ++i) {

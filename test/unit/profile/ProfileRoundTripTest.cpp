@@ -48,6 +48,8 @@ std::string writeEveryRecord() {
   throughput.name = "done";
   throughput.delta = 12;
   throughput.point_type = "source";
+  throughput.span = 1800;
+  throughput.gap_squares = 3;
   rt::writeRecord(experiments, throughput);
   rt::records::LatencyPoint latency;
   latency.name = "req";
@@ -179,6 +181,8 @@ TEST(ProfileRoundTrip, EveryRecordTypeAndFieldIsWrittenAndReadBack) {
   EXPECT_EQ(e.points[0].name, "done");
   EXPECT_EQ(e.points[0].kind, profile::PointKind::Throughput);
   EXPECT_EQ(e.points[0].delta, 12);
+  EXPECT_EQ(e.points[0].spanNs, 1800);
+  EXPECT_EQ(e.points[0].gapSquaresUs2, 3);
   EXPECT_EQ(e.points[1].name, "req");
   EXPECT_EQ(e.points[1].kind, profile::PointKind::Latency);
   EXPECT_EQ(e.points[1].arrivals, 9);

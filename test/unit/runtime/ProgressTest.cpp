@@ -237,3 +237,50 @@ TEST(ProgressTest, CozLatencyVisitsFindTheirPointThroughTheCounter) {
   EXPECT_EQ(sums.begins, 1u);
   EXPECT_EQ(sums.ends, 2u);
 }
+
+TEST(ProgressTest, TimedThroughputVisitsGiveTheirSpanAndGapSquares) {
+  auto registry = std::make_unique<ProgressRegistry>();
+  causal_counter image[] = {{0, "items", CAUSAL_COUNTER_THROUGHPUT, 0},
+                            {0, "req", CAUSAL_COUNTER_BEGIN, 0}};
+  registry->registerCounters(image, image + 2);
+  CozCounter *coz = registry->cozCounter(CAUSAL_COUNTER_THROUGHPUT, "items");
+  ASSERT_NE(coz, nullptr);
+  uint32_t items = findPoint(*registry, "items", PointKind::Throughput);
+  ASSERT_NE(items, ~0u);
+  bool end = true;
+  EXPECT_EQ(registry->pointOf(&image[0], &end), items);
+  EXPECT_FALSE(end);
+  EXPECT_EQ(registry->pointOf(coz, &end), items) << "Coz's counter of the same point";
+  EXPECT_EQ(registry->latencyPointOf(&image[0], &end), ProgressRegistry::kNoLatencyPoint);
+  causal_counter unregistered = {0, "items", CAUSAL_COUNTER_THROUGHPUT, 0};
+  EXPECT_EQ(registry->pointOf(&unregistered, &end), ProgressRegistry::kNoPoint);
+
+  EXPECT_EQ(registry->takeVisitTimes(items).timed, 0u);
+  registry->timeVisits(items, 4);
+  EXPECT_TRUE(registry->timesVisits(items));
+  // Two threads' visits may arrive out of order: 250 after 300.
+  for (int64_t t : {100, 300, 250, 600})
+    registry->recordTimedVisit(items, t);
+  ProgressRegistry::VisitTimes times = registry->takeVisitTimes(items);
+  EXPECT_EQ(times.timed, 4u);
+  EXPECT_EQ(times.first_ns, 100);
+  EXPECT_EQ(times.last_ns, 600);
+  // Gaps 200, none (backwards), 350.
+  EXPECT_DOUBLE_EQ(times.gap_squares, 200.0 * 200 + 350.0 * 350);
+  times = registry->takeVisitTimes(items);
+  EXPECT_EQ(times.timed, 0u) << "taking starts anew";
+  EXPECT_EQ(times.gap_squares, 0.0);
+  // The next window's first visit has no gap before it.
+  registry->recordTimedVisit(items, 5000);
+  registry->recordTimedVisit(items, 5010);
+  times = registry->takeVisitTimes(items);
+  EXPECT_EQ(times.first_ns, 5000);
+  EXPECT_DOUBLE_EQ(times.gap_squares, 100.0);
+  // More visits than may be timed: the timing stops, the take says so.
+  for (int64_t t = 0; t < 5; ++t)
+    registry->recordTimedVisit(items, 100 * t);
+  EXPECT_FALSE(registry->timesVisits(items)) << "the fifth visit stopped the timing";
+  EXPECT_EQ(registry->takeVisitTimes(items).timed, ProgressRegistry::kIncompleteTimes);
+  registry->timeVisits(items, 0);
+  EXPECT_FALSE(registry->timesVisits(items));
+}
