@@ -9,6 +9,10 @@
  *                          wait returns at once, well under 1 us: with --waits, the fixed
  *                          cost of a blocking call that may block, no episode kept)
  *   hook_cost progress N   N x (a throughput point and a relaxed increment of a volatile)
+ *   hook_cost progress-in-experiment N
+ *                          the same, once an experiment runs (waits for the runtime's flag,
+ *                          at most 10 s): with a long experiment (CAUSAL_EXPERIMENT_NS) every
+ *                          visit is timed (docs/report.md, "Throughput from visit times")
  *
  * Prints "ns_per_call=X": the fastest of 7 rounds of N calls, in the thread's CPU time (the
  * VMs are shared: preemption and frequency swings only ever make a round slower). For the
@@ -104,6 +108,19 @@ static void run_progress(uint64_t n) {
   }
 }
 
+/* Nonzero while an experiment runs (causal/abi.h); null without the runtime. */
+extern uint32_t __causal_delays_active __attribute__((weak));
+
+static void wait_for_an_experiment(void) {
+  struct timespec ms = {0, 1000000};
+  for (int i = 0; i < 10000 && &__causal_delays_active &&
+                  !__atomic_load_n(&__causal_delays_active, __ATOMIC_RELAXED);
+       ++i) {
+    CAUSAL_PROGRESS_NAMED("tick"); /* the profiler thread starts at the first point */
+    nanosleep(&ms, NULL);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 3)
     return 2;
@@ -113,7 +130,8 @@ int main(int argc, char **argv) {
                            : !strcmp(argv[1], "mutex")     ? run_mutex
                            : !strcmp(argv[1], "semaphore") ? run_semaphore
                            : !strcmp(argv[1], "progress")  ? run_progress
-                                                           : NULL;
+                           : !strcmp(argv[1], "progress-in-experiment") ? run_progress
+                                                                        : NULL;
   if (!loop || !n)
     return 2;
   void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
@@ -133,6 +151,8 @@ int main(int argc, char **argv) {
                               : NULL;
   if (argc > 3) /* keep idle() in the binary */
     sink = (uint64_t)idle(argc);
+  if (!strcmp(argv[1], "progress-in-experiment"))
+    wait_for_an_experiment();
   loop(n / 10); /* warm up; with a fixed line, the first experiment starts meanwhile */
   double best = 1e18, best_reference = 1e18;
   for (int round = 0; round < 7; ++round) {

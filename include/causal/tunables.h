@@ -115,8 +115,9 @@
 #define CAUSAL_MIN_VISITS 5u
 /* A throughput point's visits are timed during an experiment (a clock read
  * each: docs/report.md, "Throughput from visit times") when the last
- * experiment saw at most this many per second: at most ~0.05 % of a CPU,
- * where the count alone is already fine-grained. */
+ * experiment saw at most this many per second (and in each experiment, at
+ * most this many per second of its length): about 50 ns each, so at most
+ * ~0.1 % of a CPU; above that rate the count alone is fine-grained. */
 #define CAUSAL_MAX_TIMED_VISITS_PER_SECOND 20000.0
 /* Pause between experiments (CAUSAL_COOLOFF_NS; the tech report's 10 ms), at
  * most CAUSAL_MAX_EXPERIMENT_NS. */

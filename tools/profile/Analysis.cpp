@@ -159,7 +159,9 @@ private:
 struct MeasuredProfile {
   const Profile &profile;
   VisitRegularity regularity;
-  explicit MeasuredProfile(const Profile &profile) : profile(profile), regularity(profile) {}
+  bool visitTimes;
+  MeasuredProfile(const Profile &profile, const AnalysisOptions &options)
+      : profile(profile), regularity(profile), visitTimes(options.visitTimes) {}
 };
 
 /// The period of a throughput point's visits in one experiment, as a time
@@ -173,7 +175,8 @@ struct MeasuredProfile {
 /// The squared variation of the gaps (NaN: the visit times are not used).
 double periodFromVisitTimes(const MeasuredProfile &measured, const Experiment &experiment,
                             const PointMeasurement &point) {
-  if (point.kind != PointKind::Throughput || !(point.spanNs > 0) || point.delta < 3)
+  if (!measured.visitTimes || point.kind != PointKind::Throughput || !(point.spanNs > 0) ||
+      point.delta < 3)
     return NAN;
   double cv2 = measured.regularity.gapCv2(experiment.run, point.name);
   return cv2 < 1 ? cv2 : NAN;
@@ -1239,7 +1242,7 @@ Analysis rankProfile(const Profile &profile, const AnalysisOptions &options) {
   Analysis analysis;
   summarizeRuns(profile, analysis);
   BaselineIndex baselines(profile);
-  MeasuredProfile measured(profile);
+  MeasuredProfile measured(profile, options);
   ObservationsByLine data = collectObservations(measured, options, analysis, baselines);
   std::map<std::string_view, Saturation> saturation = saturationByLine(profile);
   double totalRuntime = 0;
@@ -1363,7 +1366,7 @@ std::vector<Confirmation> confirmationsOf(const Profile &profile, const Analysis
   // (line, point, B-arm speedup in percent): runs at another speedup are
   // another confirmation.
   std::map<std::tuple<std::string_view, PointKey, int>, AbSeries> series;
-  MeasuredProfile measured(profile);
+  MeasuredProfile measured(profile, options);
   // Each run's first and last A/B experiment are left out: the first (always
   // arm A) runs while the program starts (page faults, cold caches), the last
   // is cut short by the exit and holds its path. In short runs (bench/accuracy's

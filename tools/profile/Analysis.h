@@ -57,6 +57,9 @@ struct AnalysisOptions {
   double minVisits = 5;   // per (line, point, speedup) group, all its experiments together
   size_t minSpeedups = 5; // distinct speedups, baseline included (Coz: 5)
   bool phaseCorrection = true;
+  /// Throughput periods from the visits' times where the profile has them
+  /// (docs/report.md, "Throughput from visit times"); false: counts only.
+  bool visitTimes = true;
   size_t bootstrapRounds = 1000; // 0 disables the intervals
   uint64_t seed = 1;
   double confidence = 0.95;

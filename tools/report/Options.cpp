@@ -95,6 +95,11 @@ OptionResult parseCommonOption(const std::vector<std::string> &args, size_t &i,
       ++i;
       return OptionResult::Consumed;
     }
+    if (name == "--no-visit-times") {
+      options.analysis.visitTimes = false;
+      ++i;
+      return OptionResult::Consumed;
+    }
     if (name == "--json") {
       options.json = true;
       ++i;
@@ -252,6 +257,8 @@ const char *commonOptionsHelp() {
          "                         rate Q over all lines compared (Benjamini-Hochberg on\n"
          "                         bootstrap p-values; default 0.1; 0: off)\n"
          "  --no-phase-correction  do not apply the phase correction (Coz paper, Eq. 8)\n"
+         "  --no-visit-times       throughput periods from visit counts only, not from the\n"
+         "                         visits' times where the runtime wrote them\n"
          "  --bootstrap N          bootstrap rounds for the intervals (default 1000; 0: none)\n"
          "  --confidence C         interval level (default 0.95)\n"
          "  --seed N               bootstrap seed (default 1); same seed, same output\n"

@@ -750,6 +750,7 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
   for (size_t i = 0; i < context.inputs.size(); ++i)
     out << (i ? "," : "") << "\"" << jsonEscape(context.inputs[i]) << "\"";
   out << "],\"options\":{\"phase_correction\":" << (o.phaseCorrection ? "true" : "false")
+      << ",\"visit_times\":" << (o.visitTimes ? "true" : "false")
       << ",\"min_visits\":" << jsonNumber(o.minVisits) << ",\"min_speedups\":" << o.minSpeedups
       << ",\"bootstrap_rounds\":" << o.bootstrapRounds << ",\"seed\":" << o.seed
       << ",\"confidence\":" << jsonNumber(o.confidence) << ",\"rank_by\":\"" << rankName(o.rankBy)
