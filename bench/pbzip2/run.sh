@@ -27,12 +27,13 @@
 #      ...), --reps each, wall time, CPU time (user + system) and minor page faults of each
 #      (GNU time), outputs compared with plain's. Program speedup = 1 - median(changed wall) /
 #      median(plain wall). Compared with what the confirmation predicts for the line sped up
-#      by as much as the change sped it up (the line's share of the CPU time times the CPU
-#      time saved; below).
-#   Run time with the defaults: about 1 min to fetch and build (cached afterwards), 20 s to
-#   make the input, 1 min of profiling, 3 min of A/B runs (60 s per line), 5 min of timed runs:
-#   about 10-12 minutes on 2 busy vCPUs. --quick: 40 MB, 4 loops, 1 line confirmed for 20 s,
-#   3 reps: about 3 minutes; its numbers are not for publication.
+#      by as much as the change sped it up (estimated as the CPU time the change saved divided
+#      by the line's share of the samples): its D scaled linearly, and slope x that speedup.
+#   Run time with the defaults: about 1 min to fetch and build and 20 s to make the input (both
+#   cached afterwards), 1 min of profiling, 1 min of A/B runs per ranked line (60 s budget; a
+#   command of 3 pbzip2 runs is never cut short), 2-3 min of timed runs: 7 minutes on 2 busy vCPUs
+#   with one line ranked, about 9 with three. --quick: 40 MB, 4 loops, 1 line confirmed for 20 s,
+#   3 reps: about 2 minutes (cached build); its numbers are not for publication.
 #
 # usage: bench/pbzip2/run.sh [--build-dir DIR] [--cache-dir DIR] [--input-mb MB] [--threads N]
 #                            [--loops N] [--confirm K] [--confirm-budget S] [--reps N] [--quick]
