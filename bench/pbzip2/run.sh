@@ -36,7 +36,8 @@
 #   3 reps: about 2 minutes (cached build); its numbers are not for publication.
 #
 # usage: bench/pbzip2/run.sh [--build-dir DIR] [--cache-dir DIR] [--input-mb MB] [--threads N]
-#                            [--loops N] [--confirm K] [--confirm-budget S] [--reps N] [--quick]
+#                            [--loops N] [--confirm K] [--confirm-budget S] [--reps N]
+#                            [--stack-copy-bytes N] [--quick]
 #   --build-dir       causal build tree (default: $CAUSAL_BUILD_DIR, else build/ at the top)
 #   --cache-dir       source package, builds, input, profiles and results
 #                     (default: <build-dir>/bench-cache/pbzip2)
@@ -46,6 +47,9 @@
 #   --confirm         top lines to confirm (default 3)
 #   --confirm-budget  seconds of A/B runs per line (default 60; a run is never cut short)
 #   --reps            timed runs of each of plain and changed (default 5)
+#   --stack-copy-bytes  CAUSAL_STACK_COPY_BYTES for the profiled runs (default: unset, the
+#                     runtime's 2048): the user stack copied with each sample, from which a
+#                     sample inside libbz2 (no frame pointers) is charged to its caller
 #   --quick           smoke run (above)
 # Needs: libbz2-dev, dpkg-dev (dpkg-source), bzip2, python3, GNU time (/usr/bin/time), network
 # access for the one-time `apt-get source pbzip2`.
@@ -55,9 +59,10 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-input_mb=200 threads=2 loops=3 confirm=3 confirm_budget=60 reps=5 quick=0
+input_mb=200 threads=2 loops=3 confirm=3 confirm_budget=60 reps=5 quick=0 stack_copy_bytes=""
 bench_args "--input-mb=input_mb --threads=threads --loops=loops --confirm=confirm \
---confirm-budget=confirm_budget --reps=reps --quick=quick!" "$@"
+--confirm-budget=confirm_budget --reps=reps --stack-copy-bytes=stack_copy_bytes --quick=quick!" "$@"
+[ -z "$stack_copy_bytes" ] || bench_positive --stack-copy-bytes "$stack_copy_bytes"
 if [ "$quick" = 1 ]; then
   input_mb=40 loops=4 confirm=1 confirm_budget=20 reps=3
 fi
@@ -141,8 +146,10 @@ uptime_before="$(uptime)"
 say "profiling: causal run --confirm=$confirm --confirm-budget $confirm_budget, $loops pbzip2 run(s) per command"
 profile_start=$SECONDS
 status=0
+profile_env=()
+[ -z "$stack_copy_bytes" ] || profile_env=("CAUSAL_STACK_COPY_BYTES=$stack_copy_bytes")
 # shellcheck disable=SC2016 # the loop is bash -c's program, its arguments follow
-"$causal" run --confirm="$confirm" --confirm-budget "$confirm_budget" --output "$profile" -- \
+env "${profile_env[@]}" "$causal" run --confirm="$confirm" --confirm-budget "$confirm_budget" --output "$profile" -- \
   bash -c 'for _ in $(seq "$1"); do "$2" -p"$3" -9 -c <"$4" >"$5" || exit; done' \
   _ "$loops" "$cache/bin/pbzip2.causal" "$threads" "$input" "$out/causal.bz2" \
   2>"$cache/logs/causal-run.log" || status=$?
@@ -187,7 +194,7 @@ uptime_after="$(uptime)"
 
 # ---- 5. results ------------------------------------------------------------------------------
 bench_context_header "$started" "$load_before" "$load_after" \
-  "pbzip2 -p$threads -9 -c, ${input_mb} MB of generated text; profiled command: $loops run(s); confirm $confirm line(s), ${confirm_budget} s each" \
+  "pbzip2 -p$threads -9 -c, ${input_mb} MB of generated text; profiled command: $loops run(s); confirm $confirm line(s), ${confirm_budget} s each; CAUSAL_STACK_COPY_BYTES ${stack_copy_bytes:-unset}" \
   "$package"
 python3 - "$cache" "$runs" "$progress_fn" "$profiled_same" "$profile_s" "$uptime_before" \
   "$uptime_after" <<'EOF' >"$cache/results.md"
