@@ -71,65 +71,15 @@ die() { echo "run.sh: $*" >&2; exit 1; }
 loadgen="$(command -v memcaslap || command -v memaslap || true)"
 [ -n "$loadgen" ] || die "memaslap missing (Debian: apt-get install libmemcached-tools)"
 [ -f /usr/include/event2/event.h ] || die "libevent headers missing (Debian: apt-get install libevent-dev)"
-command -v dpkg-source >/dev/null || die "dpkg-source missing (Debian: apt-get install dpkg-dev)"
 bench_check_coz
 variants="plain off causal$with_coz"
 [ -z "$waits_s" ] || variants="$variants waits"
 
 # ---- 1. memcached's Debian source package, fetched once ------------------------------------
-# A private apt configuration: deb-src entries derived from this machine's deb entries, lists
-# and downloads in the cache directory. The system's apt configuration is not touched.
-fetch_source() {
-  local apt="$cache/apt" parts="$cache/apt/sources.d" n=0 f
-  rm -rf "$apt"
-  mkdir -p "$parts" "$apt/lists/partial" "$apt/cache/archives/partial" "$cache/download"
-  for f in /etc/apt/sources.list.d/*.sources; do
-    [ -f "$f" ] || continue
-    n=$((n + 1))
-    sed 's/^Types:.*/Types: deb-src/' "$f" >"$parts/$n-$(basename "$f")"
-  done
-  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-    [ -f "$f" ] || continue
-    n=$((n + 1))
-    sed -n 's/^[[:space:]]*deb[[:space:]]/deb-src /p' "$f" >"$parts/$n-$(basename "$f")"
-  done
-  [ "$n" -gt 0 ] || die "no apt sources found in /etc/apt to derive deb-src entries from"
-  local -a opts=(-q -o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$parts"
-    -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache" -o Dir::Cache::pkgcache=
-    -o Dir::Cache::srcpkgcache= -o APT::Sandbox::User="$(id -un)")
-  if ! apt-get "${opts[@]}" update >"$apt/update.log" 2>&1; then
-    tail -n 3 "$apt/update.log" >&2
-    die "fetching memcached's source failed: 'apt-get update' with deb-src entries derived from
-/etc/apt failed (log: $apt/update.log). Network access to the Debian mirror is needed once."
-  fi
-  if ! ls "$apt/lists/"*Sources* >/dev/null 2>&1; then
-    tail -n 3 "$apt/update.log" >&2
-    die "fetching memcached's source failed: 'apt-get update' with deb-src entries derived from
-/etc/apt got no Sources index (log: $apt/update.log). Network access to the Debian mirror is
-needed once."
-  fi
-  if ! (cd "$cache/download" && apt-get "${opts[@]}" source --download-only memcached) \
-    >"$apt/source.log" 2>&1; then
-    tail -n 3 "$apt/source.log" >&2
-    die "fetching memcached's source failed: 'apt-get source --download-only memcached' failed
-(log: $apt/source.log)."
-  fi
-  local dsc
-  dsc="$(ls "$cache"/download/memcached_*.dsc 2>/dev/null | sort -V | tail -n 1)"
-  [ -n "$dsc" ] || die "fetching memcached's source failed: no memcached_*.dsc in $cache/download"
-  rm -rf "$cache/source.tmp"
-  dpkg-source -x "$dsc" "$cache/source.tmp" >"$apt/extract.log" 2>&1 ||
-    die "extracting $dsc failed (log: $apt/extract.log)"
-  basename "$dsc" .dsc >"$cache/source.tmp/.causal-package"
-  rm -rf "$cache/source"
-  mv "$cache/source.tmp" "$cache/source"
-  rm -rf "$apt/lists" "$apt/cache"
-}
-if [ ! -f "$cache/source/.causal-package" ] || [ ! -f "$cache/source/memcached.c" ]; then
-  say "fetching the memcached source package (once)"
-  fetch_source
-fi
-package="$(cat "$cache/source/.causal-package")"
+# bench/common/fetch-debian-source.sh: a private apt configuration (deb-src entries derived from
+# this machine's deb entries, lists and downloads beside the source); /etc/apt is not touched.
+package="$("$here/../common/fetch-debian-source.sh" memcached "$cache/source")"
+[ -f "$cache/source/memcached.c" ] || die "$cache/source has no memcached.c: remove it and run again"
 say "source: $package"
 
 # ---- 2. configure once, build three ways ---------------------------------------------------
