@@ -618,6 +618,17 @@ void writeOtherNotes(std::ostream &out, const Analysis &analysis, const Analysis
         << " outside it): was the code compiled with -fcausal-profile?\n";
     return;
   }
+  // Samples charged to no line: their lines' virtual speedups were smaller
+  // than asked (docs/report.md, "Samples charged to no line").
+  double sampled = analysis.samplesOutside + analysis.samplesInLines;
+  if (sampled > 0 && analysis.samplesOutside >= 0.25 * sampled)
+    out << paint("warning:", kYellow, color) << " "
+        << std::lround(100 * analysis.samplesOutside / sampled)
+        << " % of the samples were charged to no line: they landed outside instrumented code, "
+           "and no instrumented caller was found on the stack. Where they came from calls "
+           "into a library (a deep or frame-pointer-less one), the calling lines' virtual "
+           "speedups were that much smaller than asked and their predictions are too low; "
+           "try CAUSAL_STACK_COPY_BYTES=16384 (docs/usage.md).\n";
   // Is there enough behind this profile?
   const double kEnoughExperimentTimeNs = 30e9;
   const size_t kEnoughExperiments = 200;
