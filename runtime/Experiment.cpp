@@ -343,23 +343,30 @@ uint64_t maxTimedVisits(uint64_t length_ns) {
   return visits < 64 ? 64 : uint64_t(visits);
 }
 
-// The span and gap squares of throughput point |p|'s visits
-// (profile_records.def), when every one of its |arrivals| visits was timed;
-// nothing otherwise (visits from code built without the pass, a point
-// visited too often to be timed, or a visit racing the window's start or
-// end). The visits were timed in virtual time without the shared-CPU delay,
-// which is settled only now (|virtual_end| long, |duration| with it): the
-// times are scaled to the experiment's duration, that delay being spread
-// over the window like the CPU capacity it stands for.
-void visitTimesOf(uint32_t p, uint64_t arrivals, int64_t virtual_end, uint64_t duration,
-                  records::ThroughputPoint &point) {
-  ProgressRegistry::VisitTimes times = g_progress.takeVisitTimes(p);
-  if (times.timed != arrivals || arrivals < 2 || times.last_ns <= times.first_ns ||
-      virtual_end <= 0)
+// A throughput point's visit times and count at the end of the experiment.
+ProgressRegistry::VisitTimes g_end_times[CAUSAL_MAX_PROGRESS_POINTS];
+uint64_t g_end_arrivals[CAUSAL_MAX_PROGRESS_POINTS];
+
+// The span, gap squares and number of a throughput point's timed visits
+// (profile_records.def), when the point's |arrivals| visits were timed: all
+// of them, up to the one or two that may race the window's start or end (a
+// thread between its visit's timing and its increment). Nothing otherwise
+// (visits from code built without the pass, a point visited too often to be
+// timed). The visits were timed in virtual time without the shared-CPU
+// delay, which is settled only now (|virtual_end| long, |duration| with
+// it): the times are scaled to the experiment's duration, that delay being
+// spread over the window like the CPU capacity it stands for.
+void visitTimesOf(const ProgressRegistry::VisitTimes &times, uint64_t arrivals,
+                  int64_t virtual_end, uint64_t duration, records::ThroughputPoint &point) {
+  constexpr uint64_t kRacingVisits = 2;
+  if (times.timed == ProgressRegistry::kIncompleteTimes || times.timed < 2 ||
+      times.timed + kRacingVisits < arrivals || times.timed > arrivals + kRacingVisits ||
+      times.last_ns <= times.first_ns || virtual_end <= 0)
     return;
   double scale = std::min(1.0, double(duration) / double(virtual_end));
   point.span = uint64_t(std::llround(double(times.last_ns - times.first_ns) * scale));
   point.gap_squares = uint64_t(std::llround(times.gap_squares * scale * scale / 1e6));
+  point.timed_visits = times.timed;
 }
 
 // ---- End-of-experiment drain (Experiment.h) --------------------------------
@@ -540,8 +547,14 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   setExperimentActive(1);
   // After the flag: a visit counted in a snapshot but missed by the visit
   // sums (or the other way round) shows as a mismatch of the counts.
-  for (uint32_t p = 0; p < points; ++p)
+  for (uint32_t p = 0; p < points; ++p) {
     g_snapshots[p] = {g_progress.arrivals(p), g_progress.departures(p), 0.0};
+    // Visits timed since the flag went up were counted before the snapshot
+    // (the profiler thread may have been preempted in between): not this
+    // experiment's.
+    if (g_progress.kind(p) == PointKind::Throughput)
+      g_progress.takeVisitTimes(p);
+  }
 
   uint64_t last = start;
   for (;;) {
@@ -574,6 +587,13 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
     last = now;
     g_drain_ns.fetch_add(last - drain_start, std::memory_order_relaxed);
   }
+  // A throughput point's visit times and count, read together while the
+  // flag is still up, so that they cover the same visits (visitTimesOf).
+  for (uint32_t p = 0; p < points; ++p)
+    if (g_progress.kind(p) == PointKind::Throughput) {
+      g_end_times[p] = g_progress.takeVisitTimes(p);
+      g_end_arrivals[p] = g_progress.arrivals(p);
+    }
   setExperimentActive(0);
   uint64_t elapsed = last - start;
   // Virtual time at the end of the window (it is 0 at the start).
@@ -618,12 +638,15 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   writeRecord(text, experiment);
   uint64_t min_visits = UINT64_MAX;
   for (uint32_t p = 0; p < points; ++p) {
-    uint64_t arrivals = g_progress.arrivals(p) - g_snapshots[p].arrivals;
-    if (g_progress.kind(p) == PointKind::Throughput) {
+    bool throughput = g_progress.kind(p) == PointKind::Throughput;
+    uint64_t arrivals =
+        (throughput ? g_end_arrivals[p] : g_progress.arrivals(p)) - g_snapshots[p].arrivals;
+    if (throughput) {
       records::ThroughputPoint point;
       point.name = g_progress.name(p);
       point.delta = arrivals;
-      visitTimesOf(p, arrivals, virtual_end, elapsed - std::min(delay, elapsed), point);
+      visitTimesOf(g_end_times[p], arrivals, virtual_end, elapsed - std::min(delay, elapsed),
+                   point);
       g_visit_rates[p] = elapsed ? double(arrivals) * 1e9 / double(elapsed) : 0.0;
       writeRecord(text, point);
       min_visits = arrivals < min_visits ? arrivals : min_visits;

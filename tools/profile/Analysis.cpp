@@ -132,10 +132,10 @@ public:
     std::map<std::pair<size_t, std::string_view>, Pool> pools;
     for (const Experiment &experiment : profile.experiments)
       for (const PointMeasurement &point : experiment.points)
-        if (point.kind == PointKind::Throughput && point.spanNs > 0 && point.delta >= 2) {
+        if (point.kind == PointKind::Throughput && point.spanNs > 0 && point.timedVisits >= 2) {
           Pool &pool = pools[{experiment.run, point.name}];
           pool.span += point.spanNs;
-          pool.gaps += point.delta - 1;
+          pool.gaps += point.timedVisits - 1;
           pool.squares += point.gapSquaresUs2;
         }
     for (const auto &[key, pool] : pools) {
@@ -176,7 +176,7 @@ struct MeasuredProfile {
 double periodFromVisitTimes(const MeasuredProfile &measured, const Experiment &experiment,
                             const PointMeasurement &point) {
   if (!measured.visitTimes || point.kind != PointKind::Throughput || !(point.spanNs > 0) ||
-      point.delta < 3)
+      point.timedVisits < 3)
     return NAN;
   double cv2 = measured.regularity.gapCv2(experiment.run, point.name);
   return cv2 < 1 ? cv2 : NAN;
@@ -186,7 +186,7 @@ void progressPeriodOf(const MeasuredProfile &measured, const Experiment &experim
                       const PointMeasurement &point, Observation &observation) {
   double cv2 = periodFromVisitTimes(measured, experiment, point);
   observation.periodTime = std::isnan(cv2) ? experiment.durationNs : point.spanNs;
-  observation.periodVisits = std::isnan(cv2) ? point.delta : point.delta - 1 - cv2;
+  observation.periodVisits = std::isnan(cv2) ? point.delta : point.timedVisits - 1 - cv2;
 }
 
 /// One experiment's measurement of one progress point, as an observation.

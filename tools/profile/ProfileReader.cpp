@@ -697,6 +697,7 @@ private:
     if (fields.span > 0 && fields.gap_squares >= 0) {
       point.spanNs = fields.span;
       point.gapSquaresUs2 = fields.gap_squares;
+      point.timedVisits = fields.timed_visits >= 2 ? fields.timed_visits : fields.delta;
     }
     return addPoint(std::move(point), error);
   }

@@ -50,11 +50,13 @@ struct PointMeasurement {
   std::string_view name; // in Profile::names
   PointKind kind = PointKind::Throughput;
   double delta = 0;      // throughput: visits during the experiment
-  // Throughput, when the runtime timed every visit (schema 6), else -1: the
-  // time from the first visit to the last and the sum of the squared gaps
-  // between consecutive visits (us^2), in the experiment's effective time.
+  // Throughput, when the runtime timed the visits (schema 6), else -1: the
+  // time from the first timed visit to the last, the sum of the squared gaps
+  // between consecutive ones (us^2), in the experiment's effective time, and
+  // how many were timed.
   double spanNs = -1;
   double gapSquaresUs2 = -1;
+  double timedVisits = -1;
   double arrivals = 0;   // latency: visits to the begin point
   double departures = 0; // latency: visits to the end point
   double difference = 0; // latency: requests in flight (ours: time-averaged)

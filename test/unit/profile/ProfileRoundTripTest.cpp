@@ -50,6 +50,7 @@ std::string writeEveryRecord() {
   throughput.point_type = "source";
   throughput.span = 1800;
   throughput.gap_squares = 3;
+  throughput.timed_visits = 11;
   rt::writeRecord(experiments, throughput);
   rt::records::LatencyPoint latency;
   latency.name = "req";
@@ -183,6 +184,7 @@ TEST(ProfileRoundTrip, EveryRecordTypeAndFieldIsWrittenAndReadBack) {
   EXPECT_EQ(e.points[0].delta, 12);
   EXPECT_EQ(e.points[0].spanNs, 1800);
   EXPECT_EQ(e.points[0].gapSquaresUs2, 3);
+  EXPECT_EQ(e.points[0].timedVisits, 11);
   EXPECT_EQ(e.points[1].name, "req");
   EXPECT_EQ(e.points[1].kind, profile::PointKind::Latency);
   EXPECT_EQ(e.points[1].arrivals, 9);
