@@ -356,8 +356,8 @@ uint64_t g_end_arrivals[CAUSAL_MAX_PROGRESS_POINTS];
 // delay, which is settled only now (|virtual_end| long, |duration| with
 // it): the times are scaled to the experiment's duration, that delay being
 // spread over the window like the CPU capacity it stands for.
-void visitTimesOf(const ProgressRegistry::VisitTimes &times, uint64_t arrivals,
-                  int64_t virtual_end, uint64_t duration, records::ThroughputPoint &point) {
+void visitTimesOf(const ProgressRegistry::VisitTimes &times, uint64_t arrivals, int64_t virtual_end,
+                  uint64_t duration, records::ThroughputPoint &point) {
   constexpr uint64_t kRacingVisits = 2;
   if (times.timed == ProgressRegistry::kIncompleteTimes || times.timed < 2 ||
       times.timed + kRacingVisits < arrivals || times.timed > arrivals + kRacingVisits ||

@@ -125,11 +125,11 @@ int main(int argc, char **argv) {
   if (argc < 3)
     return 2;
   uint64_t n = strtoull(argv[2], NULL, 10);
-  void (*loop)(uint64_t) = !strcmp(argv[1], "nanosleep")   ? run_nanosleep
-                           : !strcmp(argv[1], "poll0")     ? run_poll0
-                           : !strcmp(argv[1], "mutex")     ? run_mutex
-                           : !strcmp(argv[1], "semaphore") ? run_semaphore
-                           : !strcmp(argv[1], "progress")  ? run_progress
+  void (*loop)(uint64_t) = !strcmp(argv[1], "nanosleep")                ? run_nanosleep
+                           : !strcmp(argv[1], "poll0")                  ? run_poll0
+                           : !strcmp(argv[1], "mutex")                  ? run_mutex
+                           : !strcmp(argv[1], "semaphore")              ? run_semaphore
+                           : !strcmp(argv[1], "progress")               ? run_progress
                            : !strcmp(argv[1], "progress-in-experiment") ? run_progress
                                                                         : NULL;
   if (!loop || !n)
