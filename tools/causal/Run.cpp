@@ -266,7 +266,7 @@ void warnIfNotInstrumented(const std::string &program, const char *command) {
   if (!resolved.empty() && !looksInstrumented(resolved))
     std::fprintf(stderr,
                  "causal %s: warning: '%s' does not look built with -fcausal-profile; "
-                 "no profile will be written\n",
+                 "only the programs it starts that are will write a profile\n",
                  command, program.c_str());
 }
 
