@@ -516,9 +516,12 @@ private:
 };
 
 /// Program speedups a virtual speedup cannot produce: more than s x b
-/// (plus rounding) where b is the line's share of the run in sampled CPU
-/// time. docs/report.md, "Physical bound".
+/// where b is the line's share of the run in sampled CPU time, measured:
+/// an interval is flagged when it lies above s x b x (1 + margin), the
+/// margin being kBoundModelMargin plus two standard errors of the line's
+/// sample count (Poisson). docs/report.md, "Physical bound".
 constexpr double kBoundTolerance = 1e-9;
+constexpr double kBoundModelMargin = 0.25;
 
 /// Experiments a curve point needs before it is judged against the bound:
 /// a percentile bootstrap interval of fewer values is far narrower than the
@@ -552,16 +555,18 @@ void checkBound(PointResult &result, const RunRate &rate, const Sums &ownBaselin
     return;
   }
   bound.known = true;
+  bound.margin = kBoundModelMargin + (rate.samples > 0 ? 2 / std::sqrt(rate.samples) : 0);
+  double limit = bound.limit * (1 + bound.margin);
   for (CurvePoint &point : result.curve) {
     if (point.speedup <= 0 || point.experiments < kMinExperimentsToJudgePoint)
       continue;
     // Without bootstrap (--bootstrap 0) the estimate is all there is.
     double lowest = point.interval.valid ? point.interval.low : point.programSpeedup;
-    point.exceedsBound = lowest > point.speedup * bound.limit + kBoundTolerance;
+    point.exceedsBound = lowest > point.speedup * limit + kBoundTolerance;
     bound.pointsExceeding += point.exceedsBound;
   }
   double slopeLowest = result.slopeInterval.valid ? result.slopeInterval.low : result.slope;
-  bound.slopeExceeds = slopeLowest > bound.limit + kBoundTolerance;
+  bound.slopeExceeds = slopeLowest > limit + kBoundTolerance;
 }
 
 /// Maximum impact over the curve points that may carry it: speedups above 0

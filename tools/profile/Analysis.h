@@ -109,6 +109,9 @@ struct Bound {
   double b = NAN;       // whole runs: sum(samples x period) / sum(runtime)
   double inPhase = NAN; // during the line's own 0 % experiments (b_A)
   double limit = NAN;   // the b the curve is checked against
+  /// How far above limit (relative) an interval must lie to be flagged: b
+  /// is itself measured (docs/report.md, "Physical bound").
+  double margin = NAN;
   bool slopeExceeds = false;
   size_t pointsExceeding = 0;
   std::string note; // why there is no bound, if so

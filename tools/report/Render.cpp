@@ -186,17 +186,18 @@ std::string boundViolation(const PointResult &point) {
   char buffer[160];
   std::string text;
   if (bound.slopeExceeds) {
-    std::snprintf(buffer, sizeof buffer, "slope %+.3f %s above b = %.3f", point.slope,
-                  intervalText(point.slopeInterval, false).c_str(), bound.limit);
+    std::snprintf(buffer, sizeof buffer, "slope %+.3f %s above b = %.3f (+%.0f%%)", point.slope,
+                  intervalText(point.slopeInterval, false).c_str(), bound.limit,
+                  100 * bound.margin);
     text = buffer;
   }
   if (bound.pointsExceeding) {
     for (const CurvePoint &c : point.curve)
       if (c.exceedsBound) {
-        std::snprintf(buffer, sizeof buffer, "%s%s at %d%% above %s (= %d%% x b)",
+        std::snprintf(buffer, sizeof buffer, "%s%s at %d%% above %s (= %d%% x b, +%.0f%%)",
                       text.empty() ? "" : "; ", percent(c.programSpeedup).c_str(),
                       int(std::lround(c.speedup * 100)), percent(c.speedup * bound.limit).c_str(),
-                      int(std::lround(c.speedup * 100)));
+                      int(std::lround(c.speedup * 100)), 100 * bound.margin);
         text += buffer;
         break;
       }
@@ -674,6 +675,7 @@ void writeBoundJson(std::ostream &out, const profile::Bound &bound) {
   }
   out << "{\"b\":" << jsonNumber(bound.b) << ",\"b_in_phase\":" << jsonNumber(bound.inPhase)
       << ",\"limit\":" << jsonNumber(bound.limit)
+      << ",\"margin\":" << jsonNumber(bound.margin)
       << ",\"slope_exceeds\":" << (bound.slopeExceeds ? "true" : "false")
       << ",\"points_exceeding\":" << bound.pointsExceeding
       << ",\"exceeded\":" << (bound.exceeded() ? "true" : "false") << "}";

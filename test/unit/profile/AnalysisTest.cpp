@@ -520,6 +520,26 @@ TEST(Analysis, ACurveAtItsBoundOrWithinItsIntervalIsNotFlagged) {
   EXPECT_EQ(n.bound.pointsExceeding, 0u);
 }
 
+TEST(Analysis, TheBoundAllowsForItsOwnMeasurement) {
+  // b is measured from a sample count: a line that is all of the critical
+  // path (true slope = b) was estimated up to 14 % above b with a tight
+  // interval (bench/ranking's needle). 10,000 samples: margin 25 % + 2 %.
+  Generator g;
+  boundedLine(g, "near.c:1", 0.114, 0.1);
+  boundedLine(g, "over.c:2", 0.13, 0.1);
+  g.text << "runtime\ttime=100000000000\n"
+         << "samples\tlocation=near.c:1\tcount=10000\n"
+         << "samples\tlocation=over.c:2\tcount=10000\n";
+  Analysis analysis = analyze(g.profile(), AnalysisOptions());
+  const PointResult near = only(analysis, "near.c:1");
+  EXPECT_NEAR(near.bound.b, 0.1, 1e-12);
+  EXPECT_NEAR(near.bound.margin, 0.27, 1e-12);
+  EXPECT_FALSE(near.bound.exceeded());
+  const PointResult over = only(analysis, "over.c:2");
+  EXPECT_TRUE(over.bound.slopeExceeds);
+  EXPECT_EQ(analysis.lines[0].line, "near.c:1") << "within its bound, ranked above";
+}
+
 TEST(Analysis, PointsOfFewExperimentsAreNotJudgedAgainstTheBound) {
   // Two experiments per speedup, each point far above s x b: their
   // bootstrap intervals ([a, b] of two values) say too little to flag them;
