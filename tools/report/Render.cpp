@@ -674,8 +674,7 @@ void writeBoundJson(std::ostream &out, const profile::Bound &bound) {
     return;
   }
   out << "{\"b\":" << jsonNumber(bound.b) << ",\"b_in_phase\":" << jsonNumber(bound.inPhase)
-      << ",\"limit\":" << jsonNumber(bound.limit)
-      << ",\"margin\":" << jsonNumber(bound.margin)
+      << ",\"limit\":" << jsonNumber(bound.limit) << ",\"margin\":" << jsonNumber(bound.margin)
       << ",\"slope_exceeds\":" << (bound.slopeExceeds ? "true" : "false")
       << ",\"points_exceeding\":" << bound.pointsExceeding
       << ",\"exceeded\":" << (bound.exceeded() ? "true" : "false") << "}";
