@@ -65,7 +65,7 @@ namespace {
 /// One experiment's contribution to one (line, point, speedup) group.
 struct Observation {
   double duration = 0;
-  double delta = 0;          // throughput visits
+  double delta = 0; // throughput visits
   // Throughput: the time and the number of gaps between visits that
   // estimate the period (from the visit times where the runtime wrote them,
   // else duration and delta: progressPeriodOf).

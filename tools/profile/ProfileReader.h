@@ -49,7 +49,7 @@ constexpr double kDefaultSamplePeriodNs = 1e6;
 struct PointMeasurement {
   std::string_view name; // in Profile::names
   PointKind kind = PointKind::Throughput;
-  double delta = 0;      // throughput: visits during the experiment
+  double delta = 0; // throughput: visits during the experiment
   // Throughput, when the runtime timed the visits (schema 6), else -1: the
   // time from the first timed visit to the last, the sum of the squared gaps
   // between consecutive ones (us^2), in the experiment's effective time, and
