@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -146,12 +147,10 @@ void pause(ThreadState *state, uint64_t ns, bool competing) {
   uint64_t elapsed = 0;
   uint64_t spin_from =
       competing || plan.sleep_ns <= CAUSAL_PAUSE_SPIN_NS ? 0 : plan.sleep_ns - CAUSAL_PAUSE_SPIN_NS;
-  // Not the interposed nanosleep. A signal handler that ran meanwhile is
-  // remembered (hooks/HookCore.h: the call the thread paid before would have been
-  // interrupted); then loop on the clock.
+  // Not the interposed nanosleep; a signal that cuts it short sleeps again
+  // (payOwedDelaysBeforeBlocking tells the program's signals apart).
   while (elapsed < spin_from) {
-    if (!rawSleepNs(spin_from - elapsed))
-      ++state->pause_interruptions;
+    rawSleepNs(spin_from - elapsed);
     elapsed = monotonicNs() - begin;
   }
   if (elapsed < plan.sleep_ns) {
@@ -787,7 +786,10 @@ void settleDelays(ThreadState *state) {
       // thread pauses for it (docs/runtime.md).
       g_experiment.shared_cpu_delay_ns.fetch_add(selected, std::memory_order_relaxed);
     } else if (selected) {
-      local += selected;
+      // Scaled for the samples of this thread the kernel did not deliver
+      // (Sampler.cpp, updateDelayScale): the others are delayed by the share
+      // of the line's CPU time, not by the share that was sampled.
+      local += selected * state->delay_scale_x1024 / 1024;
       state->local_delay_ns.store(local, std::memory_order_relaxed);
     }
   }
@@ -808,6 +810,52 @@ void payOwedDelays(ThreadState *state) {
   settleDelays(state);
   state->in_handler = 0;
   errno = saved_errno;
+}
+
+bool payOwedDelaysBeforeBlocking(ThreadState *state) {
+  if (state->in_handler)
+    return false;
+  uint64_t global = g_experiment.global_delay_ns.load(std::memory_order_relaxed);
+  uint64_t local = state->local_delay_ns.load(std::memory_order_relaxed);
+  if (global < local + CAUSAL_HOLD_SIGNALS_MIN_OWED_NS) {
+    payOwedDelays(state);
+    return false;
+  }
+  // Kernel signal sets (rt_sigprocmask: 64 bits on x86-64); signal n is bit
+  // n - 1. Left deliverable: the sample signal (a pause is sampled like any
+  // time), the faults a bug of ours or the program's raises synchronously,
+  // and glibc's internal SIGCANCEL (32) and SIGSETXID (33), which another
+  // thread's pthread_cancel or setuid waits for.
+  auto bit = [](int signal) { return uint64_t(1) << (signal - 1); };
+  uint64_t block = ~(bit(sampleSignal() > 0 ? sampleSignal() : SIGPROF) | bit(SIGSEGV) |
+                     bit(SIGBUS) | bit(SIGFPE) | bit(SIGILL) | bit(SIGTRAP) | bit(SIGSYS) |
+                     bit(32) | bit(33) | bit(SIGKILL) | bit(SIGSTOP));
+  uint64_t previous = 0;
+  if (rawSyscall(SYS_rt_sigprocmask, SIG_BLOCK, reinterpret_cast<long>(&block),
+                 reinterpret_cast<long>(&previous), sizeof(uint64_t)) != 0) {
+    payOwedDelays(state);
+    return false;
+  }
+  payOwedDelays(state);
+  uint64_t pending = 0;
+  rawSyscall(SYS_rt_sigpending, reinterpret_cast<long>(&pending), sizeof(uint64_t));
+  uint64_t came = pending & block & ~previous;
+  // Only a signal with a handler interrupts a call: one ignored, or whose
+  // default action is to ignore it (SIGCHLD, SIGWINCH, ...), does not, but
+  // a blocked signal is kept pending whatever its disposition.
+  bool handled = false;
+  for (int signal = 1; came && signal <= 64 && !handled; ++signal) {
+    if (!(came & bit(signal)))
+      continue;
+    struct sigaction action;
+    handled = sigaction(signal, nullptr, &action) == 0 && action.sa_handler != SIG_DFL &&
+              action.sa_handler != SIG_IGN;
+  }
+  // Handlers of what came meanwhile run as the mask is restored: before the
+  // call, as they would have run inside it.
+  rawSyscall(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&previous), 0,
+             sizeof(uint64_t));
+  return handled;
 }
 
 void threadEnds(ThreadState *state) {

@@ -116,6 +116,13 @@ void settleDelays(ThreadState *state);
 /// Pays the delays |state| owes now (before waking another thread). Safe
 /// in the sample handler's absence only: does nothing inside it.
 void payOwedDelays(ThreadState *state);
+/// payOwedDelays before a blocking call, with the program's signals held
+/// back meanwhile: true if one came (its handler has run when this returns).
+/// Without the profiler the thread would have been inside the call, and a
+/// sleep or an I/O wait would have returned EINTR (hooks/HookCore.h). Held
+/// back rather than caught in the act: a pause that spins (a thread that
+/// competes for a CPU, the end of every pause) cannot see a handler run.
+bool payOwedDelaysBeforeBlocking(ThreadState *state);
 
 /// Fast check: does the calling thread owe delays?
 inline bool owesDelays(const ThreadState *state) {

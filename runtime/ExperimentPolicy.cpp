@@ -87,6 +87,21 @@ bool updateCompetition(uint64_t *recent_cpu_ns, uint64_t *recent_wait_ns, uint64
   return *recent_wait_ns > *recent_cpu_ns / CAUSAL_COMPETING_WAIT_DIVISOR;
 }
 
+uint32_t lostSampleScaleX1024(uint64_t arrived, uint64_t covered_user_ns, uint64_t user_ns,
+                              uint64_t total_ns, uint64_t period_ns) {
+  if (arrived == 0 || period_ns == 0 || user_ns > total_ns)
+    return 1024;
+  if ((total_ns - user_ns) * 100 > total_ns * CAUSAL_LOSS_MAX_SYSTEM_PERCENT)
+    return 1024;
+  // expected / arrived = covered / (period * arrived), in 1/1024.
+  unsigned __int128 scaled = (unsigned __int128)covered_user_ns * 1024;
+  uint64_t ratio = uint64_t(scaled / ((unsigned __int128)period_ns * arrived));
+  if (ratio * 100 < 1024ull * CAUSAL_LOSS_SCALE_FROM_PERCENT)
+    return 1024;
+  uint64_t cap = 1024ull * CAUSAL_LOSS_SCALE_MAX_PERCENT / 100;
+  return uint32_t(ratio < cap ? ratio : cap);
+}
+
 PausePlan planPause(uint64_t owed_ns, uint64_t excess_ns) {
   if (excess_ns >= owed_ns)
     return {0, excess_ns - owed_ns};

@@ -104,6 +104,18 @@ bool processOversubscribed(double cpus, double running, double waiting);
 bool updateCompetition(uint64_t *recent_cpu_ns, uint64_t *recent_wait_ns, uint64_t cpu_ns,
                        uint64_t wait_ns);
 
+/// The factor, x1024, by which a perf-sampled thread's delays for samples of
+/// the selected line are scaled for the samples the kernel did not deliver:
+/// |arrived| samples came in a window in which the thread ran
+/// |covered_user_ns| of user time with its sampler on (perf samples user mode
+/// only) and |user_ns| of |total_ns| CPU time in all. expected / arrived,
+/// where expected = covered_user_ns / period_ns, when that is at least
+/// CAUSAL_LOSS_SCALE_FROM_PERCENT %, capped at CAUSAL_LOSS_SCALE_MAX_PERCENT %;
+/// else 1024, as when system time exceeded CAUSAL_LOSS_MAX_SYSTEM_PERCENT % of
+/// the window (tunables.h).
+uint32_t lostSampleScaleX1024(uint64_t arrived, uint64_t covered_user_ns, uint64_t user_ns,
+                              uint64_t total_ns, uint64_t period_ns);
+
 /// A pause of |owed_ns| with |excess_ns| overshoot carried from earlier
 /// pauses: how long to sleep and the overshoot left.
 struct PausePlan {

@@ -4,11 +4,13 @@
 
 #include "Attribution.h"
 #include "Experiment.h"
+#include "ExperimentPolicy.h"
 #include "ModuleRegistry.h"
 #include "SampleLog.h"
 
 #include "causal/tunables.h"
 
+#include <algorithm>
 #include <asm/perf_regs.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -179,6 +181,48 @@ void drainRing(ThreadState *state) {
 
 // ---- The signal handler ---------------------------------------------------
 
+// The calling thread's user and total CPU time (getrusage: the kernel's
+// precise runtime, split between user and system by its tick counts).
+void threadCpuSplit(uint64_t *user_ns, uint64_t *total_ns) {
+  struct rusage usage;
+  if (getrusage(RUSAGE_THREAD, &usage) != 0) {
+    *user_ns = *total_ns = 0;
+    return;
+  }
+  uint64_t user =
+      uint64_t(usage.ru_utime.tv_sec) * 1000000000ull + uint64_t(usage.ru_utime.tv_usec) * 1000ull;
+  uint64_t sys =
+      uint64_t(usage.ru_stime.tv_sec) * 1000000000ull + uint64_t(usage.ru_stime.tv_usec) * 1000ull;
+  *user_ns = user;
+  *total_ns = user + sys;
+}
+
+// Every CAUSAL_LOSS_WINDOW_SAMPLES samples of a perf-sampled thread, while
+// experiments run: the samples that arrived against its user CPU time in
+// the window (the sampler's suspended time left out), and the scale of its
+// delays that follows (ExperimentPolicy.h, lostSampleScaleX1024). One
+// getrusage per window, in the handler (async-signal-safe).
+void updateDelayScale(ThreadState *state) {
+  uint64_t arrived = state->samples - state->loss_window_samples;
+  if (arrived < CAUSAL_LOSS_WINDOW_SAMPLES)
+    return;
+  uint64_t user, total;
+  threadCpuSplit(&user, &total);
+  if (!total)
+    return;
+  uint64_t user_delta = user > state->loss_window_user_ns ? user - state->loss_window_user_ns : 0;
+  uint64_t total_delta =
+      total > state->loss_window_total_ns ? total - state->loss_window_total_ns : 0;
+  uint64_t unsampled = state->unsampled_ns - state->loss_window_unsampled_ns;
+  uint64_t covered = user_delta > unsampled ? user_delta - unsampled : 0;
+  state->delay_scale_x1024 = lostSampleScaleX1024(
+      arrived, covered, std::min(user_delta, total_delta), total_delta, g_setup.period_ns);
+  state->loss_window_samples = state->samples;
+  state->loss_window_user_ns = user;
+  state->loss_window_total_ns = total;
+  state->loss_window_unsampled_ns = state->unsampled_ns;
+}
+
 void processTimerTick(ThreadState *state, siginfo_t *info, void *ucontext) {
   ResolvedAddress where;
   SampleOutcome outcome = attributeSignalContext(ucontext, state, &where);
@@ -194,8 +238,6 @@ void processTimerTick(ThreadState *state, siginfo_t *info, void *ucontext) {
 void onSampleSignal(int, siginfo_t *info, void *ucontext) {
   int saved_errno = errno;
   ThreadState *state = tls_thread;
-  if (state) // tells the sync hooks which signal cut a pause short
-    state->sample_signals = state->sample_signals + 1;
   if (state && g_sampling_ended.load(std::memory_order_relaxed)) {
     // Profiling ended (endSampling): this thread's sampler goes quiet; its
     // descriptor and ring are released when the thread ends.
@@ -216,6 +258,8 @@ void onSampleSignal(int, siginfo_t *info, void *ucontext) {
     g_setup.modules->beginRead();
     if (state->kind == SamplerKind::Perf) {
       drainRing(state);
+      if (g_setup.experiments)
+        updateDelayScale(state);
       // The first period was a random phase: from now on the full period.
       if (state->first_period && state->samples > 0) {
         state->first_period = false;
@@ -336,22 +380,6 @@ uint64_t randomPhase(pid_t tid) {
   x ^= x >> 31;
   uint64_t phase = 1 + x % g_setup.period_ns; // (0, period]
   return phase < CAUSAL_MIN_SAMPLE_PERIOD_NS ? CAUSAL_MIN_SAMPLE_PERIOD_NS : phase;
-}
-
-// The calling thread's user and total CPU time (getrusage: the kernel's
-// precise runtime, split between user and system by its tick counts).
-void threadCpuSplit(uint64_t *user_ns, uint64_t *total_ns) {
-  struct rusage usage;
-  if (getrusage(RUSAGE_THREAD, &usage) != 0) {
-    *user_ns = *total_ns = 0;
-    return;
-  }
-  uint64_t user =
-      uint64_t(usage.ru_utime.tv_sec) * 1000000000ull + uint64_t(usage.ru_utime.tv_usec) * 1000ull;
-  uint64_t sys =
-      uint64_t(usage.ru_stime.tv_sec) * 1000000000ull + uint64_t(usage.ru_stime.tv_usec) * 1000ull;
-  *user_ns = user;
-  *total_ns = user + sys;
 }
 
 // CPU time the sampler of |state| should have turned into samples since it
@@ -697,6 +725,11 @@ SamplerKind startThreadSampling(ThreadState *state, bool is_main_thread) {
   state->stack = stackOfCurrentThread(is_main_thread);
   threadCpuSplit(&state->cpu_base_user_ns, &state->cpu_base_total_ns);
   state->unsampled_ns = 0;
+  state->loss_window_samples = state->samples;
+  state->loss_window_user_ns = state->cpu_base_user_ns;
+  state->loss_window_total_ns = state->cpu_base_total_ns;
+  state->loss_window_unsampled_ns = 0;
+  state->delay_scale_x1024 = 1024;
   tls_thread = state;
   if (g_sampling_ended.load(std::memory_order_acquire)) {
     state->kind = SamplerKind::None;

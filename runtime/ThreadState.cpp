@@ -22,6 +22,9 @@ static void resetState(ThreadState *state) {
   state->in_handler = 0;
   state->cpu_base_user_ns = state->cpu_base_total_ns = 0;
   state->unsampled_ns = state->suspended_at_ns = 0;
+  state->loss_window_samples = state->loss_window_user_ns = 0;
+  state->loss_window_total_ns = state->loss_window_unsampled_ns = 0;
+  state->delay_scale_x1024 = 1024;
   state->stack = AddressRange{};
   memset(&state->page_cache, 0, sizeof(state->page_cache));
   state->samples = state->samples_in_batch = state->batches = 0;
@@ -32,8 +35,6 @@ static void resetState(ThreadState *state) {
   state->excess_delay_ns = 0;
   state->sync_calls = 0;
   state->paused_ns = 0;
-  state->pause_interruptions = 0;
-  state->sample_signals = 0;
   state->coz_pre_block_global_ns = 0;
   state->selected_delay_ns = 0;
   state->sched = SchedStat();

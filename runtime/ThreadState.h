@@ -55,6 +55,10 @@ struct ThreadState {
   uint64_t cpu_base_user_ns, cpu_base_total_ns; // the thread's CPU time when sampling began
   uint64_t unsampled_ns;                        // CPU time with sampling suspended (pauses)
   uint64_t suspended_at_ns;                     // thread CPU time at the last suspend
+  // The last window of CAUSAL_LOSS_WINDOW_SAMPLES samples (Sampler.cpp,
+  // updateDelayScale): where it began, and the delay scale it gave.
+  uint64_t loss_window_samples, loss_window_user_ns, loss_window_total_ns, loss_window_unsampled_ns;
+  uint32_t delay_scale_x1024; // selected samples' delays x this / 1024 (1024: none lost)
 
   // ---- Unwinding ------------------------------------------------------------
   AddressRange stack; // this thread's stack, to refuse stale reads
@@ -85,8 +89,6 @@ struct ThreadState {
   uint64_t watch_samples;                 // samples then
   uint64_t sync_calls;                    // synchronization calls seen (tests: no double counting)
   uint64_t paused_ns;                     // time this thread paused to pay delays (tests)
-  uint32_t pause_interruptions;           // pauses cut short by a signal handler
-  volatile sig_atomic_t sample_signals;   // sample signals received (handler entries)
   uint64_t coz_pre_block_global_ns;       // global count at _coz_pre_block
   WaitBuffer *waits; // --waits: this thread's episodes (null: not recorded); kept on reuse
 

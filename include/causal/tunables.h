@@ -82,6 +82,21 @@
  * 5 ms of CPU time on a loaded CI machine, and the first period is random). */
 #define CAUSAL_MIN_OUTSIDE_SAMPLES_TO_WARN 20u
 #define CAUSAL_THIN_PROFILE_MIN_EXPECTED 50u
+/* Samples lost while experiments run (docs/runtime.md, "Delays for samples
+ * the kernel did not deliver"): every CAUSAL_LOSS_WINDOW_SAMPLES samples, a
+ * perf-sampled thread compares the samples that arrived with its user CPU
+ * time in that window / period. When the expected count is at least
+ * CAUSAL_LOSS_SCALE_FROM_PERCENT % of the arrived one, the delays its samples
+ * of the selected line insert are scaled by expected / arrived, at most
+ * CAUSAL_LOSS_SCALE_MAX_PERCENT %: a virtual speedup must delay the others by
+ * the share of the line's CPU time, not by the share that was sampled. Not
+ * when more than CAUSAL_LOSS_MAX_SYSTEM_PERCENT % of the window's CPU time was
+ * system time: the user/system split comes from tick counts, too coarse to
+ * tell lost samples from time in the kernel then. */
+#define CAUSAL_LOSS_WINDOW_SAMPLES 32u
+#define CAUSAL_LOSS_SCALE_FROM_PERCENT 110u
+#define CAUSAL_LOSS_SCALE_MAX_PERCENT 200u
+#define CAUSAL_LOSS_MAX_SYSTEM_PERCENT 20u
 
 /* Most images (executable + DSOs) the runtime keeps tables for. */
 #define CAUSAL_MAX_MODULES 1024u
@@ -135,6 +150,12 @@
  * its timer slack and the wake-up (median 0.13 ms, 90th percentile 0.2-0.3 ms
  * on the 2-vCPU VMs of docs/benchmarks.md), time no delay accounts for. */
 #define CAUSAL_PAUSE_SPIN_NS 300000ull
+/* A thread that pays before a blocking call holds the program's signals back
+ * meanwhile, to tell whether one came (the call then returns EINTR, as it
+ * would have inside the call; docs/runtime.md, "Sleeps and timeouts"), when
+ * it owes at least this much: the three system calls cost about 1 us on the
+ * VMs we measured, and a signal landing in a shorter pause is that unlikely. */
+#define CAUSAL_HOLD_SIGNALS_MIN_OWED_NS 20000ull
 
 /* Threads outnumbering CPUs (docs/runtime.md, "When threads outnumber CPUs"):
  * a thread competes for a CPU when it waited for one more than

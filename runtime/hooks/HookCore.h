@@ -180,21 +180,15 @@ struct BlockScope {
       payOwedDelays(state);
   }
   bool left = false;
-  // A signal handler of the program ran while the thread paused to pay
-  // before the call (the pause was cut short, and not by a sample signal).
+  // A signal of the program's came while the thread paused to pay before
+  // the call (payOwedDelaysBeforeBlocking).
   // Without the profiler the thread would have been inside the call, and a
   // sleep or an I/O wait would have returned EINTR: the sleep hooks return
   // that rather than wait for a signal that has come and gone.
   bool signal_while_paying = false;
 
 private:
-  void payBeforeCall() {
-    uint32_t interruptions = state->pause_interruptions;
-    sig_atomic_t samples = state->sample_signals;
-    payOwedDelays(state);
-    signal_while_paying =
-        state->pause_interruptions != interruptions && state->sample_signals == samples;
-  }
+  void payBeforeCall() { signal_while_paying = payOwedDelaysBeforeBlocking(state); }
 };
 
 inline void plainCall() {

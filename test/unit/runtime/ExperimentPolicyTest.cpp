@@ -115,6 +115,32 @@ TEST(ExperimentPolicyTest, PauseOvershootIsCarriedIntoTheNextPause) {
   EXPECT_EQ(partly.excess_left_ns, 0u);
 }
 
+TEST(ExperimentPolicyTest, DelaysAreScaledForSamplesTheKernelDidNotDeliver) {
+  const uint64_t period = 1000000, ms = 1000000;
+  // 32 samples for 32 ms of user time: none lost.
+  EXPECT_EQ(lostSampleScaleX1024(32, 32 * ms, 32 * ms, 32 * ms, period), 1024u);
+  // 32 samples for 48 ms: a third of them lost, delays x 1.5.
+  EXPECT_EQ(lostSampleScaleX1024(32, 48 * ms, 48 * ms, 48 * ms, period), 1536u);
+  // Below CAUSAL_LOSS_SCALE_FROM_PERCENT (110 %): left as it is.
+  EXPECT_EQ(lostSampleScaleX1024(32, 34 * ms, 34 * ms, 34 * ms, period), 1024u);
+  EXPECT_GT(lostSampleScaleX1024(32, 36 * ms, 36 * ms, 36 * ms, period), 1024u);
+  // More samples than the CPU time gives (a random first period): no scale
+  // below one.
+  EXPECT_EQ(lostSampleScaleX1024(32, 20 * ms, 20 * ms, 20 * ms, period), 1024u);
+  // Capped at CAUSAL_LOSS_SCALE_MAX_PERCENT (200 %).
+  EXPECT_EQ(lostSampleScaleX1024(32, 320 * ms, 320 * ms, 320 * ms, period), 2048u);
+  // The time the sampler was suspended is not in |covered|: only the
+  // covered user time counts.
+  EXPECT_EQ(lostSampleScaleX1024(32, 32 * ms, 64 * ms, 64 * ms, period), 1024u);
+  // System time above CAUSAL_LOSS_MAX_SYSTEM_PERCENT (20 %) of the window:
+  // the tick-based split cannot tell lost samples from kernel time.
+  EXPECT_EQ(lostSampleScaleX1024(32, 48 * ms, 48 * ms, 64 * ms, period), 1024u);
+  EXPECT_EQ(lostSampleScaleX1024(32, 48 * ms, 48 * ms, 56 * ms, period), 1536u);
+  // Nothing to judge from.
+  EXPECT_EQ(lostSampleScaleX1024(0, 48 * ms, 48 * ms, 48 * ms, period), 1024u);
+  EXPECT_EQ(lostSampleScaleX1024(32, 48 * ms, 48 * ms, 48 * ms, 0), 1024u);
+}
+
 TEST(ExperimentPolicyTest, ScopeGlobs) {
   EXPECT_TRUE(matchesAnyGlob("*/src/*", "/home/me/src/a.c"));
   EXPECT_FALSE(matchesAnyGlob("*/src/*", "/home/me/lib/a.c"));

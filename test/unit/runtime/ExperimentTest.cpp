@@ -103,6 +103,7 @@ TEST_F(ExperimentTest, ProgressPointsAreCountedMergedAndLoggedPerExperiment) {
   std::vector<Experiment> exps = experiments(records);
   ASSERT_GE(exps.size(), 2u) << readFile(profile_);
   unsigned long long work_total = outputValue(r.out, "work"), delta_sum = 0;
+  bool coz_req_registered = false, coz_work_registered = false;
   for (const Experiment &e : exps) {
     // Only workUnit runs in scope: the system header line is never chosen.
     EXPECT_EQ(e.record.fields.at("selected"), "exp_work.cpp:10");
@@ -120,10 +121,19 @@ TEST_F(ExperimentTest, ProgressPointsAreCountedMergedAndLoggedPerExperiment) {
     // Coz's viewer reads `difference` with parseInt: the count rounded.
     EXPECT_EQ(atof(req.at("difference").c_str()), std::nearbyint(in_flight));
     if (CAUSAL_HAVE_COZ_H) {
-      EXPECT_TRUE(e.points.count("coz-work"));
-      EXPECT_TRUE(e.points.count("coz-req"));
+      // coz.h registers a point at its first visit: an experiment that
+      // began before it (a loaded machine may hold the thread back that
+      // long) cannot count it; every later one does.
+      // ("coz-req" is visited first, at COZ_BEGIN.)
+      coz_req_registered = coz_req_registered || e.points.count("coz-req");
+      coz_work_registered = coz_work_registered || e.points.count("coz-work");
+      EXPECT_EQ(e.points.count("coz-req"), coz_req_registered ? 1u : 0u);
+      EXPECT_EQ(e.points.count("coz-work"), coz_work_registered ? 1u : 0u);
+      EXPECT_TRUE(coz_req_registered || !coz_work_registered);
     }
   }
+  if (CAUSAL_HAVE_COZ_H)
+    EXPECT_TRUE(coz_work_registered) << "the coz.h points were counted by experiments";
   EXPECT_GT(delta_sum, 0u);
   EXPECT_LE(delta_sum, work_total) << "experiments cover part of the run, never more";
   // The run's last block ends with its samples (with shutdown after them
@@ -185,17 +195,20 @@ TEST_F(ExperimentTest, FixedSpeedupInsertsDelaysBoundedBySelectedSamples) {
     EXPECT_EQ(e.record.fields.at("speedup"), "0.50");
     EXPECT_EQ(number(e.record, "shared-cpu-delay"), 0u) << "--no-shared-cpus";
     unsigned long long delay = number(e.record, "delay");
-    unsigned long long bound =
-        number(e.record, "selected-samples") * CAUSAL_DEFAULT_SAMPLE_PERIOD_NS / 2;
-    // Each sample of the selected line adds exactly half a period; samples
-    // counted just before an experiment ends may not be published.
+    unsigned long long bound = number(e.record, "selected-samples") *
+                               CAUSAL_DEFAULT_SAMPLE_PERIOD_NS / 2 * CAUSAL_LOSS_SCALE_MAX_PERCENT /
+                               100;
+    // Each sample of the selected line adds half a period, scaled by at
+    // most CAUSAL_LOSS_SCALE_MAX_PERCENT % for samples the kernel did not
+    // deliver; samples counted just before an experiment ends may not be
+    // published.
     EXPECT_LE(delay, bound);
     delay_sum += delay;
     bound_sum += bound;
     EXPECT_LT(number(e.record, "duration"), 1ull << 62) << "duration = elapsed - delay >= 0";
   }
   EXPECT_GT(delay_sum, 0u) << "the selected line ran: delays were inserted";
-  EXPECT_GE(delay_sum, bound_sum / 2);
+  EXPECT_GE(delay_sum, bound_sum * 100 / CAUSAL_LOSS_SCALE_MAX_PERCENT / 2);
   // The other thread (systemWork) paused for them.
   size_t at = r.err.find("ns paused by all threads");
   ASSERT_NE(at, std::string::npos) << r.err;

@@ -27,6 +27,7 @@
 
 #include <atomic>
 #include <dlfcn.h>
+#include <link.h>
 #include <memory>
 #include <poll.h>
 #include <pthread.h>
@@ -48,7 +49,11 @@ extern "C" const char __start_causal_own_work[], __stop_causal_own_work[];
 
 namespace {
 
-const void *g_runtime_base = nullptr; // where libcausal_rt.so is loaded
+// Where libcausal_rt.so's segments are loaded ([begin, end); 0: not known
+// yet). Found once at start-up: dladdr in noteCall would take the loader's
+// lock, and a sample signal that lands while a thread holds it (noteCall
+// runs for libunwind's locks in the sample handler too) would deadlock.
+uintptr_t g_runtime_begin = 0, g_runtime_end = 0;
 std::atomic<uint64_t> g_program_calls{0}, g_runtime_calls{0};
 constexpr int kNamesKept = 16;
 std::atomic<const char *> g_runtime_callees[kNamesKept];
@@ -61,8 +66,30 @@ std::atomic<const char *> g_runtime_callees[kNamesKept];
 thread_local bool t_runtime_thread = false;
 
 bool calledFromRuntime(void *return_address) {
-  Dl_info caller;
-  return g_runtime_base && dladdr(return_address, &caller) && caller.dli_fbase == g_runtime_base;
+  uintptr_t at = reinterpret_cast<uintptr_t>(return_address);
+  return at >= g_runtime_begin && at < g_runtime_end;
+}
+
+// The extent of the loaded segments of the object loaded at |base|.
+struct SegmentSearch {
+  uintptr_t base, begin, end;
+};
+int findSegments(dl_phdr_info *info, size_t, void *data) {
+  auto *search = static_cast<SegmentSearch *>(data);
+  if (info->dlpi_addr != search->base)
+    return 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr) &segment = info->dlpi_phdr[i];
+    if (segment.p_type != PT_LOAD)
+      continue;
+    uintptr_t begin = info->dlpi_addr + segment.p_vaddr;
+    uintptr_t end = begin + segment.p_memsz;
+    if (!search->begin || begin < search->begin)
+      search->begin = begin;
+    if (end > search->end)
+      search->end = end;
+  }
+  return 1;
 }
 
 void noteCall(const char *name, void *return_address) {
@@ -212,12 +239,19 @@ int main(int argc, char **argv) {
     return 2;
   resolveNextDefinitions();
   Dl_info runtime;
-  if (dladdr(dlsym(RTLD_DEFAULT, "__causal_register_module"), &runtime))
-    g_runtime_base = runtime.dli_fbase;
-  if (!g_runtime_base) {
+  SegmentSearch search = {0, 0, 0};
+  if (dladdr(dlsym(RTLD_DEFAULT, "__causal_register_module"), &runtime)) {
+    // dli_fbase is the lowest mapped address, dlpi_addr the load bias: the
+    // same for a shared library linked at 0, as ours is.
+    search.base = reinterpret_cast<uintptr_t>(runtime.dli_fbase);
+    dl_iterate_phdr(findSegments, &search);
+  }
+  if (!search.end) {
     printf("the runtime's image was not found\n");
     return 1;
   }
+  g_runtime_begin = search.begin;
+  g_runtime_end = search.end;
   g_table =
       std::make_unique<causal::test::InMemoryLineTable>(causal::test::InMemoryLineTable::singleLine(
           __start_causal_own_work, uint32_t(__stop_causal_own_work - __start_causal_own_work),

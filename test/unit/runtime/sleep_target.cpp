@@ -16,7 +16,7 @@
 //                    (pipe write, futex wake, sem_post, signal)
 //   signal-in-payment  the thread owes about 100 ms (it waited in read(),
 //                    which is no hook), calls a 2 s sleep (nanosleep, poll,
-//                    select), and a signal arrives 20 ms into the payment
+//                    select), and a signal arrives during the payment
 //                    before the call: the sleep returns EINTR at once, as it
 //                    would have had the thread been in it; prints per call
 //                    the debt, the pause, the result and the time it took
@@ -734,23 +734,78 @@ int wokenMode() {
 
 // ---- signal-in-payment ------------------------------------------------------
 
+// From /proc/self/task/TID/status, read with plain system calls: the
+// thread's scheduler state ('R', 'S', ...) and whether SIGUSR1 is blocked
+// and pending in it.
+struct ThreadSignalView {
+  char state = '?';
+  bool usr1_blocked = false, usr1_pending = false;
+};
+
+bool hasSignalBit(const char *status, const char *field, int signal) {
+  const char *at = strstr(status, field);
+  if (!at)
+    return false;
+  unsigned long long mask = strtoull(at + strlen(field), nullptr, 16);
+  return (mask >> (signal - 1)) & 1;
+}
+
+ThreadSignalView threadSignalView(pid_t tid) {
+  ThreadSignalView view;
+  char path[64], text[4096];
+  snprintf(path, sizeof path, "/proc/self/task/%d/status", int(tid));
+  int fd = int(syscall(SYS_openat, AT_FDCWD, path, O_RDONLY));
+  if (fd < 0)
+    return view;
+  long n = syscall(SYS_read, fd, text, sizeof text - 1);
+  syscall(SYS_close, fd);
+  if (n <= 0)
+    return view;
+  text[n] = 0;
+  if (const char *state = strstr(text, "\nState:\t"))
+    view.state = state[8];
+  view.usr1_blocked = hasSignalBit(text, "\nSigBlk:\t", SIGUSR1);
+  view.usr1_pending = hasSignalBit(text, "\nSigPnd:\t", SIGUSR1);
+  return view;
+}
+
 template <typename Call> void signalInPayment(const char *name, Call call) {
   Pipe p;
-  // The helper's sleeps and its signal are plain system calls: through the
-  // hooks it would pay delays itself and the signal would come late.
+  std::atomic<bool> calling{false}, in_payment{false};
+  // The helper's sleeps, reads and its signal are plain system calls:
+  // through the hooks it would pay delays itself and the signal would come
+  // late. Once the thread has begun the call, it signals as soon as it sees
+  // the thread paying before it (the runtime blocks the program's signals
+  // then), or 300 ms later if it never does (the debt was forgiven when an
+  // experiment ended, or paid in a sample handler just before): the call's
+  // own 2 s sleep is under way then. The signal came in the payment if it
+  // was held back, pending and blocked, right after it was sent. Not at a
+  // fixed time after the pipe's byte, nor at the first sight of the thread
+  // asleep: on a loaded machine either can come before the call (in a pause
+  // of the sample handler), and then no sleep is interrupted, with or
+  // without the profiler.
   pid_t tid = pid_t(syscall(SYS_gettid));
-  std::thread helper([&p, tid] {
+  std::thread helper([&p, &calling, &in_payment, tid] {
     timespec ts = relative(100000000);
     syscall(SYS_nanosleep, &ts, nullptr);
     p.fill();
-    ts = relative(20000000);
-    syscall(SYS_nanosleep, &ts, nullptr);
+    ts = relative(100000);
+    while (!calling.load())
+      syscall(SYS_nanosleep, &ts, nullptr);
+    for (uint64_t give_up = nowNs() + 300000000; nowNs() < give_up;) {
+      if (threadSignalView(tid).usr1_blocked)
+        break;
+      syscall(SYS_nanosleep, &ts, nullptr);
+    }
     syscall(SYS_tgkill, getpid(), tid, SIGUSR1);
+    ThreadSignalView after = threadSignalView(tid);
+    in_payment.store(after.usr1_blocked && after.usr1_pending);
   });
   char byte;
   if (read(p.fds[0], &byte, 1) != 1) // waits 100 ms outside any hook: the debt grows
     abort();
   Delays before = Delays::now();
+  calling.store(true);
   uint64_t start = nowNs();
   std::string result = call();
   uint64_t took = nowNs() - start;
@@ -758,10 +813,10 @@ template <typename Call> void signalInPayment(const char *name, Call call) {
   helper.join();
   // paid: the pause in the call (less than the debt when an earlier pause
   // overshot: the overshoot is carried over).
-  printf("%s owed=%llu paid=%llu took=%llu %s\n", name,
+  printf("%s owed=%llu paid=%llu took=%llu in_payment=%d %s\n", name,
          (unsigned long long)(before.global > before.local ? before.global - before.local : 0),
          (unsigned long long)(after.paused - before.paused), (unsigned long long)took,
-         result.c_str());
+         in_payment.load() ? 1 : 0, result.c_str());
 }
 
 int signalInPaymentMode() {
