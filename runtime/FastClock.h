@@ -59,6 +59,10 @@ void resetFastClockForTesting(bool force_fallback);
 /// Tests only: take (or release) the writer's flag as a re-anchoring thread
 /// would, e.g. to fork while "another thread" re-anchors.
 void holdFastClockWriterForTesting(bool hold);
+/// Tests only: moves the clock by |ns| (a new anchor |ns| away from the
+/// current one), as a drift of that size would, for the re-anchoring to
+/// make up.
+void offsetFastClockForTesting(int64_t ns);
 
 } // namespace causal::rt
 

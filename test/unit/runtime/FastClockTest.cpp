@@ -124,6 +124,60 @@ TEST_F(FastClock, ReanchoringKeepsItContinuous) {
   EXPECT_EQ(fastClockStats().steps, 0u);
 }
 
+// The offset to clock_gettime now, from the narrowest of 100 bracketed
+// reads (a preempted read only widens its own bracket).
+int64_t offsetNow() {
+  uint64_t best_width = ~0ull;
+  int64_t offset = 0;
+  for (int i = 0; i < 100; ++i) {
+    uint64_t before = clockGettimeNs(), fast = fastMonotonicNs(), after = clockGettimeNs();
+    if (after - before < best_width) {
+      best_width = after - before;
+      offset = int64_t(fast - before) - int64_t(after - before) / 2;
+    }
+  }
+  return offset;
+}
+
+// A drift below the step threshold (60 us, ahead or behind) is steered away
+// (at most 50 us per 50 ms period: gone after two periods, 3 more anchors
+// leave room), without a step and without a jump. Steering the wrong way
+// would double it each period and step; not steering would keep it.
+TEST_F(FastClock, SteersADriftAway) {
+  if (!fastClockUsesTsc())
+    GTEST_SKIP() << "no TSC: nothing is anchored";
+  constexpr int64_t kDrift = 60000, kLeft = 20000; // within 20 us of clock_gettime
+  static_assert(kDrift < int64_t(CAUSAL_FAST_CLOCK_STEP_NS), "a drift to steer, not to step");
+  for (int64_t drift : {kDrift, -kDrift}) {
+    fastMonotonicNs();
+    offsetFastClockForTesting(drift);
+    int64_t before = offsetNow();
+    // The bracket's middle is within a microsecond of the truth unless all
+    // 100 reads were preempted; the clock may have re-anchored meanwhile.
+    EXPECT_GE(drift > 0 ? before : -before, kDrift / 2) << "the offset was not applied";
+    uint64_t steps = fastClockStats().steps;
+    readBracketed(kAnchorsSeen + 1, [](uint64_t, uint64_t, uint64_t) { return true; });
+    int64_t after = offsetNow();
+    EXPECT_LE(after < 0 ? -after : after, kLeft) << "drift " << drift << " was not steered away";
+    EXPECT_EQ(fastClockStats().steps, steps) << "drift " << drift << " was stepped, not steered";
+  }
+}
+
+// A drift beyond the step threshold steps the clock back to clock_gettime at
+// the next anchor.
+TEST_F(FastClock, StepsABigDrift) {
+  if (!fastClockUsesTsc())
+    GTEST_SKIP() << "no TSC: nothing is anchored";
+  constexpr int64_t kDrift = 3 * int64_t(CAUSAL_FAST_CLOCK_STEP_NS);
+  fastMonotonicNs();
+  uint64_t steps = fastClockStats().steps;
+  offsetFastClockForTesting(kDrift);
+  readBracketed(2, [](uint64_t, uint64_t, uint64_t) { return true; });
+  EXPECT_GE(fastClockStats().steps, steps + 1);
+  int64_t after = offsetNow();
+  EXPECT_LE(after < 0 ? -after : after, int64_t(kAgreementNs));
+}
+
 // Several threads read while they and a ticker (the profiler thread's poll
 // step) race to re-anchor: no thread ever sees the clock go back.
 TEST_F(FastClock, MonotonicOnEveryThread) {
