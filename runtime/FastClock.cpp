@@ -29,9 +29,12 @@ namespace causal::rt {
 
 namespace {
 
-// ns = ns0 + (tsc - tsc0) * mult >> kShift. With 32 bits of fraction a
-// tick of 0.2-1 ns is exact to 1e-9 relative; the product is 128 bits wide,
-// so no delta overflows.
+// ns = ns0 + (tsc - tsc0) * mult >> kShift for one period after the
+// anchor; beyond, at the true rate |rate| (a steered rate makes up a drift
+// in one period: kept longer, by an anchor that comes late, it would turn
+// the drift the other way). With 32 bits of fraction a tick of 0.2-1 ns is
+// exact to 1e-9 relative; the products are 128 bits wide, so no delta
+// overflows.
 constexpr unsigned kShift = 32;
 
 enum State : int { kUninitialized, kInitializing, kTsc, kFallback };
@@ -41,10 +44,11 @@ struct Slot {
   std::atomic<uint64_t> tsc0{0};
   std::atomic<uint64_t> ns0{0};
   std::atomic<uint64_t> mult{0};
+  std::atomic<uint64_t> rate{0};
 };
 
 struct Anchor {
-  uint64_t tsc0, ns0, mult;
+  uint64_t tsc0, ns0, mult, rate;
 };
 
 std::atomic<int> g_state{kUninitialized};
@@ -80,10 +84,14 @@ inline uint64_t readTsc() { return 0; }
 inline uint64_t readTscOrdered() { return 0; }
 #endif
 
-inline uint64_t evaluate(const Anchor &a, uint64_t tsc) {
-  if (tsc >= a.tsc0)
-    return a.ns0 + uint64_t((unsigned __int128)(tsc - a.tsc0) * a.mult >> kShift);
-  return a.ns0 - uint64_t((unsigned __int128)(a.tsc0 - tsc) * a.mult >> kShift);
+inline uint64_t evaluate(const Anchor &a, uint64_t tsc, uint64_t period_ticks) {
+  if (tsc < a.tsc0)
+    return a.ns0 - uint64_t((unsigned __int128)(a.tsc0 - tsc) * a.mult >> kShift);
+  uint64_t ticks = tsc - a.tsc0;
+  if (__builtin_expect(ticks <= period_ticks, 1))
+    return a.ns0 + uint64_t((unsigned __int128)ticks * a.mult >> kShift);
+  return a.ns0 + uint64_t((unsigned __int128)period_ticks * a.mult >> kShift) +
+         uint64_t((unsigned __int128)(ticks - period_ticks) * a.rate >> kShift);
 }
 
 // A TSC value and the CLOCK_MONOTONIC time at it: the TSC read on both sides
@@ -114,7 +122,7 @@ uint64_t multOf(uint64_t ns, uint64_t ticks) {
 Anchor activeAnchor() { // the writer's view: nobody else changes the slots
   const Slot &slot = g_slots[g_active.load(std::memory_order_relaxed)];
   return {slot.tsc0.load(std::memory_order_relaxed), slot.ns0.load(std::memory_order_relaxed),
-          slot.mult.load(std::memory_order_relaxed)};
+          slot.mult.load(std::memory_order_relaxed), slot.rate.load(std::memory_order_relaxed)};
 }
 
 void publish(const Anchor &anchor) {
@@ -126,6 +134,7 @@ void publish(const Anchor &anchor) {
   slot.tsc0.store(anchor.tsc0, std::memory_order_relaxed);
   slot.ns0.store(anchor.ns0, std::memory_order_relaxed);
   slot.mult.store(anchor.mult, std::memory_order_relaxed);
+  slot.rate.store(anchor.rate, std::memory_order_relaxed);
   slot.seq.store(seq + 1, std::memory_order_release);
   g_active.store(index, std::memory_order_release);
   g_anchors.fetch_add(1, std::memory_order_relaxed);
@@ -141,14 +150,15 @@ void publish(const Anchor &anchor) {
 // starts the calibration again from there.
 void reanchor() {
   Anchor current = activeAnchor();
+  uint64_t period = g_period_ticks.load(std::memory_order_relaxed);
   Pair pair = samplePair();
-  int64_t drift = int64_t(pair.ns - evaluate(current, pair.tsc));
+  int64_t drift = int64_t(pair.ns - evaluate(current, pair.tsc, period));
   uint64_t magnitude = drift < 0 ? uint64_t(-drift) : uint64_t(drift);
   if (magnitude > CAUSAL_FAST_CLOCK_STEP_NS || pair.tsc <= g_base_tsc) {
     g_steps.fetch_add(1, std::memory_order_relaxed);
     g_base_tsc = pair.tsc;
     g_base_ns = pair.ns;
-    publish({pair.tsc, pair.ns, g_true_mult});
+    publish({pair.tsc, pair.ns, g_true_mult, g_true_mult});
     return;
   }
   if (pair.ns > g_base_ns)
@@ -162,7 +172,7 @@ void reanchor() {
     steer = -limit;
   uint64_t mult = uint64_t((__int128)g_true_mult + steer);
   uint64_t tsc = readTscOrdered();
-  publish({tsc, evaluate(current, tsc), mult});
+  publish({tsc, evaluate(current, tsc, period), mult, g_true_mult});
 }
 
 bool writeFlagTaken() { return g_writer.exchange(1, std::memory_order_acquire) == 0; }
@@ -230,7 +240,7 @@ int initialize() {
   g_period_ticks.store(
       uint64_t(((unsigned __int128)CAUSAL_FAST_CLOCK_ANCHOR_NS << kShift) / g_true_mult),
       std::memory_order_relaxed);
-  publish({second.tsc, second.ns, g_true_mult});
+  publish({second.tsc, second.ns, g_true_mult, g_true_mult});
   return kTsc;
 #else
   return kFallback;
@@ -267,9 +277,9 @@ uint64_t fastMonotonicNs() {
     uint32_t seq = slot.seq.load(std::memory_order_acquire);
     if (seq & 1)
       continue; // refilled since we read g_active: the active slot is another now
-    Anchor anchor = {slot.tsc0.load(std::memory_order_relaxed),
-                     slot.ns0.load(std::memory_order_relaxed),
-                     slot.mult.load(std::memory_order_relaxed)};
+    Anchor anchor = {
+        slot.tsc0.load(std::memory_order_relaxed), slot.ns0.load(std::memory_order_relaxed),
+        slot.mult.load(std::memory_order_relaxed), slot.rate.load(std::memory_order_relaxed)};
     std::atomic_thread_fence(std::memory_order_acquire);
     if (slot.seq.load(std::memory_order_relaxed) != seq)
       continue;
@@ -280,16 +290,14 @@ uint64_t fastMonotonicNs() {
     // make a reader spin; then the anchor is evaluated backwards.
     if (__builtin_expect(tsc < anchor.tsc0, 0) && ++older <= 2)
       continue;
-    if (__builtin_expect(tsc > anchor.tsc0 &&
-                             tsc - anchor.tsc0 > g_period_ticks.load(std::memory_order_relaxed),
-                         0) &&
-        writeFlagTaken()) {
+    uint64_t period = g_period_ticks.load(std::memory_order_relaxed);
+    if (__builtin_expect(tsc > anchor.tsc0 && tsc - anchor.tsc0 > period, 0) && writeFlagTaken()) {
       if (g_active.load(std::memory_order_relaxed) == index) // nobody re-anchored meanwhile
         reanchor();
       releaseWriteFlag();
       continue;
     }
-    return evaluate(anchor, tsc);
+    return evaluate(anchor, tsc, period);
   }
 }
 
@@ -334,6 +342,7 @@ void resetFastClockForTesting(bool force_fallback) {
     slot.tsc0.store(0, std::memory_order_relaxed);
     slot.ns0.store(0, std::memory_order_relaxed);
     slot.mult.store(0, std::memory_order_relaxed);
+    slot.rate.store(0, std::memory_order_relaxed);
   }
   g_period_ticks.store(~0ull, std::memory_order_relaxed);
   g_anchors.store(0, std::memory_order_relaxed);
@@ -345,7 +354,7 @@ void offsetFastClockForTesting(int64_t ns) {
   while (!writeFlagTaken())
     ;
   Anchor anchor = activeAnchor();
-  publish({anchor.tsc0, anchor.ns0 + uint64_t(ns), anchor.mult});
+  publish({anchor.tsc0, anchor.ns0 + uint64_t(ns), anchor.mult, anchor.rate});
   releaseWriteFlag();
 }
 

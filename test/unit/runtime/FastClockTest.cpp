@@ -163,6 +163,27 @@ TEST_F(FastClock, SteersADriftAway) {
   }
 }
 
+// The steered rate holds for one period after its anchor: an anchor that
+// comes late (nobody read the clock for 300 ms) finds the drift made up (60
+// us less 50 us), not turned the other way (300 us of steering would leave
+// -240 us, and a step).
+TEST_F(FastClock, ALateAnchorDoesNotOversteer) {
+  if (!fastClockUsesTsc())
+    GTEST_SKIP() << "no TSC: nothing is anchored";
+  constexpr int64_t kDrift = 60000;
+  fastMonotonicNs();
+  offsetFastClockForTesting(kDrift);
+  uint64_t steps = fastClockStats().steps, anchors = fastClockStats().anchors;
+  // Older than a period: the tick re-anchors, steering 60 us of drift away.
+  std::this_thread::sleep_for(std::chrono::nanoseconds(2 * CAUSAL_FAST_CLOCK_ANCHOR_NS));
+  tickFastClock();
+  EXPECT_EQ(fastClockStats().anchors, anchors + 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  int64_t after = offsetNow(); // its first read re-anchors
+  EXPECT_EQ(fastClockStats().steps, steps) << "the late anchor found " << after << " ns";
+  EXPECT_LE(after < 0 ? -after : after, 30000) << "10 us are left to steer, 30 allowed";
+}
+
 // A drift beyond the step threshold steps the clock back to clock_gettime at
 // the next anchor.
 TEST_F(FastClock, StepsABigDrift) {
