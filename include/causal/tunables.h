@@ -214,11 +214,11 @@
  * the profiler thread's poll step); the rate is steered toward
  * clock_gettime by at most CAUSAL_FAST_CLOCK_MAX_STEER_PPM (0.1 %: 50 us
  * made up per period, twice the largest slew NTP gives the kernel's clock,
- * 500 ppm), so the clock stays
- * continuous; a drift beyond CAUSAL_FAST_CLOCK_STEP_NS (the TSC or the
- * clock jumped: a VM paused or migrated) steps it to clock_gettime. The
- * first calibration measures the rate over CAUSAL_FAST_CLOCK_CALIBRATION_NS
- * (at start-up with --waits; then over the whole run). */
+ * 500 ppm) for one period, so the clock stays continuous; a drift beyond
+ * CAUSAL_FAST_CLOCK_STEP_NS (the TSC or the clock jumped: a VM paused or
+ * migrated) steps it to clock_gettime. The first calibration measures the
+ * rate over CAUSAL_FAST_CLOCK_CALIBRATION_NS (at start-up with --waits;
+ * then over the whole run). */
 #define CAUSAL_FAST_CLOCK_ANCHOR_NS 50000000ull     /* 50 ms */
 #define CAUSAL_FAST_CLOCK_MAX_STEER_PPM 1000u       /* 0.1 % */
 #define CAUSAL_FAST_CLOCK_STEP_NS 100000ull         /* 100 us */
