@@ -4,6 +4,7 @@
 #include "Lifecycle.h"
 
 #include "ExperimentPolicy.h"
+#include "FastClock.h"
 #include "ProfileWriter.h"
 #include "Sampler.h"
 #include "SpinLock.h"
@@ -54,7 +55,7 @@ void setExperimentActive(uint32_t active) {
 std::atomic<uint32_t> g_thread_started{0};
 std::atomic<uint32_t> g_thread_launching{0}; // once per process (reset in a fork child)
 std::atomic<uint32_t> g_stop_requested{0};
-std::atomic<uint32_t> g_end_requested{0}; // bounded profiling ended (offerPeriodicWrite)
+std::atomic<uint32_t> g_end_requested{0}; // bounded profiling ended (doPollStepChores)
 std::atomic<uint32_t> g_thread_stopped{0};
 pthread_t g_profiler_thread;
 __thread bool tls_is_profiler CAUSAL_RT_TLS = false;
@@ -189,12 +190,16 @@ void sleepNs(uint64_t ns) {
 
 bool stopping() { return g_stop_requested.load(std::memory_order_acquire) != 0; }
 
-// The periodic flush (ProcessEnd.cpp): a part of the profile when one is
-// due. Offered at every poll step of the profiler thread, so that a long
-// experiment does not hold it back.
-void offerPeriodicWrite() {
+// What the profiler thread does at every poll step, so that a long
+// experiment does not hold it back: the periodic flush (ProcessEnd.cpp), a
+// part of the profile when one is due; the waits clock's re-anchoring when
+// its anchor is due (FastClock.h: a program thread that finds it due does
+// it too, so this spares the program's threads most of them); the end of
+// bounded profiling.
+void doPollStepChores() {
   if (g_setup.write_profile_if_due)
     g_setup.write_profile_if_due();
+  tickFastClock();
   // Bounded profiling: the end stops the experiments like the program's end.
   if (g_setup.bounded && !g_end_requested.load(std::memory_order_relaxed) &&
       g_setup.profiling_should_end()) {
@@ -209,7 +214,7 @@ bool waitNs(uint64_t ns) {
   for (;;) {
     if (stopping())
       return false;
-    offerPeriodicWrite();
+    doPollStepChores();
     uint64_t now = monotonicNs();
     if (now >= end)
       return true;
@@ -290,7 +295,7 @@ uint64_t chooseLine() {
         // keeps the choice proportional to samples among in-scope lines.
       }
     }
-    offerPeriodicWrite();
+    doPollStepChores();
     sleepNs(CAUSAL_PROFILER_POLL_NS);
     waited += CAUSAL_PROFILER_POLL_NS;
   }
@@ -563,7 +568,7 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
     last = now;
     if (stop || (!c.end_to_end && now - start >= length_ns))
       break;
-    offerPeriodicWrite();
+    doPollStepChores();
     sleepNs(CAUSAL_PROFILER_POLL_NS);
   }
 
@@ -684,7 +689,7 @@ void *profilerMain(void *) {
   Rng rng(c.seed);
   uint64_t length = c.min_length_ns;
   while (!stopping()) {
-    offerPeriodicWrite();
+    doPollStepChores();
     if (!c.enabled || (!c.end_to_end && g_progress.size() == 0)) {
       // No progress point yet, or no experiments: nothing to measure (the
       // thread runs only to watch for the end of bounded profiling).

@@ -10,6 +10,7 @@
 
 #include "Attribution.h"
 #include "Experiment.h"
+#include "FastClock.h"
 #include "Lifecycle.h"
 #include "Runtime.h"
 #include "Sampler.h"
@@ -28,6 +29,10 @@ void forkParent() { endFork(); }
 
 void forkChild() {
   endFork();
+  // The waits clock's writer, if one was re-anchoring, was another thread:
+  // the child's readers would never re-anchor again. Whatever the status
+  // (the hooks may still read the clock once profiling has ended).
+  fastClockForkChild();
   if (g_status.load(std::memory_order_acquire) != kActive)
     return;
   ThreadState *self = tls_thread;

@@ -362,7 +362,7 @@ bool writeOutFull(WaitBuffer *buffer) {
 }
 
 void startRun() {
-  g_run_start_ns = monotonicNs();
+  g_run_start_ns = fastMonotonicNs();
   g_run_realtime_ns = realtimeNs();
   g_run = (uint64_t(getpid()) << 32) ^ (g_run_start_ns & 0xffffffffull);
   g_run_begun = false;
@@ -398,6 +398,7 @@ void setupWaits(const char *profile_path, uint32_t classes) {
 #ifndef CAUSAL_RT_STATIC
   g_runtime_code = executableRangeOf(reinterpret_cast<const void *>(&setupWaits));
 #endif
+  initFastClock(); // calibrated now (about 1 ms), not in the first hook
   startRun();
   g_waits_classes = classes;
 }
@@ -423,7 +424,7 @@ void waitsThreadBegins(ThreadState *state, uint32_t parent_tid, uint64_t start_r
     beginRunIfNeeded();
     buffer->routine_line = lineString(start_routine);
   }
-  buffer->start_ns = monotonicNs();
+  buffer->start_ns = fastMonotonicNs();
   buffer->blocked_ns = 0;
   buffer->dropped.store(0, std::memory_order_relaxed);
   buffer->busy = 0;
@@ -446,7 +447,7 @@ void waitsThreadEnds(ThreadState *state) {
   WriteLock lock;
   if (!g_finished && !buffer->ended) {
     stageEpisodes(buffer);
-    stageThread(buffer, true, monotonicNs(), cpu_ns);
+    stageThread(buffer, true, fastMonotonicNs(), cpu_ns);
     closeSidecar();
     g_dropped_at_end += buffer->dropped.load(std::memory_order_relaxed);
   }
@@ -460,7 +461,7 @@ void finishWaits() {
   WriteLock lock;
   if (g_finished)
     return;
-  uint64_t now = monotonicNs();
+  uint64_t now = fastMonotonicNs();
   uint64_t dropped = g_dropped_at_end;
   uint32_t self = uint32_t(rawSyscall(SYS_gettid));
   beginRunIfNeeded();
@@ -539,6 +540,13 @@ WaitBuffer *recordingBuffer(ThreadState *state, uint64_t caller) {
 }
 
 bool appendEpisode(WaitBuffer *buffer, const RawEpisode &episode) {
+  // The waits clock (FastClock.h) may, rarely, read a few nanoseconds back
+  // across a re-anchoring, or more when it steps: an episode that ends
+  // before it starts is no episode, and is counted as dropped.
+  if (__builtin_expect(episode.end_ns < episode.start_ns, 0)) {
+    buffer->dropped.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
   if (episode.end_ns - episode.start_ns < CAUSAL_WAITS_MIN_EPISODE_NS)
     return false;
   if (buffer->busy) { // a signal handler's hook while this thread records
@@ -576,7 +584,7 @@ void recordWake(uint64_t key, uint64_t caller, bool progress, bool timed) {
   WakeRecord record;
   record.object = key;
   record.pc = caller;
-  record.time_ns = timed ? monotonicNs() : 0;
+  record.time_ns = timed ? fastMonotonicNs() : 0;
   record.tid = waitsTid();
   g_wakers.record(record);
 }
@@ -621,7 +629,7 @@ extern "C" CAUSAL_RT_EXPORT void __causal_spin_begin(const void *object) {
   uint64_t caller = uint64_t(__builtin_return_address(0));
   if (WaitBuffer *buffer = recordingBuffer(tls_thread, caller)) {
     buffer->spin_pc = caller;
-    buffer->spin_start_ns = monotonicNs();
+    buffer->spin_start_ns = fastMonotonicNs();
     buffer->spin_object = uint64_t(uintptr_t(object));
   }
 }
@@ -637,7 +645,7 @@ extern "C" CAUSAL_RT_EXPORT void __causal_spin_end(const void *object) {
   buffer->spin_object = 0;
   RawEpisode episode = {};
   episode.start_ns = buffer->spin_start_ns;
-  episode.end_ns = monotonicNs();
+  episode.end_ns = fastMonotonicNs();
   episode.object = key;
   episode.pc = buffer->spin_pc;
   episode.kind = uint8_t(wf::WaitKind::Spin);

@@ -28,6 +28,7 @@
 #ifndef CAUSAL_RUNTIME_WAITS_H
 #define CAUSAL_RUNTIME_WAITS_H
 
+#include "FastClock.h"
 #include "ThreadState.h"
 #include "WakerTable.h"
 
@@ -90,7 +91,8 @@ struct WaitBuffer {
   uint32_t routine_line;  // its String id, resolved when the thread starts
   uint64_t start_ns;
   uint64_t blocked_ns;           // sum of the recorded episodes' lengths
-  std::atomic<uint64_t> dropped; // lost: buffer full and not writable, or nested
+  std::atomic<uint64_t> dropped; // lost: buffer full and not writable, nested,
+                                 // or ending before their start (the clock)
   volatile sig_atomic_t busy;    // appending or writing: a nested hook drops
   bool ended;                    // its Thread chunk is written
   uint64_t spin_object;          // CAUSAL_SPIN_BEGIN's object (0: not spinning)

@@ -227,6 +227,24 @@
 /* Blocking calls that return sooner than this are not recorded: an
  * uncontended lock, a read served from the page cache. */
 #define CAUSAL_WAITS_MIN_EPISODE_NS 1000ull
+
+/* The waits clock (runtime/FastClock.cpp, docs/runtime.md "The waits
+ * clock"): CLOCK_MONOTONIC computed from the TSC. Its anchor (a TSC value,
+ * its time, the nanoseconds per tick) is re-taken against clock_gettime
+ * every CAUSAL_FAST_CLOCK_ANCHOR_NS (by the reader that finds it older, or
+ * the profiler thread's poll step); the rate is steered toward
+ * clock_gettime by at most CAUSAL_FAST_CLOCK_MAX_STEER_PPM (0.1 %: 50 us
+ * made up per period, twice the largest slew NTP gives the kernel's clock,
+ * 500 ppm) for one period, so the clock stays continuous; a drift beyond
+ * CAUSAL_FAST_CLOCK_STEP_NS (the TSC or the clock jumped: a VM paused or
+ * migrated) steps it to clock_gettime. The first calibration measures the
+ * rate over CAUSAL_FAST_CLOCK_CALIBRATION_NS (at start-up with --waits;
+ * then over the whole run). */
+#define CAUSAL_FAST_CLOCK_ANCHOR_NS 50000000ull     /* 50 ms */
+#define CAUSAL_FAST_CLOCK_MAX_STEER_PPM 1000u       /* 0.1 % */
+#define CAUSAL_FAST_CLOCK_STEP_NS 100000ull         /* 100 us */
+#define CAUSAL_FAST_CLOCK_CALIBRATION_NS 1000000ull /* 1 ms */
+
 /* Slots of the table of recent waking calls, keyed by object (a power of
  * two; two objects that share a slot overwrite each other's wakers; each
  * slot keeps an object's last runtime/WakerTable.h kWakeHistory wakes). */

@@ -269,9 +269,9 @@ template <typename Open> CAUSAL_FORWARD int recordedOpen(uint64_t caller, Open o
   WaitBuffer *buffer = recordingBuffer(tls_thread, caller);
   if (!buffer)
     return open();
-  uint64_t start = monotonicNs();
+  uint64_t start = fastMonotonicNs();
   int fd = open();
-  uint64_t end = monotonicNs();
+  uint64_t end = fastMonotonicNs();
   if (end - start < CAUSAL_WAITS_MIN_EPISODE_NS)
     return fd;
   int saved = errno;

@@ -377,7 +377,7 @@ struct EpisodeScope {
       : caller(caller), kind(kind) {
     if (waitsRecorded(kind) && (buffer = recordingBuffer(state, caller))) {
       if (may_block)
-        start = monotonicNs();
+        start = fastMonotonicNs();
       else
         buffer = nullptr;
     }
@@ -390,7 +390,7 @@ struct EpisodeScope {
       if (mayWakeFalsely(kind))
         episode.flags = rewaitFlag(buffer, object);
       episode.start_ns = start;
-      episode.end_ns = monotonicNs();
+      episode.end_ns = fastMonotonicNs();
       episode.object = object;
       episode.pc = caller;
       episode.waker_pc = waker_pc;
@@ -439,14 +439,14 @@ __attribute__((noinline)) CAUSAL_FORWARD auto recordedBlockingCall(uint64_t call
       }
     }
   }
-  uint64_t start = buffer ? monotonicNs() : 0;
+  uint64_t start = buffer ? fastMonotonicNs() : 0;
   auto r = resolved<Real>()(args...);
   bool timed_out = Outcome::timedOut(r);
   bool woken = Outcome::woken(r);
   if (buffer) {
     int saved = errno;
-    noteBlockingEpisode<Kind>(buffer, start, monotonicNs(), caller, waitKey<Kind>(firstOf(args...)),
-                              woken, timed_out);
+    noteBlockingEpisode<Kind>(buffer, start, fastMonotonicNs(), caller,
+                              waitKey<Kind>(firstOf(args...)), woken, timed_out);
     errno = saved;
   }
   if (timed_out)
@@ -550,9 +550,9 @@ __attribute__((noinline)) CAUSAL_FORWARD auto recordedIoCall(uint64_t caller, Ar
         recordWake(flow.outgoing, caller);
     }
   }
-  uint64_t start = monotonicNs();
+  uint64_t start = fastMonotonicNs();
   auto r = resolved<Real>()(args...);
-  uint64_t end = monotonicNs();
+  uint64_t end = fastMonotonicNs();
   if (end - start < CAUSAL_WAITS_MIN_EPISODE_NS)
     return r;
   int saved = errno;

@@ -89,7 +89,7 @@ inline void endReadinessEpisode(EpisodeScope &episode, int ready, uint64_t objec
     episode.end(wf::WaitEnd::Failed, wf::kPseudoUnknown, object);
   } else {
     int saved = errno;
-    uint64_t now = monotonicNs();
+    uint64_t now = fastMonotonicNs();
     ReadyWaker waker{wf::kPseudoUnknown};
     if (now - episode.start >= CAUSAL_WAITS_MIN_EPISODE_NS) { // else not recorded
       ReadyDescriptors found(episode.start, now);
