@@ -822,10 +822,6 @@ bool payOwedDelaysBeforeBlocking(ThreadState *state) {
     return false;
   uint64_t global = g_experiment.global_delay_ns.load(std::memory_order_relaxed);
   uint64_t local = state->local_delay_ns.load(std::memory_order_relaxed);
-  if (global < local + CAUSAL_HOLD_SIGNALS_MIN_OWED_NS) {
-    payOwedDelays(state);
-    return false;
-  }
   // Kernel signal sets (rt_sigprocmask: 64 bits on x86-64); signal n is bit
   // n - 1. Left deliverable: the sample signal (a pause is sampled like any
   // time), the faults a bug of ours or the program's raises synchronously,
@@ -836,12 +832,12 @@ bool payOwedDelaysBeforeBlocking(ThreadState *state) {
                      bit(SIGBUS) | bit(SIGFPE) | bit(SIGILL) | bit(SIGTRAP) | bit(SIGSYS) |
                      bit(32) | bit(33) | bit(SIGKILL) | bit(SIGSTOP));
   uint64_t previous = 0;
-  if (rawSyscall(SYS_rt_sigprocmask, SIG_BLOCK, reinterpret_cast<long>(&block),
-                 reinterpret_cast<long>(&previous), sizeof(uint64_t)) != 0) {
-    payOwedDelays(state);
-    return false;
-  }
+  bool held = global >= local + CAUSAL_HOLD_SIGNALS_MIN_OWED_NS &&
+              rawSyscall(SYS_rt_sigprocmask, SIG_BLOCK, reinterpret_cast<long>(&block),
+                         reinterpret_cast<long>(&previous), sizeof(uint64_t)) == 0;
   payOwedDelays(state);
+  if (!held)
+    return false;
   uint64_t pending = 0;
   rawSyscall(SYS_rt_sigpending, reinterpret_cast<long>(&pending), sizeof(uint64_t));
   uint64_t came = pending & block & ~previous;

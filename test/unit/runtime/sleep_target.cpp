@@ -734,11 +734,9 @@ int wokenMode() {
 
 // ---- signal-in-payment ------------------------------------------------------
 
-// From /proc/self/task/TID/status, read with plain system calls: the
-// thread's scheduler state ('R', 'S', ...) and whether SIGUSR1 is blocked
-// and pending in it.
+// From /proc/self/task/TID/status, read with plain system calls: whether
+// SIGUSR1 is blocked and pending in the thread.
 struct ThreadSignalView {
-  char state = '?';
   bool usr1_blocked = false, usr1_pending = false;
 };
 
@@ -762,8 +760,6 @@ ThreadSignalView threadSignalView(pid_t tid) {
   if (n <= 0)
     return view;
   text[n] = 0;
-  if (const char *state = strstr(text, "\nState:\t"))
-    view.state = state[8];
   view.usr1_blocked = hasSignalBit(text, "\nSigBlk:\t", SIGUSR1);
   view.usr1_pending = hasSignalBit(text, "\nSigPnd:\t", SIGUSR1);
   return view;
