@@ -8,6 +8,7 @@
 #include "ProfileWriter.h"
 #include "Sampler.h"
 #include "SpinLock.h"
+#include "WaitTargets.h"
 
 #include "causal/tunables.h"
 
@@ -172,12 +173,7 @@ void pause(ThreadState *state, uint64_t ns, bool competing) {
 }
 
 // Raises the global count to at least |value|.
-void raiseGlobal(uint64_t value) {
-  uint64_t current = g_experiment.global_delay_ns.load(std::memory_order_relaxed);
-  while (current < value && !g_experiment.global_delay_ns.compare_exchange_weak(
-                                current, value, std::memory_order_relaxed))
-    ;
-}
+void raiseGlobal(uint64_t value) { raiseGlobalDelay(value); }
 
 // ---- Profiler thread ----------------------------------------------------
 
@@ -224,6 +220,7 @@ bool waitNs(uint64_t ns) {
 }
 
 const char *lineFile(uint64_t packed, uint32_t *line_number) {
+  packed = lineOfTarget(packed); // a wait target's line
   uint32_t module = uint32_t(packed >> 32), line = uint32_t(packed);
   if (module >= g_setup.modules->slotsUsed() || !g_setup.modules->isActive(module))
     return nullptr;
@@ -277,11 +274,15 @@ uint64_t chooseLine() {
       return kNoLine;
     if (c.has_fixed_line) {
       uint64_t line = findFixedLine();
+      // A fixed wait is known once a wait there showed its kind
+      // (WaitTargets.h), unless CAUSAL_FIXED_WAIT named it.
+      if (line != kNoLine && c.fixed_is_wait)
+        line = fixedWaitTarget(line);
       if (line != kNoLine)
         return line;
       if (!said_missing && waited > CAUSAL_FIXED_LINE_MISSING_NS && g_setup.verbose) {
-        message("--fixed-line %s:%u: no such line in the instrumented images (yet)", c.fixed_file,
-                c.fixed_line);
+        message("%s %s:%u: no such line in the instrumented images (yet)",
+                c.fixed_is_wait ? "--fixed-wait" : "--fixed-line", c.fixed_file, c.fixed_line);
         said_missing = true;
       }
     } else {
@@ -528,6 +529,13 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   g_experiment.delay_per_sample_ns.store(delayPerSample(speedup, g_setup.period_ns),
                                          std::memory_order_relaxed);
   g_experiment.start_global_ns.store(global_before, std::memory_order_relaxed);
+  WaitTarget wait_kind = waitTargetOf(line);
+  g_experiment.speedup_percent.store(speedup, std::memory_order_relaxed);
+  g_experiment.selected_wait_ns.store(0, std::memory_order_relaxed);
+  if (wait_kind != WaitTarget::None) {
+    forgetWaitsInTarget(*g_setup.threads);
+    g_experiment.start_wait_clock_ns.store(fastMonotonicNs(), std::memory_order_relaxed);
+  }
   g_experiment.selected.store(line, std::memory_order_relaxed);
   double cpus = availableCpus(threadsAffinity());
   uint64_t epoch = g_experiment_epoch.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -549,6 +557,8 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   uint64_t start = monotonicNs();
   g_experiment.start_ns.store(start, std::memory_order_relaxed);
   setExperimentActive(1);
+  if (wait_kind != WaitTarget::None)
+    g_experiment.wait_target_active.store(1, std::memory_order_relaxed);
   // After the flag: a visit counted in a snapshot but missed by the visit
   // sums (or the other way round) shows as a mismatch of the counts.
   for (uint32_t p = 0; p < points; ++p) {
@@ -568,11 +578,16 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
     last = now;
     if (stop || (!c.end_to_end && now - start >= length_ns))
       break;
+    if (wait_kind != WaitTarget::None) // the others pay while a selected wait lasts
+      accrueWaitsInTarget(*g_setup.threads);
     doPollStepChores();
     sleepNs(CAUSAL_PROFILER_POLL_NS);
   }
 
   // Drain (Experiment.h): no new delays; running threads pay what they owe.
+  if (wait_kind != WaitTarget::None) // the selected waits' time up to now, then no more
+    accrueWaitsInTarget(*g_setup.threads);
+  g_experiment.wait_target_active.store(0, std::memory_order_relaxed);
   g_experiment.selected.store(kNoLine, std::memory_order_relaxed);
   if (!stopping() && !c.end_to_end) {
     uint64_t drain_end = last + uint64_t(CAUSAL_DRAIN_BATCHES) * g_setup.batch * g_setup.period_ns;
@@ -604,7 +619,13 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   int64_t virtual_end =
       int64_t(elapsed) -
       int64_t(g_experiment.global_delay_ns.load(std::memory_order_relaxed) - global_before);
-  uint64_t selected_samples = g_experiment.selected_samples.load(std::memory_order_relaxed);
+  // A wait target's "samples": the selected waits' blocked time in sample
+  // periods, so that selected samples x period stays the time in the target.
+  uint64_t selected_samples = wait_kind == WaitTarget::None
+                                  ? g_experiment.selected_samples.load(std::memory_order_relaxed)
+                                  : (g_experiment.selected_wait_ns.load(std::memory_order_relaxed) +
+                                     g_setup.period_ns / 2) /
+                                        g_setup.period_ns;
   // Threads on a CPU (program work, not runnable pauses) and waiting for
   // one, on average over the experiment; the CPUs the competing threads
   // kept busy turn their share of the speedup into delay.
@@ -626,7 +647,7 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
 
   TextBuffer text;
   records::Experiment experiment;
-  experiment.selected = {selected_file, line_number};
+  experiment.selected = {selected_file, line_number, waitTargetName(wait_kind)};
   experiment.speedup = speedup / 100.0;
   // duration = elapsed - inserted delay; Coz writes the unsigned difference
   // (a wrapped value, which readers take as negative, if delay > elapsed).
@@ -743,8 +764,18 @@ bool launchProfilerThread() {
 
 } // namespace
 
+void accrueSelectedWaits() { accrueWaitsInTarget(*g_setup.threads); }
+
+void raiseGlobalDelay(uint64_t value) {
+  uint64_t current = g_experiment.global_delay_ns.load(std::memory_order_relaxed);
+  while (current < value && !g_experiment.global_delay_ns.compare_exchange_weak(
+                                current, value, std::memory_order_relaxed))
+    ;
+}
+
 void setupExperiments(const ExperimentSetup &setup) {
   g_setup = setup;
+  setupWaitTargets(setup.config, setup.period_ns);
   g_setup_done.store(true, std::memory_order_release);
 }
 
@@ -836,6 +867,21 @@ bool payOwedDelaysBeforeBlocking(ThreadState *state) {
               rawSyscall(SYS_rt_sigprocmask, SIG_BLOCK, reinterpret_cast<long>(&block),
                          reinterpret_cast<long>(&previous), sizeof(uint64_t)) == 0;
   payOwedDelays(state);
+  // During an experiment on a wait target, the selected wait raises the
+  // global count while this thread pays: pay until caught up, or the debt
+  // would be carried into the blocking call (WaitTargets.h).
+  // The count is brought up to now first: the profiler thread raises it
+  // only every poll step. At a speedup of 100 % the debt does not shrink:
+  // the thread pays until the selected wait ends (or the experiment does).
+  for (int round = 0; round < CAUSAL_WAIT_TARGET_PAY_ROUNDS &&
+                      g_experiment.wait_target_active.load(std::memory_order_relaxed);
+       ++round) {
+    accrueSelectedWaits();
+    if (g_experiment.global_delay_ns.load(std::memory_order_relaxed) <
+        state->local_delay_ns.load(std::memory_order_relaxed) + CAUSAL_WAIT_TARGET_PAY_MIN_NS)
+      break;
+    payOwedDelays(state);
+  }
   if (!held)
     return false;
   uint64_t pending = 0;
@@ -899,6 +945,7 @@ void stopExperiments() {
 
 void experimentsForkChild() {
   setExperimentActive(0);
+  g_experiment.wait_target_active.store(0);
   g_experiment.selected.store(kNoLine);
   g_experiment.candidate.store(kNoLine);
   g_experiment.candidate_weight.store(0);

@@ -31,6 +31,7 @@
 #ifndef CAUSAL_RUNTIME_EXPERIMENT_H
 #define CAUSAL_RUNTIME_EXPERIMENT_H
 
+#include "ExperimentPolicy.h"
 #include "ModuleRegistry.h"
 #include "Progress.h"
 #include "ThreadState.h"
@@ -43,14 +44,14 @@ namespace causal::rt {
 
 class TextBuffer;
 
-constexpr uint64_t kNoLine = ~0ull;
-inline uint64_t packLine(uint32_t module, uint32_t line) { return (uint64_t(module) << 32) | line; }
-
 struct ExperimentConfig {
   bool enabled = true;
   bool end_to_end = false;
   bool shared_cpus = true; ///< CAUSAL_SHARED_CPUS: tell threads that compete for CPUs apart
   bool has_fixed_line = false;
+  bool wait_targets = false;  ///< CAUSAL_WAIT_EXPERIMENTS: waits are targets too (WaitTargets.h)
+  bool fixed_is_wait = false; ///< the fixed target is the waits at fixed_file:fixed_line
+  WaitTarget fixed_wait_kind = WaitTarget::None; ///< None: the first kind seen there
   int fixed_speedup_percent = -1; ///< -1: drawn per experiment
   int ab_speedup_percent = -1;    ///< CAUSAL_AB_SPEEDUP; -1: no A/B alternation
   uint32_t fixed_line = 0;
@@ -78,6 +79,14 @@ struct ExperimentGlobals {
   /// since the last choice (onSampledLine), and their total weight.
   std::atomic<uint64_t> candidate{kNoLine};
   std::atomic<uint64_t> candidate_weight{0};
+  // ---- A wait target (WaitTargets.h) ----
+  /// 1 while an experiment on a wait target selects it (not in its drain).
+  std::atomic<uint32_t> wait_target_active{0};
+  std::atomic<uint32_t> speedup_percent{0};
+  /// The experiment's start on the waits clock (FastClock.h).
+  std::atomic<uint64_t> start_wait_clock_ns{0};
+  /// Blocked time of the selected waits in the experiment.
+  std::atomic<uint64_t> selected_wait_ns{0};
 };
 
 /// What the experiments need from the rest of the runtime, given once at
@@ -99,6 +108,13 @@ struct ExperimentSetup {
   void (*end_profiling)() = nullptr;
 };
 void setupExperiments(const ExperimentSetup &setup);
+
+/// Raises the global delay count to |value| if it is lower.
+void raiseGlobalDelay(uint64_t value);
+/// During an experiment on a wait target: raises the global count for the
+/// selected waits under way, up to now (WaitTargets.h), so that a thread
+/// about to check what it owes sees what they added since the last poll step.
+void accrueSelectedWaits();
 
 extern ExperimentGlobals g_experiment;
 extern ProgressRegistry g_progress;

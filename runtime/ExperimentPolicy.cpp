@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fnmatch.h>
+#include <limits.h>
 #include <string.h>
 
 namespace causal::rt {
@@ -130,6 +131,47 @@ bool matchesAnyGlob(const char *globs, const char *path) {
 
 bool inDefaultSourceScope(const char *path) {
   return path && !matchesAnyGlob(CAUSAL_SYSTEM_SOURCE_GLOBS, path);
+}
+
+const char *waitTargetName(WaitTarget kind) {
+  switch (kind) {
+  case WaitTarget::Timer:
+    return "timer";
+  case WaitTarget::Disk:
+    return "disk";
+  case WaitTarget::Network:
+    return "network";
+  case WaitTarget::Other:
+    return "other";
+  case WaitTarget::None:
+    break;
+  }
+  return nullptr;
+}
+
+bool parseFixedWait(const char *text, char *file, size_t file_size, uint32_t *line,
+                    WaitTarget *kind) {
+  if (!text)
+    return false;
+  *kind = WaitTarget::None;
+  char copy[PATH_MAX + 32];
+  size_t length = strlen(text);
+  if (length >= sizeof(copy))
+    return false;
+  memcpy(copy, text, length + 1);
+  char *colon = strrchr(copy, ':');
+  char *at = colon ? strchr(colon, '@') : nullptr;
+  if (at) {
+    *at = 0;
+    const char *name = at + 1;
+    for (WaitTarget k :
+         {WaitTarget::Timer, WaitTarget::Disk, WaitTarget::Network, WaitTarget::Other})
+      if (!strcmp(name, waitTargetName(k)))
+        *kind = k;
+    if (*kind == WaitTarget::None)
+      return false;
+  }
+  return parseFixedLine(copy, file, file_size, line);
 }
 
 bool parseFixedLine(const char *text, char *file, size_t file_size, uint32_t *line) {

@@ -14,6 +14,32 @@
 
 namespace causal::rt {
 
+constexpr uint64_t kNoLine = ~0ull;
+inline uint64_t packLine(uint32_t module, uint32_t line) { return (uint64_t(module) << 32) | line; }
+
+/// What an experiment selects: a line (code that runs on a CPU) or the
+/// waits at a line that one kind of pseudo-thread ends (WaitTargets.h). A
+/// wait target is its line packed as above with the kind in the line
+/// index's top bits, which no line table reaches; a sample's line never
+/// equals one.
+enum class WaitTarget : uint32_t { None = 0, Timer = 1, Disk = 2, Network = 3, Other = 4 };
+constexpr uint32_t kWaitTargetShift = 28;
+constexpr uint32_t kLineIndexMask = (1u << kWaitTargetShift) - 1;
+inline uint64_t packWaitTarget(uint64_t line, WaitTarget kind) {
+  return line | (uint64_t(kind) << kWaitTargetShift);
+}
+inline WaitTarget waitTargetOf(uint64_t target) {
+  return target == kNoLine ? WaitTarget::None
+                           : WaitTarget((uint32_t(target) >> kWaitTargetShift) & 7);
+}
+/// The line of a target (itself for a line).
+inline uint64_t lineOfTarget(uint64_t target) {
+  return target == kNoLine ? kNoLine : (target & ~uint64_t(~kLineIndexMask));
+}
+/// "timer", "disk", "network", "other" (null: None): the profile's name of a
+/// wait target is "FILE:LINE (KIND wait)".
+const char *waitTargetName(WaitTarget kind);
+
 /// splitmix64: small, seedable, the same sequence everywhere.
 class Rng {
 public:
@@ -133,6 +159,10 @@ bool inDefaultSourceScope(const char *path);
 /// Splits "FILE:LINE" (the last ':' separates); false if malformed. |file|
 /// receives FILE, NUL-terminated.
 bool parseFixedLine(const char *text, char *file, size_t file_size, uint32_t *line);
+/// CAUSAL_FIXED_WAIT: FILE:LINE, or FILE:LINE@KIND with KIND one of timer,
+/// disk, network, other (*kind None without it). False if it is neither.
+bool parseFixedWait(const char *text, char *file, size_t file_size, uint32_t *line,
+                    WaitTarget *kind);
 
 /// True if a table path names the --fixed-line FILE: equal, the path ends
 /// with "/" FILE, or a relative path is a suffix ("/" path) of FILE.

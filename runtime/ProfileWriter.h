@@ -42,6 +42,7 @@ using Text = const char *;
 struct Location {
   const char *file = nullptr; // null: "<unknown>"
   uint32_t line = 0;
+  const char *wait = nullptr; // a wait target's kind: "FILE:LINE (KIND wait)"
 };
 struct Fixed2 {
   Fixed2(double value = 0) : value(value) {}
@@ -74,6 +75,11 @@ template <class Sink> void putValue(Sink &out, Location value) {
   putValue(out, Text(value.file ? value.file : "<unknown>"));
   out.put(":");
   out.putUnsigned(value.line);
+  if (value.wait) {
+    out.put(" (");
+    out.put(value.wait);
+    out.put(" wait)");
+  }
 }
 inline bool isSet(Count value) { return value != 0; }
 inline bool isSet(Text value) { return value != nullptr; }

@@ -167,6 +167,22 @@ void readExperimentSettings(ExperimentConfig *c) {
     if (!c->has_fixed_line)
       message("%s=%s is not FILE:LINE; ignored", CAUSAL_ENV_FIXED_LINE, fixed);
   }
+  c->wait_targets = settingOn(Setting::WAIT_EXPERIMENTS);
+  if (const char *fixed = readSetting(Setting::FIXED_WAIT).text) {
+    if (c->has_fixed_line) {
+      message("%s and %s are both set: the experiments select the line", CAUSAL_ENV_FIXED_LINE,
+              CAUSAL_ENV_FIXED_WAIT);
+    } else if (parseFixedWait(fixed, c->fixed_file, sizeof(c->fixed_file), &c->fixed_line,
+                              &c->fixed_wait_kind)) {
+      c->has_fixed_line = true;
+      c->fixed_is_wait = true;
+      c->wait_targets = true;
+    } else {
+      message("%s=%s is not FILE:LINE or FILE:LINE@KIND (KIND: timer, disk, network, other); "
+              "ignored",
+              CAUSAL_ENV_FIXED_WAIT, fixed);
+    }
+  }
   SettingValue speedup = readSetting(Setting::FIXED_SPEEDUP);
   if (speedup.set && speedup.number % (100 / CAUSAL_SPEEDUP_DIVISIONS) != 0)
     message("%s=%llu: speedups are drawn in steps of %u %%; using %llu %% as given",
@@ -190,6 +206,9 @@ void readExperimentSettings(ExperimentConfig *c) {
 void readSettings(RuntimeConfig *runtime, ExperimentConfig *experiments) {
   readRuntimeSettings(runtime);
   readExperimentSettings(experiments);
+  // Experiments on waits learn of waits from their recording.
+  if (experiments->wait_targets)
+    runtime->waits_classes |= causal::waits_format::kWaitIo;
 }
 
 } // namespace causal::rt

@@ -92,6 +92,17 @@ struct ThreadState {
   uint64_t coz_pre_block_global_ns;       // global count at _coz_pre_block
   WaitBuffer *waits; // --waits: this thread's episodes (null: not recorded); kept on reuse
 
+  // ---- Waits as experiment targets (WaitTargets.h) --------------------------
+  std::atomic<uint64_t>
+      target_wait_since_ns; // waits clock: began a wait at the target's line (0: none)
+  std::atomic<uint64_t> target_wait_base_ns;   // its local delay count then (the floor applied)
+  std::atomic<uint64_t> target_wait_raised_ns; // what the profiler thread raised the global count
+                                               // to for that wait so far (0: nothing)
+  uint64_t wait_credit_to_ns; // the local count the last selected wait brings it to (0: none),
+                              // applied after the blocking call's own credit (applyWaitCredit)
+  uint64_t wait_call_pc;      // the last call site looked up, and its line (a cache)
+  uint64_t wait_call_line;
+
   // ---- Scratch for perf records that wrap around the ring end ---------------
   static constexpr size_t kScratchSize = 65536; // perf record size is a u16
   alignas(8) unsigned char scratch[kScratchSize];

@@ -12,6 +12,7 @@
 #include "Sampler.h"
 #include "SpinLock.h"
 #include "Support.h"
+#include "WaitTargets.h"
 #include "WakerTable.h"
 
 #include <errno.h>
@@ -296,7 +297,7 @@ void stageEpisodes(WaitBuffer *buffer) {
     out.waker_line = callLineString(raw.waker_pc);
     out.kind = raw.kind;
     out.end = raw.end;
-    out.flags = raw.flags;
+    out.flags = uint16_t(raw.flags & ~kRawEpisodeWrote);
   }
   uint32_t n = count - first;
   char *at = stageChunk(wf::ChunkType::Episodes, 8 + size_t(n) * sizeof(wf::Episode));
@@ -553,6 +554,9 @@ bool appendEpisode(WaitBuffer *buffer, const RawEpisode &episode) {
     buffer->dropped.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
+  if (g_wait_targets) // a candidate for experiments, and the selected wait's credit
+    onWaitEnded(tls_thread, episode.pc, episode.kind, episode.end, episode.waker,
+                (episode.flags & kRawEpisodeWrote) != 0, episode.start_ns, episode.end_ns);
   buffer->busy = 1;
   uint32_t count = buffer->count.load(std::memory_order_relaxed);
   if (count == CAUSAL_WAITS_BUFFER_EPISODES) {

@@ -79,6 +79,9 @@ struct RawEpisode {
   uint16_t flags;    // wf::EpisodeFlags
 };
 static_assert(sizeof(RawEpisode) == 48, "the memory bound in docs/waits.md counts 48 bytes");
+/// RawEpisode::flags bit the file never holds: the call wrote (an I/O call
+/// that blocked on the reader's side is no wait for the outside world).
+inline constexpr uint16_t kRawEpisodeWrote = 0x8000;
 
 /// One thread's episodes (ThreadState::waits), mmap'd when it starts and
 /// kept with its ThreadState for the next thread that reuses it.

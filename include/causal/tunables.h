@@ -157,6 +157,17 @@
  * VMs we measured, and a signal landing in a shorter pause is that unlikely. */
 #define CAUSAL_HOLD_SIGNALS_MIN_OWED_NS 20000ull
 
+/* Experiments on waits (docs/runtime.md, "Experiments on waits"): while one
+ * runs, a thread about to block pays what it owes again and again, as long as
+ * it owes at least CAUSAL_WAIT_TARGET_PAY_MIN_NS and at most this many times:
+ * the selected wait goes on raising the global count while the thread pays,
+ * and a thread that blocks in debt (at a barrier, waiting for the waiting
+ * thread) would carry the debt past the point where the others catch up with
+ * it. At speedup s < 1 the debt shrinks by s per round; at 1 it lasts as
+ * long as the selected wait, and the experiment's end ends it too. */
+#define CAUSAL_WAIT_TARGET_PAY_ROUNDS 10000
+#define CAUSAL_WAIT_TARGET_PAY_MIN_NS 10000ull
+
 /* Threads outnumbering CPUs (docs/runtime.md, "When threads outnumber CPUs"):
  * a thread competes for a CPU when it waited for one more than
  * 1/CAUSAL_COMPETING_WAIT_DIVISOR of the time it ran (decayed sums of its

@@ -270,6 +270,8 @@ template <typename Open> CAUSAL_FORWARD int recordedOpen(uint64_t caller, Open o
   if (!buffer)
     return open();
   uint64_t start = fastMonotonicNs();
+  TargetWaitMark mark;
+  mark.begin(tls_thread, caller, start);
   int fd = open();
   uint64_t end = fastMonotonicNs();
   if (end - start < CAUSAL_WAITS_MIN_EPISODE_NS)

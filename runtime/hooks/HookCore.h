@@ -44,6 +44,7 @@
 #include "Lifecycle.h"
 #include "Runtime.h"
 #include "Sampler.h"
+#include "WaitTargets.h"
 #include "Waits.h"
 #include "hooks/Descriptors.h"
 
@@ -140,11 +141,19 @@ template <auto &Real> __attribute__((always_inline)) inline auto resolved() {
 
 // ---- The blocking scope and the waking call -----------------------------------
 
+// During an experiment on a wait target, what the selected waits under way
+// added since the profiler thread's last poll step (WaitTargets.h).
+inline void accrueSelectedWaitsIfAny() {
+  if (__builtin_expect(g_experiment.wait_target_active.load(std::memory_order_relaxed), 0))
+    accrueSelectedWaits();
+}
+
 inline void beforeWaking() {
   ThreadState *state = tls_thread;
   if (!state)
     return;
   state->sync_calls += !state->in_handler; // the program's calls, not libunwind's
+  accrueSelectedWaitsIfAny();
   if (__builtin_expect(owesDelays(state), 0))
     payOwedDelays(state);
 }
@@ -155,6 +164,7 @@ struct BlockScope {
   BlockScope() : state(tls_thread) {
     if (state) {
       state->sync_calls += !state->in_handler; // the program's calls, not libunwind's
+      accrueSelectedWaitsIfAny();
       if (__builtin_expect(owesDelays(state), 0))
         payBeforeCall();
       enterBlockingCall(state);
@@ -162,8 +172,11 @@ struct BlockScope {
     }
   }
   ~BlockScope() {
-    if (state && !left)
-      leaveBlockingCall(state);
+    if (state) {
+      if (!left)
+        leaveBlockingCall(state);
+      applyWaitCredit(state); // a selected wait's (WaitTargets.h), after woken()'s credit
+    }
   }
   void woken(bool by_other_thread) {
     if (state && by_other_thread && !state->in_handler)
@@ -176,6 +189,7 @@ struct BlockScope {
       return;
     leaveBlockingCall(state); // running again: the drain may wait for it
     left = true;
+    applyWaitCredit(state); // a selected wait's (WaitTargets.h): before paying the others'
     if (__builtin_expect(owesDelays(state), 0))
       payOwedDelays(state);
   }
@@ -373,13 +387,16 @@ struct EpisodeScope {
   uint64_t start = 0;
   uint64_t caller;
   wf::WaitKind kind;
+  TargetWaitMark mark;
   EpisodeScope(wf::WaitKind kind, ThreadState *state, uint64_t caller, bool may_block = true)
       : caller(caller), kind(kind) {
     if (waitsRecorded(kind) && (buffer = recordingBuffer(state, caller))) {
-      if (may_block)
+      if (may_block) {
         start = fastMonotonicNs();
-      else
+        mark.begin(state, caller, start);
+      } else {
         buffer = nullptr;
+      }
     }
   }
   /// Ended by |waker| (a tid or wf::PseudoThread), whose line is |waker_pc|.
@@ -440,6 +457,9 @@ __attribute__((noinline)) CAUSAL_FORWARD auto recordedBlockingCall(uint64_t call
     }
   }
   uint64_t start = buffer ? fastMonotonicNs() : 0;
+  TargetWaitMark mark;
+  if (buffer)
+    mark.begin(scope.state, caller, start);
   auto r = resolved<Real>()(args...);
   bool timed_out = Outcome::timedOut(r);
   bool woken = Outcome::woken(r);
@@ -551,6 +571,8 @@ __attribute__((noinline)) CAUSAL_FORWARD auto recordedIoCall(uint64_t caller, Ar
     }
   }
   uint64_t start = fastMonotonicNs();
+  TargetWaitMark mark;
+  mark.begin(tls_thread, caller, start);
   auto r = resolved<Real>()(args...);
   uint64_t end = fastMonotonicNs();
   if (end - start < CAUSAL_WAITS_MIN_EPISODE_NS)
@@ -563,6 +585,7 @@ __attribute__((noinline)) CAUSAL_FORWARD auto recordedIoCall(uint64_t caller, Ar
     episode.object = uint64_t(fd);
     episode.pc = caller;
     episode.end = uint8_t(r < 0 ? wf::WaitEnd::Failed : wf::WaitEnd::Woken);
+    episode.flags = Writes ? kRawEpisodeWrote : 0;
     episode.waker = wf::kPseudoUnknown;
     if (isOnADisk(st)) {
       episode.kind = uint8_t(wf::WaitKind::FileIo);
