@@ -5,7 +5,8 @@
 // Takes the top K lines of PROFILE's ranking (the one `causal report` shows,
 // computed by tools/profile) and, for each, runs PROGRAM again and again with
 // that line fixed and its experiments alternating 0 % and one speedup
-// (CAUSAL_FIXED_LINE, CAUSAL_AB_SPEEDUP), appending to PROFILE, until the
+// (CAUSAL_FIXED_LINE, or CAUSAL_FIXED_WAIT=FILE:LINE@KIND for a wait target;
+// CAUSAL_AB_SPEEDUP), appending to PROFILE, until the
 // line's A/B interval is narrow or its time budget is spent. The verdicts
 // (confirmed, refuted, open) are computed by the profile library and shown
 // here and by `causal report`. docs/report.md, "Confirmation".
@@ -147,6 +148,27 @@ const Confirmation *confirmationOf(const Analysis &analysis, const std::string &
   return nullptr;
 }
 
+/// The runtime's variable that fixes every experiment on one wait target
+/// (`causal run --fixed-wait FILE:LINE@KIND`). Spelled here until the
+/// runtime's settings.def row gives it a CAUSAL_ENV_ constant.
+constexpr char kFixedWaitVariable[] = "CAUSAL_FIXED_WAIT";
+
+/// The variable and value that make the runtime select \p line in every
+/// experiment: CAUSAL_FIXED_LINE=FILE:LINE for a CPU line,
+/// CAUSAL_FIXED_WAIT=FILE:LINE@KIND for a wait target; false for a name that
+/// is neither (docs/report.md, "Wait targets").
+bool fixedTarget(const std::string &line, std::pair<std::string, std::string> &setting) {
+  profile::LineName split = profile::splitLineName(line);
+  if (!split.valid)
+    return false;
+  if (split.isWait())
+    setting = {kFixedWaitVariable,
+               split.location() + "@" + profile::waitTargetKindName(split.wait)};
+  else
+    setting = {CAUSAL_ENV_FIXED_LINE, line};
+  return true;
+}
+
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -196,6 +218,14 @@ int confirmLines(const std::string &profilePath, const ConfirmPlan &plan, const 
   double speedup = plan.speedupPercent / 100.0;
   for (size_t k = 0; k < targets.size(); ++k) {
     const auto &[line, point] = targets[k];
+    std::pair<std::string, std::string> fixed;
+    if (!fixedTarget(line, fixed)) {
+      std::fprintf(stderr,
+                   "causal %s: [%zu/%zu] %s: skipped: its name is neither FILE:LINE nor "
+                   "FILE:LINE (KIND wait), so no run can select it\n",
+                   command, k + 1, targets.size(), line.c_str());
+      continue;
+    }
     std::fprintf(stderr,
                  "causal %s: [%zu/%zu] %s (point %s): A/B runs at 0%% and %u%%, until the "
                  "interval is %.0f points wide or %.0f s have passed\n",
@@ -203,7 +233,7 @@ int confirmLines(const std::string &profilePath, const ConfirmPlan &plan, const 
                  options.confirmNarrowWidth * 100, plan.budgetSeconds);
     Environment abEnv = env;
     abEnv.emplace_back(CAUSAL_ENV_OUTPUT, profilePath);
-    abEnv.emplace_back(CAUSAL_ENV_FIXED_LINE, line);
+    abEnv.push_back(fixed);
     abEnv.emplace_back(CAUSAL_ENV_AB_SPEEDUP, std::to_string(plan.speedupPercent));
     auto start = std::chrono::steady_clock::now();
     size_t runs = 0;
@@ -242,7 +272,8 @@ void printConfirmUsage(FILE *out) {
                "`causal report` shows) and checks each with A/B runs of PROGRAM: the line\n"
                "fixed, its experiments alternating 0%% and one speedup, appended to PROFILE,\n"
                "until the A/B interval is narrow or the line's budget is spent. Prints\n"
-               "whether each line is confirmed, refuted or open (docs/report.md).\n"
+               "whether each line is confirmed, refuted or open (docs/report.md). A wait\n"
+               "target, FILE:LINE (KIND wait), is fixed as --fixed-wait FILE:LINE@KIND.\n"
                "\n"
                "options:\n"
                "  --lines K              lines to confirm, from the top (default 3)\n"

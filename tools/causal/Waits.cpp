@@ -6,7 +6,8 @@
 // in .waits is read as it is), builds the wait-for graph with cascaded
 // weights and prints its knots ranked by weight: the threads in each, where
 // they wait and where they are woken (tools/profile/WaitGraph.h,
-// docs/waits.md).
+// docs/waits.md); with the causal profile beside it, what its experiments
+// measured for the waits on edges to pseudo-threads (WaitEffects.h).
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
@@ -19,6 +20,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <sys/stat.h>
 
@@ -32,7 +34,9 @@ void printWaitsUsage(FILE *out) {
                     "and shows what the threads wait for: the wait-for graph with wPerf's\n"
                     "cascaded weights and its knots, the groups of threads that wait only on\n"
                     "each other, ranked by weight, with the lines where they wait and where\n"
-                    "they are woken. Weights are shares of the run time.\n"
+                    "they are woken. Weights are shares of the run time. When PROFILE has\n"
+                    "experiments on waits (causal run --wait-experiments), an edge to the\n"
+                    "disk, network, timer or unknown shows what they measured for its lines.\n"
                     "\n"
                     "options:\n"
                     "  --json                 the analysis as JSON\n"
@@ -135,25 +139,41 @@ int causal::waitsCommand(const Args &args) {
   context.sidecar = sidecar;
   context.mergeRoles = mergeRoles;
   context.warnings = waits.warnings;
-  // The profile beside it, when there is one: are they from the same run?
+  // The profile beside it, when there is one (PROFILE, or the sidecar's
+  // name without .waits): are they from the same run, and what did its
+  // experiments measure for the waits (docs/waits.md, "The causal effect of
+  // a wait")? No profile, or one that cannot be read: no effects, no error.
+  std::string profilePath =
+      sidecarGiven ? input.substr(0, input.size() - std::strlen(causal::waits_format::kSuffix))
+                   : input;
+  profile::Profile profile;
+  bool haveProfile = false;
   struct stat info;
-  if (!sidecarGiven && stat(input.c_str(), &info) == 0) {
-    profile::Profile profile;
+  if (!profilePath.empty() && stat(profilePath.c_str(), &info) == 0 && !S_ISDIR(info.st_mode)) {
     profile::ReadOptions lenient;
     lenient.lenient = true;
-    if (profile::readProfileFile(input, profile, lenient, error)) {
-      std::string mismatch = profile::waitsProfileMismatch(waits, profile);
-      bool none = mismatch.find("none of the") == 0;
-      if (none) {
-        std::fprintf(stderr,
-                     "causal waits: error: %s (to read the sidecar anyway, name it: causal waits "
-                     "%s)\n",
-                     mismatch.c_str(), sidecar.c_str());
-        return 1;
-      }
-      if (!mismatch.empty())
-        context.warnings.push_back(mismatch);
+    std::string readError;
+    haveProfile = profile::readProfileFile(profilePath, profile, lenient, readError);
+  }
+  if (haveProfile && !sidecarGiven) {
+    std::string mismatch = profile::waitsProfileMismatch(waits, profile);
+    bool none = mismatch.find("none of the") == 0;
+    if (none) {
+      std::fprintf(stderr,
+                   "causal waits: error: %s (to read the sidecar anyway, name it: causal waits "
+                   "%s)\n",
+                   mismatch.c_str(), sidecar.c_str());
+      return 1;
     }
+    if (!mismatch.empty())
+      context.warnings.push_back(mismatch);
+  }
+  // The ranking `causal report` shows by default, computed once, only when
+  // a view shows effects and the profile has experiments.
+  profile::Analysis causalAnalysis;
+  if (haveProfile && !profile.experiments.empty() && !episodes && !dot) {
+    causalAnalysis = profile::analyze(profile, profile::AnalysisOptions());
+    context.causal = &causalAnalysis;
   }
   for (const std::string &warning : context.warnings)
     std::fprintf(stderr, "causal waits: warning: %s\n", warning.c_str());

@@ -426,22 +426,6 @@ Interval percentileInterval(std::vector<double> &values, double confidence) {
   return interval;
 }
 
-/// "file.c:12" sorts before "file.c:100".
-bool lineNameLess(const std::string &a, const std::string &b) {
-  size_t ca = a.rfind(':'), cb = b.rfind(':');
-  if (ca != std::string::npos && cb != std::string::npos) {
-    int byFile = a.compare(0, ca, b, 0, cb);
-    if (byFile != 0)
-      return byFile < 0;
-    char *endA = nullptr, *endB = nullptr;
-    unsigned long la = std::strtoul(a.c_str() + ca + 1, &endA, 10);
-    unsigned long lb = std::strtoul(b.c_str() + cb + 1, &endB, 10);
-    if (la != lb)
-      return la < lb;
-  }
-  return a < b;
-}
-
 using PointKey = std::pair<int, std::string_view>; // (kind, name)
 
 /// The 0 % experiments of each (run, point), in the order they ran: the
@@ -741,6 +725,13 @@ std::map<std::string_view, Saturation> saturationByLine(const Profile &profile) 
 /// wall time of the physical bound).
 RunRate rateOfLine(const Profile &profile, std::string_view line, double totalRuntime) {
   RunRate rate;
+  // A wait target has no whole-run figure: `samples` records count CPU
+  // samples of CPU lines, none is the blocked time of a call site. Without
+  // one its curve is not phase corrected (Eq. 8 with no samples would scale
+  // it to 0) and its bound is the in-phase one (docs/report.md, "Wait
+  // targets").
+  if (splitLineName(line).isWait())
+    return rate;
   rate.time = totalRuntime;
   auto found = profile.samples.find(line);
   if (found != profile.samples.end()) {
@@ -843,6 +834,8 @@ bool computeValues(PointWork &work, const RunRate &rate, const AnalysisOptions &
 
 /// Why the phase correction (wanted) could not be applied to a curve.
 std::string phaseNote(const PointWork &work, const RunRate &rate) {
+  if (splitLineName(work.line).isWait())
+    return "a wait target: the profile records no whole-run blocked time for it";
   if (!rate.valid())
     return "no runtime/samples records";
   if (work.groups[0].observations.empty())

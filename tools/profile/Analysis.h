@@ -41,6 +41,7 @@
 #ifndef CAUSAL_PROFILE_ANALYSIS_H
 #define CAUSAL_PROFILE_ANALYSIS_H
 
+#include "LineName.h"
 #include "ProfileReader.h"
 
 #include <cmath>
@@ -170,7 +171,7 @@ struct Saturation {
 };
 
 struct LineResult {
-  std::string line;                // FILE:LINE
+  std::string line;                // FILE:LINE, or FILE:LINE (KIND wait): splitLineName()
   std::vector<PointResult> points; // only those with a curve
   size_t experiments = 0;
   double rankKey = 0;        // slope or max impact of its best point

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Analysis.h"
+#include "LineName.h"
 
 #include "causal/tunables.h"
 
@@ -28,35 +29,21 @@ std::string plural(double count, const char *what) {
   return std::to_string(rounded) + " " + what + (rounded == 1 ? "" : "s");
 }
 
-/// "FILE:LINE" split at its last colon; false if it has none or no number.
-bool splitLocation(const std::string &location, std::string &file, size_t &line) {
-  size_t colon = location.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 >= location.size())
-    return false;
-  line = 0;
-  for (size_t i = colon + 1; i < location.size(); ++i) {
-    if (location[i] < '0' || location[i] > '9' || line > 100000000)
-      return false;
-    line = line * 10 + size_t(location[i] - '0');
-  }
-  file = location.substr(0, colon);
-  return line > 0;
-}
-
 /// Source files read once each, split in lines.
 class SourceFiles {
 public:
   explicit SourceFiles(size_t maxChars) : maxChars(maxChars) {}
 
-  std::string text(const std::string &location) {
-    std::string file;
-    size_t line = 0;
-    if (!splitLocation(location, file, line))
+  /// The source line a line's name points to (a wait target's: its call
+  /// site); "" when the name is no FILE:LINE or the file has no such line.
+  std::string text(const std::string &name) {
+    LineName split = splitLineName(name);
+    if (!split.valid)
       return "";
-    const std::vector<std::string> &lines = linesOf(file);
-    if (line > lines.size())
+    const std::vector<std::string> &lines = linesOf(split.file);
+    if (split.line > lines.size())
       return "";
-    return trimmed(lines[line - 1]);
+    return trimmed(lines[split.line - 1]);
   }
 
 private:
@@ -115,7 +102,10 @@ void addFunctionNames(Analysis &analysis, const Profile &profile) {
   if (profile.functions.empty())
     return;
   forEachLine(analysis, [&](const std::string &line) {
-    auto found = profile.functions.find(line);
+    // A wait target's function is that of its call site (the `samples`
+    // records name CPU lines only).
+    LineName split = splitLineName(line);
+    auto found = profile.functions.find(split.isWait() ? split.location() : line);
     if (found != profile.functions.end())
       analysis.labels[line].function = found->second;
   });

@@ -182,6 +182,12 @@ void renderDiffJson(std::ostream &out, const std::vector<LineChange> &changes,
     writeSide(out, change.before);
     out << ",\"after\":";
     writeSide(out, change.after);
+    profile::LineName name = profile::splitLineName(change.line);
+    out << ",\"wait_kind\":";
+    if (name.isWait())
+      out << "\"" << profile::waitTargetKindName(name.wait) << "\"";
+    else
+      out << "null";
     out << "}";
   }
   out << "]}\n";

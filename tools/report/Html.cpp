@@ -34,6 +34,8 @@ h1 { font-size: 1.3em; margin: 0 0 .3em 0; }
 .card { background: #fff; border: 1px solid #ddd; border-radius: 4px; padding: 6px 8px; width: 360px; }
 .card h3 { font-size: .85em; margin: 0; font-family: ui-monospace, monospace; word-break: break-all; }
 .card .meta { font-size: .78em; color: #555; margin: 2px 0 4px 0; }
+.card.wait { border-left: 4px solid #6d4c9f; }
+.card .waitkind { font-size: .78em; color: #6d4c9f; font-weight: bold; }
 .card .function { font-size: .8em; font-family: ui-monospace, monospace; word-break: break-all; }
 .card pre.source { font-size: .78em; margin: 2px 0; padding: 2px 4px; background: #f4f4f4; white-space: pre-wrap; }
 .card .meta b.pos { color: #1a7f37; } .card .meta b.neg { color: #c62828; }
@@ -145,7 +147,7 @@ const char *const kScript = R"HTML(
     data.lines.forEach(function (line) {
       line.points.forEach(function (point) {
         plots.push({ line: line.line, rank: line.rank, point: point,
-                     func: line.function, source: line.source,
+                     func: line.function, source: line.source, waitKind: line.wait_kind,
                      doubtful: data.false_discovery_control !== null && !line.discovery,
                      confirmation: line.confirmation });
       });
@@ -173,9 +175,11 @@ const char *const kScript = R"HTML(
     var container = document.getElementById('plots');
     plots.forEach(function (plot, index) {
       var p = plot.point;
-      var card = html('div', null, container, 'card');
+      var card = html('div', null, container, plot.waitKind ? 'card wait' : 'card');
       plot.card = card;
       html('h3', '#' + plot.rank + (plot.doubtful ? '?' : '') + ' ' + plot.line, card);
+      // A wait target: the time blocked in this call, ended by a KIND wait.
+      if (plot.waitKind) html('div', 'wait target: the ' + plot.waitKind + ' waits of the call on this line', card, 'waitkind');
       if (plot.func) html('div', 'in ' + plot.func, card, 'function');
       if (plot.source) html('pre', plot.source, card, 'source');
       var meta = html('div', null, card, 'meta');
@@ -316,7 +320,7 @@ void renderHtml(std::ostream &out, const Analysis &analysis, const ReportContext
     static const char kStatus[] = "<div id=\"status\">";
     head.insert(head.find(kStatus),
                 waitsHtmlSection(context.waits ? *context.waits : profile::WaitAnalysis(),
-                                 context.waits ? "" : context.waitsProblem));
+                                 context.waits ? "" : context.waitsProblem, &analysis));
   }
   out << head;
   writeAnalysisJson(out, analysis, context);

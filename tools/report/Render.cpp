@@ -128,6 +128,18 @@ std::string shortName(const std::string &name, size_t width = 44) {
   return "..." + name.substr(cut);
 }
 
+/// A line's name for the tables: shortName of its FILE:LINE, a wait
+/// target's " (KIND wait)" kept whole after it, so that the kind stays
+/// readable however long the path.
+std::string shortLineName(const std::string &name, size_t width = 44) {
+  profile::LineName split = profile::splitLineName(name);
+  if (!split.isWait() || name.size() <= width)
+    return shortName(name, width);
+  std::string location = split.location();
+  std::string suffix = name.substr(location.size());
+  return shortName(location, width > suffix.size() + 8 ? width - suffix.size() : 8) + suffix;
+}
+
 const char *const kReset = "\033[0m";
 const char *const kBold = "\033[1m";
 const char *const kGreen = "\033[32m";
@@ -319,7 +331,7 @@ std::vector<std::vector<std::string>> rankingRows(const Analysis &analysis, size
       // '?': not kept by the false-discovery control, possibly noise.
       std::string rank =
           std::to_string(i + 1) + (analysis.fdrApplied && !line.discovery ? "?" : "");
-      rows.push_back({p == 0 ? rank : "", p == 0 ? shortName(line.line) : "",
+      rows.push_back({p == 0 ? rank : "", p == 0 ? shortLineName(line.line) : "",
                       shortName(point.point, 32), slope, impact, boundText(point.bound), curve});
       bool significant = point.slopeInterval.valid &&
                          (point.slopeInterval.low > 0 || point.slopeInterval.high < 0);
@@ -400,7 +412,8 @@ void writeRankedLineLabels(std::ostream &out, const Analysis &analysis, size_t s
     const std::string &line = analysis.lines[i].line;
     char rank[16];
     std::snprintf(rank, sizeof rank, "%4zu  ", i + 1);
-    out << rank << paint(shortName(line), kBold, color) << lineLabelText(analysis, line) << "\n";
+    out << rank << paint(shortLineName(line), kBold, color) << lineLabelText(analysis, line)
+        << "\n";
   }
 }
 
@@ -488,7 +501,7 @@ void writeConfirmations(std::ostream &out, const Analysis &analysis, bool color)
         std::isnan(c.estimate) ? "n/a" : percent(c.estimate) + " " + intervalText(c.interval, true);
     std::string predicted =
         c.predicted ? percent(c.prediction) + " " + intervalText(c.predictionInterval, true) : "-";
-    rows.push_back({c.rank ? std::to_string(c.rank) : "-", shortName(c.line),
+    rows.push_back({c.rank ? std::to_string(c.rank) : "-", shortLineName(c.line),
                     shortName(c.point, 32), profile::verdictName(c.verdict), measured + at,
                     predicted, std::to_string(c.pairs), c.reason});
     sign.push_back(c.verdict == profile::Verdict::Confirmed ? 1
@@ -732,6 +745,16 @@ void writeLabelJson(std::ostream &out, const Analysis &analysis, const std::stri
   writeLabelJson(out, found == analysis.labels.end() ? nullptr : &found->second);
 }
 
+/// ,"wait_kind":"timer" of a wait target, null for a CPU line.
+void writeWaitKindJson(std::ostream &out, const std::string &line) {
+  profile::LineName split = profile::splitLineName(line);
+  out << ",\"wait_kind\":";
+  if (split.isWait())
+    out << "\"" << profile::waitTargetKindName(split.wait) << "\"";
+  else
+    out << "null";
+}
+
 void writeConfirmationJson(std::ostream &out, const profile::Confirmation &c) {
   out << "{\"line\":\"" << jsonEscape(c.line) << "\",\"point\":\"" << jsonEscape(c.point)
       << "\",\"kind\":\"" << profile::pointKindName(c.kind) << "\",\"verdict\":\""
@@ -837,6 +860,7 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
     else
       out << "null";
     writeLabelJson(out, analysis, line.line);
+    writeWaitKindJson(out, line.line);
     out << "}";
   }
   out << "],\n\"not_enough_data\":[";
@@ -851,6 +875,7 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
         << ",\"samples\":" << jsonNumber(entry.samples) << ",\"lacking\":\""
         << jsonEscape(entry.lacking) << "\",\"more_seconds\":" << jsonNumber(entry.moreSeconds);
     writeLabelJson(out, analysis, entry.line);
+    writeWaitKindJson(out, entry.line);
     out << "}";
   }
   out << "],\n\"confirmations\":[";

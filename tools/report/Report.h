@@ -10,6 +10,7 @@
 
 #include "Analysis.h"
 #include "ProfileReader.h"
+#include "WaitEffects.h"
 #include "WaitGraph.h"
 #include "WaitsReader.h"
 
@@ -103,6 +104,10 @@ struct WaitsContext {
   std::string sidecar; // the file read
   bool mergeRoles = false;
   std::vector<std::string> warnings; // the reader's and the profile check's
+  /// The analysis of the causal profile beside the sidecar, when there is
+  /// one: edges to pseudo-threads then show what its experiments measured
+  /// for their wait targets (profile::waitEdgeEffects). Null: no effects.
+  const profile::Analysis *causal = nullptr;
 };
 
 struct WaitsTextOptions {
@@ -125,8 +130,11 @@ void renderWaitsDot(std::ostream &out, const profile::WaitAnalysis &analysis,
 void renderEpisodesJson(std::ostream &out, const profile::WaitsFile &waits);
 /// The HTML page's waits section: the graph laid out as inline SVG
 /// (svg#waits-graph, one g.wait-vertex per vertex, one g.wait-edge per drawn
-/// edge: the 40 heaviest), the knots and the edges as tables; or \p problem.
-std::string waitsHtmlSection(const profile::WaitAnalysis &analysis, const std::string &problem);
+/// edge: the 40 heaviest), the knots and the edges as tables (with the
+/// causal effect of an edge's wait targets when \p causal has them); or
+/// \p problem.
+std::string waitsHtmlSection(const profile::WaitAnalysis &analysis, const std::string &problem,
+                             const profile::Analysis *causal = nullptr);
 
 // ---- helpers shared by the renderers ---------------------------------------
 

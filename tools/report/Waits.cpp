@@ -62,7 +62,45 @@ bool contains(const std::vector<size_t> &set, size_t v) {
   return std::find(set.begin(), set.end(), v) != set.end();
 }
 
-void edgeText(std::ostream &out, const WaitAnalysis &a, const WaitEdge &e, const char *indent) {
+std::string intervalText(const profile::Interval &interval, bool asPercent) {
+  if (!interval.valid)
+    return "[no interval]";
+  char buffer[64];
+  if (asPercent)
+    return "[" + percent(interval.low) + ", " + percent(interval.high) + "]";
+  std::snprintf(buffer, sizeof buffer, "[%+.3f, %+.3f]", interval.low, interval.high);
+  return buffer;
+}
+
+/// What the causal profile measured for one wait target of an edge, in
+/// words: "+25.0% [..] at 50%, slope +0.500 [..] (tp, rank 2)", or why it
+/// has no curve; then the verdict of A/B runs, if any.
+std::string effectText(const profile::WaitTargetEffect &effect) {
+  std::string text;
+  if (effect.ranked && effect.point) {
+    const profile::PointResult &p = *effect.point;
+    char slope[32];
+    std::snprintf(slope, sizeof slope, "%+.3f", p.slope);
+    if (effect.atHalf)
+      text = percent(effect.atHalf->programSpeedup) + " " +
+             intervalText(effect.atHalf->interval, true) + " at 50%, ";
+    text += "slope " + std::string(slope) + " " + intervalText(p.slopeInterval, false) + " (" +
+            p.point + ", rank " + std::to_string(effect.rank) + ")";
+  } else if (effect.notEnough) {
+    text = std::string("no curve: ") + profile::shortfallText(effect.notEnough->reason) + " (" +
+           effect.notEnough->point + ")";
+  }
+  if (const profile::Confirmation *c = effect.confirmation) {
+    text += (text.empty() ? "" : "; ") + std::string("A/B runs: ") +
+            profile::verdictName(c->verdict) + " " + percent(c->estimate) + " " +
+            intervalText(c->interval, true) + " at " +
+            std::to_string(int(std::lround(c->speedup * 100))) + "%";
+  }
+  return text;
+}
+
+void edgeText(std::ostream &out, const WaitAnalysis &a, const WaitEdge &e, const char *indent,
+              const WaitsContext &context) {
   char head[512];
   std::snprintf(head, sizeof head, "%s%-28s -> %-28s %9s", indent, a.vertices[e.from].label.c_str(),
                 a.vertices[e.to].label.c_str(), share(a.share(e.weightNs())).c_str());
@@ -88,6 +126,61 @@ void edgeText(std::ostream &out, const WaitAnalysis &a, const WaitEdge &e, const
     if (!a.vertices[e.to].isPseudo()) // a device or a timer wakes from no line
       out << indent << "    woken at " << lineList(a, e.wakeLines) << "\n";
   }
+  if (context.causal)
+    for (const profile::WaitTargetEffect &effect : profile::waitEdgeEffects(a, e, *context.causal))
+      out << indent << "    effect of " << effect.target << ": " << effectText(effect) << "\n";
+}
+
+void writeIntervalJson(std::ostream &out, const profile::Interval &interval) {
+  if (!interval.valid)
+    out << "null";
+  else
+    out << "[" << jsonNumber(interval.low) << "," << jsonNumber(interval.high) << "]";
+}
+
+/// ,"causal_effects":[...] of an edge to a pseudo-thread (docs/waits.md).
+void writeEffectsJson(std::ostream &out, const WaitAnalysis &a, const WaitEdge &e,
+                      const profile::Analysis &causal) {
+  if (!a.vertices[e.to].isPseudo())
+    return;
+  out << ",\"causal_effects\":[";
+  bool first = true;
+  for (const profile::WaitTargetEffect &effect : profile::waitEdgeEffects(a, e, causal)) {
+    out << (first ? "" : ",") << "{\"line\":\"" << jsonEscape(effect.line) << "\",\"target\":\""
+        << jsonEscape(effect.target) << "\",\"rank\":";
+    first = false;
+    if (effect.rank)
+      out << effect.rank;
+    else
+      out << "null";
+    const profile::PointResult *p = effect.point;
+    out << ",\"point\":";
+    if (p)
+      out << "\"" << jsonEscape(p->point) << "\"";
+    else if (effect.notEnough)
+      out << "\"" << jsonEscape(effect.notEnough->point) << "\"";
+    else
+      out << "null";
+    out << ",\"slope\":" << jsonNumber(p ? p->slope : NAN) << ",\"slope_ci\":";
+    writeIntervalJson(out, p ? p->slopeInterval : profile::Interval());
+    out << ",\"program_speedup_at_50\":"
+        << jsonNumber(effect.atHalf ? effect.atHalf->programSpeedup : NAN) << ",\"ci_at_50\":";
+    writeIntervalJson(out, effect.atHalf ? effect.atHalf->interval : profile::Interval());
+    out << ",\"max_impact\":" << jsonNumber(p ? p->maxImpact : NAN)
+        << ",\"max_impact_speedup\":" << jsonNumber(p ? p->maxImpactSpeedup : NAN)
+        << ",\"not_enough_data\":";
+    if (effect.notEnough)
+      out << "\"" << profile::shortfallText(effect.notEnough->reason) << "\"";
+    else
+      out << "null";
+    out << ",\"verdict\":";
+    if (effect.confirmation)
+      out << "\"" << profile::verdictName(effect.confirmation->verdict) << "\"";
+    else
+      out << "null";
+    out << "}";
+  }
+  out << "]";
 }
 
 std::string jsonLines(const WaitAnalysis &a, const std::vector<profile::LineWeight> &lines) {
@@ -184,7 +277,7 @@ void renderWaitsText(std::ostream &out, const WaitAnalysis &a, const WaitsContex
     out << "  waited for most: " << a.vertices[knot.mostWaitedFor].label << "\n";
     for (const WaitEdge &e : a.edges)
       if (contains(knot.vertices, e.from) && contains(knot.vertices, e.to) && e.weightNs() > 0) {
-        edgeText(out, a, e, "  ");
+        edgeText(out, a, e, "  ", context);
         shown.insert({e.from, e.to});
       }
     out << "\n";
@@ -199,7 +292,7 @@ void renderWaitsText(std::ostream &out, const WaitAnalysis &a, const WaitsContex
           << share(a.share(knot.weightNs)) << "  {" << labelsOf(a, knot.vertices) << "}\n";
       for (const WaitEdge &e : a.edges)
         if (contains(knot.vertices, e.from) && contains(knot.vertices, e.to) && e.weightNs() > 0) {
-          edgeText(out, a, e, "  ");
+          edgeText(out, a, e, "  ", context);
           shown.insert({e.from, e.to});
         }
       out << "\n";
@@ -213,7 +306,7 @@ void renderWaitsText(std::ostream &out, const WaitAnalysis &a, const WaitsContex
     out << "Other edges:\n";
     size_t limit = options.top ? std::min(options.top, others.size()) : others.size();
     for (size_t i = 0; i < limit; ++i)
-      edgeText(out, a, *others[i], "  ");
+      edgeText(out, a, *others[i], "  ", context);
     if (limit < others.size())
       out << "  ... " << others.size() - limit << " lighter edges (--top 0 shows all)\n";
     out << "\n";
@@ -284,7 +377,10 @@ void writeWaitsJson(std::ostream &out, const WaitAnalysis &a, const WaitsContext
         << ",\"idle_ns\":" << jsonNumber(e.idleNs) << ",\"episodes\":" << e.episodes
         << ",\"false_wakeups\":" << e.falseWakeups
         << ",\"wait_lines\":" << jsonLines(a, e.waitLines)
-        << ",\"wake_lines\":" << jsonLines(a, e.wakeLines) << "}";
+        << ",\"wake_lines\":" << jsonLines(a, e.wakeLines);
+    if (context.causal)
+      writeEffectsJson(out, a, e, *context.causal);
+    out << "}";
   }
   out << "],\"knots\":[";
   for (size_t k = 0; k < a.knots.size(); ++k) {
@@ -406,7 +502,8 @@ void renderEpisodesJson(std::ostream &out, const profile::WaitsFile &waits) {
   out << "]}\n";
 }
 
-std::string waitsHtmlSection(const WaitAnalysis &a, const std::string &problem) {
+std::string waitsHtmlSection(const WaitAnalysis &a, const std::string &problem,
+                             const profile::Analysis *causal) {
   std::string html = "<h2 style=\"font-size:1em\" id=\"waits\">What the threads wait for</h2>\n";
   if (!problem.empty())
     return html + "<p id=\"waits-missing\">" + xmlEscape(problem) + "</p>\n";
@@ -522,14 +619,22 @@ std::string waitsHtmlSection(const WaitAnalysis &a, const std::string &problem) 
   if (a.knots.empty())
     html += "<tr><td colspan=\"5\">no knot</td></tr>\n";
   html += "</table>\n<table id=\"waits-edges\"><tr><th>waiter</th><th>waits for</th>"
-          "<th>weight</th><th>waits at</th><th>woken at</th></tr>\n";
+          "<th>weight</th><th>waits at</th><th>woken at</th>" +
+          std::string(causal ? "<th>causal effect</th>" : "") + "</tr>\n";
   for (const WaitEdge &e : a.edges) {
     if (e.weightNs() <= 0)
       continue;
     html += "<tr><td>" + xmlEscape(a.vertices[e.from].label) + "</td><td>" +
             xmlEscape(a.vertices[e.to].label) + "</td><td>" + share(a.share(e.weightNs())) +
             "</td><td>" + xmlEscape(lineList(a, e.waitLines)) + "</td><td>" +
-            xmlEscape(lineList(a, e.wakeLines)) + "</td></tr>\n";
+            xmlEscape(lineList(a, e.wakeLines)) + "</td>";
+    if (causal) {
+      std::string effects;
+      for (const profile::WaitTargetEffect &effect : profile::waitEdgeEffects(a, e, *causal))
+        effects += (effects.empty() ? "" : "; ") + effect.target + ": " + effectText(effect);
+      html += "<td>" + xmlEscape(effects) + "</td>";
+    }
+    html += "</tr>\n";
   }
   html += "</table>\n";
   return html;

@@ -124,3 +124,22 @@ write("ab.coz", ["startup\ttime=1\tprofiler=causal\tsample-period=1000000"]
       + min_half_lines("throughput-point\tname=tp\tdelta=1000")
       + ["runtime\ttime=42000000000", "samples\tlocation=work.c:10\tcount=42000"]
       + ab_run("work.c:10", 0.3) + ab_run("idle.c:3", 0.0))
+
+# Wait targets (docs/report.md, "Wait targets"): the CPU line app.c:12
+# (0.2 s) and the timer waits of the call on the same line (0.6 s) are two
+# lines; app.c:12 (bogus wait) (0.4 s) is a name of no known kind (an opaque
+# line, with a samples record of its own); the disk waits of app.c:20 have 3
+# speedups only (not enough data). The samples record of the CPU line names
+# its function.
+lines = ["startup\ttime=1\tprofiler=causal\tsample-period=1000000"]
+for k in range(21):
+    s = k / 20
+    for line, slope in (("app.c:12", 0.2), ("app.c:12 (timer wait)", 0.6),
+                        ("app.c:12 (bogus wait)", 0.4)):
+        for _ in range(2):
+            lines += [experiment(line, s, slope * s), "throughput-point\tname=tp\tdelta=1000"]
+for s in (0, 0.5, 1.0):
+    lines += [experiment("app.c:20 (disk wait)", s, 0.1 * s), "throughput-point\tname=tp\tdelta=1000"]
+write("wait-targets.coz", lines + ["runtime\ttime=129000000000",
+                                   "samples\tlocation=app.c:12\tcount=126000\tfunction=worker",
+                                   "samples\tlocation=app.c:12 (bogus wait)\tcount=126000"])

@@ -10,6 +10,10 @@ the same layout, so that the reader is checked against the header's prose.
 
 Scenarios:
   pipeline      W1: stage A waits 80 % for stage B, B fsyncs in a loop
+  pipeline-effects  the pipeline, and a profile with causal experiments on its
+                wait targets (docs/waits.md, "The causal effect of a wait"):
+                log.c:20 (disk wait) 0.5 s, stage.c:10 (other wait) 0.3 s, the
+                CPU line log.c:20 0.1 s (s: line speedup; program speedup)
   convoy        W2: a holder and three workers on one lock
   broadcast     W4: waiters woken for nothing by a broadcaster
   two-runs      the pipeline recorded twice (two runs appended)
@@ -130,7 +134,7 @@ def build(scenario):
         pipeline(s)
         return bytes(s.data), startup
     s = Sidecar()
-    if scenario in ("pipeline", "truncated", "badmagic"):
+    if scenario in ("pipeline", "pipeline-effects", "truncated", "badmagic"):
         pipeline(s)
     elif scenario == "convoy":
         convoy(s)
@@ -175,7 +179,27 @@ def main():
     with open(profile + ".waits", "wb") as out:
         out.write(data)
     with open(profile, "w") as out:
-        out.write("startup\ttime=%d\tprofiler=causal\nruntime\ttime=%d\n" % (startup, 1000 * MS))
+        if scenario == "pipeline-effects":
+            out.write(effects_profile(startup))
+        else:
+            out.write("startup\ttime=%d\tprofiler=causal\nruntime\ttime=%d\n" % (startup, 1000 * MS))
+
+
+def effects_profile(startup):
+    """Two experiments per speedup and line, 1000 visits each, the period
+    shorter by exactly slope x s; the wait targets' names as the runtime
+    writes them."""
+    lines = ["startup\ttime=%d\tprofiler=causal\tsample-period=1000000" % startup]
+    targets = [("log.c:20 (disk wait)", 0.5), ("stage.c:10 (other wait)", 0.3), ("log.c:20", 0.1)]
+    for k in range(21):
+        s = k / 20
+        for line, slope in targets:
+            for _ in range(2):
+                lines.append("experiment\tselected=%s\tspeedup=%.2f\tduration=%d\tselected-samples=1000"
+                             % (line, s, round(1e9 * (1 - slope * s))))
+                lines.append("throughput-point\tname=tp\tdelta=1000")
+    lines += ["runtime\ttime=126000000000", "samples\tlocation=log.c:20\tcount=126000"]
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

@@ -1,0 +1,105 @@
+//===- LineName.cpp - What a line's name in the profile says --------------===//
+#include "LineName.h"
+
+#include <tuple>
+
+namespace causal::profile {
+
+namespace {
+
+constexpr std::string_view kWaitEnd = " wait)";
+
+struct KindWord {
+  WaitTargetKind kind;
+  std::string_view word;
+};
+constexpr KindWord kKinds[] = {{WaitTargetKind::Timer, "timer"},
+                               {WaitTargetKind::Disk, "disk"},
+                               {WaitTargetKind::Network, "network"},
+                               {WaitTargetKind::Other, "other"}};
+
+/// FILE:LINE split at its last colon; false unless FILE is not empty and
+/// LINE is 1 to 2^32 - 1 in decimal digits only.
+bool splitLocation(std::string_view location, std::string_view &file, uint32_t &line) {
+  size_t colon = location.rfind(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 >= location.size() ||
+      location.size() - colon - 1 > 10)
+    return false;
+  uint64_t value = 0;
+  for (size_t i = colon + 1; i < location.size(); ++i) {
+    char c = location[i];
+    if (c < '0' || c > '9')
+      return false;
+    value = value * 10 + uint64_t(c - '0');
+  }
+  if (value == 0 || value > UINT32_MAX)
+    return false;
+  file = location.substr(0, colon);
+  line = uint32_t(value);
+  return true;
+}
+
+} // namespace
+
+const char *waitTargetKindName(WaitTargetKind kind) {
+  for (const KindWord &k : kKinds)
+    if (k.kind == kind)
+      return k.word.data(); // the literals end in NUL
+  return "";
+}
+
+bool parseWaitTargetKind(std::string_view word, WaitTargetKind &kind) {
+  for (const KindWord &k : kKinds)
+    if (k.word == word) {
+      kind = k.kind;
+      return true;
+    }
+  return false;
+}
+
+std::string LineName::location() const {
+  return valid ? file + ":" + std::to_string(line) : std::string();
+}
+
+LineName splitLineName(std::string_view name) {
+  LineName result;
+  std::string_view location = name;
+  WaitTargetKind wait = WaitTargetKind::None;
+  // A wait target: "FILE:LINE (KIND wait)". Anything else that ends in a
+  // parenthesis is no FILE:LINE either (a CPU line ends in its number).
+  if (name.size() >= kWaitEnd.size() &&
+      name.compare(name.size() - kWaitEnd.size(), kWaitEnd.size(), kWaitEnd) == 0) {
+    size_t wordEnd = name.size() - kWaitEnd.size();
+    size_t open = name.rfind(" (", wordEnd);
+    if (open == std::string_view::npos || open + 2 > wordEnd)
+      return result;
+    std::string_view word = name.substr(open + 2, wordEnd - open - 2);
+    if (!parseWaitTargetKind(word, wait))
+      return result;
+    location = name.substr(0, open);
+  }
+  std::string_view file;
+  uint32_t line = 0;
+  if (!splitLocation(location, file, line))
+    return result;
+  result.valid = true;
+  result.file = std::string(file);
+  result.line = line;
+  result.wait = wait;
+  return result;
+}
+
+std::string waitTargetName(std::string_view location, WaitTargetKind kind) {
+  std::string name(location);
+  if (kind != WaitTargetKind::None)
+    name += std::string(" (") + waitTargetKindName(kind) + " wait)";
+  return name;
+}
+
+bool lineNameLess(std::string_view a, std::string_view b) {
+  LineName x = splitLineName(a), y = splitLineName(b);
+  return std::make_tuple(!x.valid, std::string_view(x.file), x.line, int(x.wait), a) <
+         std::make_tuple(!y.valid, std::string_view(y.file), y.line, int(y.wait), b);
+}
+
+} // namespace causal::profile
