@@ -148,11 +148,6 @@ const Confirmation *confirmationOf(const Analysis &analysis, const std::string &
   return nullptr;
 }
 
-/// The runtime's variable that fixes every experiment on one wait target
-/// (`causal run --fixed-wait FILE:LINE@KIND`). Spelled here until the
-/// runtime's settings.def row gives it a CAUSAL_ENV_ constant.
-constexpr char kFixedWaitVariable[] = "CAUSAL_FIXED_WAIT";
-
 /// The variable and value that make the runtime select \p line in every
 /// experiment: CAUSAL_FIXED_LINE=FILE:LINE for a CPU line,
 /// CAUSAL_FIXED_WAIT=FILE:LINE@KIND for a wait target; false for a name that
@@ -162,7 +157,7 @@ bool fixedTarget(const std::string &line, std::pair<std::string, std::string> &s
   if (!split.valid)
     return false;
   if (split.isWait())
-    setting = {kFixedWaitVariable,
+    setting = {CAUSAL_ENV_FIXED_WAIT,
                split.location() + "@" + profile::waitTargetKindName(split.wait)};
   else
     setting = {CAUSAL_ENV_FIXED_LINE, line};
