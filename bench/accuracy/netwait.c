@@ -17,7 +17,7 @@
 // has the same knob), a real shortening of the client's wait by about
 // s = 100 - P %. The right causal answer: as in devicewait, 0.7-0.8 s (the
 // round trip, two wake-ups, is part of the wait too); measured on a loaded
-// 2-vCPU VM: 18 % at s = 25 %, 31 % at 50 %, 74 % at 100 %. Standard output
+// 2-vCPU VM: 18 % at s = 25 %, 31-35 % at 50 %, 70-74 % at 100 %. Standard output
 // does not depend on the knob or the timing.
 #define _GNU_SOURCE
 #include "causal/causal.h"

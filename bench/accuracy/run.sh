@@ -25,8 +25,8 @@
 #   socket) on the marked line, and the prediction is a wait experiment, `causal run
 #   --fixed-wait FILE:KNOB` (the report names the line "FILE:KNOB (KIND wait)"); Coz cannot
 #   select a wait, so its column is n/a for them:
-#     devicewait  one thread: a 2 ms timer wait (the line) then ~0.5 ms of CPU per round
-#                                                 (0.7-0.8 s: the wait's share)
+#     devicewait  one thread: a 2 ms timer wait (the line), a 0.1 ms one, ~0.5 ms of CPU a round
+#                                                 (0.6-0.7 s: the wait's share)
 #     waitbarrier two threads wait 3 ms (A, the line) / 1 ms (B), compute ~0.2 ms, meet at a
 #                 barrier                   (1 - max(3 (1 - s) + 0.2, 1.2) / 3.2, about)
 #     shortwait   the same program, the line is B's shorter wait (SHORT_KNOB) (0)

@@ -20,9 +20,10 @@
 //       (case "shortwait" of run.sh).
 // The timer slack (50 us) and the wake-ups after the sleeps and at the
 // barrier add to both paths; the knobs measure the true effect: on a loaded
-// 2-vCPU VM 21 %, 40 % and 59 % for line KNOB, 0 within +-5 % for SHORT_KNOB. A wait experiment
-// must see that B's wait, though it is a third of B's time, gains nothing. Standard output does not
-// depend on the knobs or the timing.
+// 2-vCPU VM 18-21 %, 37-41 % and 54-59 % for line KNOB, medians within
+// +-2 % for SHORT_KNOB. A wait experiment must see that B's wait, though it
+// is a third of B's time, gains nothing. Standard output does not depend on
+// the knobs or the timing.
 #define _GNU_SOURCE
 #include "causal/causal.h"
 

@@ -16,8 +16,8 @@
 // B, not on a device) and the items leave at B's pace whatever the device
 // wait's length. A profile that weighs waits by blocked time sees A's device
 // wait as 40 % of the run; only the experiment can tell that it does not
-// matter (measured on a loaded 2-vCPU VM: medians -5 to +3 %, runs -12 to
-// +5 %, at every s).
+// matter (measured on a loaded 2-vCPU VM: medians -6 to +4 %, runs -12 to
+// +8 %, at every s).
 // The threads are pinned apart: A's timer interrupts and wake-ups on B's CPU
 // slowed B by several % (by half with the timer slack at 1 ns). Standard
 // output does not depend on the knob or the timing.
