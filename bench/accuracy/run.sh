@@ -20,6 +20,20 @@
 #                that sleeps 1 ms between heartbeats                 (0.4 s)
 #     barrier    two threads sleep 200 / 800 us, compute 1000 (the line) / 200 us, meet at
 #                a barrier                     (at most 16.7 %; a few % with real sleeps)
+#   Wait cases (issue 14; not in the default list, `--cases waits` runs them all): the
+#   knob scales the length of a WAIT (a sleep, or a reply the program waits for on a
+#   socket) on the marked line, and the prediction is a wait experiment, `causal run
+#   --fixed-wait FILE:KNOB` (the report names the line "FILE:KNOB (KIND wait)"); Coz cannot
+#   select a wait, so its column is n/a for them:
+#     devicewait  one thread: a 2 ms timer wait (the line), a 0.1 ms one, ~0.5 ms of CPU a round
+#                                                 (0.6-0.7 s: the wait's share)
+#     waitbarrier two threads wait 3 ms (A, the line) / 1 ms (B), compute ~0.2 ms, meet at a
+#                 barrier                   (1 - max(3 (1 - s) + 0.2, 1.2) / 3.2, about)
+#     shortwait   the same program, the line is B's shorter wait (SHORT_KNOB) (0)
+#     waitoverlap a reader waits 1 ms per item (the line) and queues it for a worker
+#                 that computes 2.5 ms per item: the worker is the bottleneck   (0)
+#     netwait     a client waits in recv (the line) for a server process that answers
+#                 after 2 ms, then computes ~0.5 ms: a network wait (as devicewait)
 #   Latency cases (openloop, afterend, closedloop) print their own mean latency
 #   (BEGIN to END) on standard error (PRINT_MEAN_LATENCY=1); their true effect is 1 - latency(P) / latency(100),
 #   the others' 1 - time(P) / time(100).
@@ -57,7 +71,9 @@
 #                from the points of the line's curve within 10 points of s, each scaled
 #                linearly to s, weighted by their experiments (default 0: none)
 #   --cases      subset of: serial parallel lock openloop afterend closedloop heartbeat
-#                barrier (default: all)
+#                barrier (the default: all of these) and the wait cases devicewait
+#                waitbarrier shortwait waitoverlap netwait; the word "waits" stands for
+#                the five wait cases
 # Results: stdout and <cache-dir>/results.md, raw data <cache-dir>/runs.tsv (run times) and
 # <cache-dir>/predicted.tsv (one row per case, profiler, round, speedup). Writes nothing else.
 set -euo pipefail
@@ -68,6 +84,8 @@ reps=5 budget=480 quick=0 skip_coz=0 free_runs=0
 cases="serial parallel lock openloop afterend closedloop heartbeat barrier"
 bench_args "--budget-s=budget --quick=quick! --reps=reps --skip-coz=skip_coz! --free-runs=free_runs --cases=cases" "$@"
 bench_positive --reps "$reps"
+wait_cases="devicewait waitbarrier shortwait waitoverlap netwait"
+cases="$(echo " $cases " | sed "s/ waits / $wait_cases /g")"
 bench_number --budget-s "$budget"
 bench_number --free-runs "$free_runs"
 [ "$quick" = 0 ] || reps=1
@@ -89,17 +107,29 @@ args_of() {                  # about 1-2.5 s of plain run time each on a 2-vCPU 
     closedloop:0) echo 300 ;; closedloop:1) echo 80 ;; # requests per client
     heartbeat:0) echo 1500 ;; heartbeat:1) echo 300 ;; # rounds per worker
     barrier:0) echo 1000 ;;  barrier:1) echo 200 ;;   # rounds
+    devicewait:0|netwait:0) echo 1000 ;; devicewait:1|netwait:1) echo 200 ;; # rounds
+    waitbarrier:0|shortwait:0) echo 800 ;; waitbarrier:1|shortwait:1) echo 150 ;; # rounds
+    waitoverlap:0) echo 1000 ;; waitoverlap:1) echo 200 ;; # items
     *) echo "run.sh: unknown case '$1'" >&2; exit 2 ;;
   esac
 }
-source_of() { case "$1" in afterend) echo openloop ;; *) echo "$1" ;; esac; }
-marker_of() { case "$1" in afterend) echo AFTER_END ;; *) echo KNOB ;; esac; }
-knob_macro_of() { case "$1" in afterend) echo AFTER_COST_PERCENT ;; *) echo LINE_COST_PERCENT ;; esac; }
+source_of() {
+  case "$1" in afterend) echo openloop ;; shortwait) echo waitbarrier ;; *) echo "$1" ;; esac
+}
+marker_of() { case "$1" in afterend) echo AFTER_END ;; shortwait) echo SHORT_KNOB ;; *) echo KNOB ;; esac; }
+knob_macro_of() {
+  case "$1" in
+    afterend) echo AFTER_COST_PERCENT ;; shortwait) echo SHORT_COST_PERCENT ;; *) echo LINE_COST_PERCENT ;;
+  esac
+}
 knob_line() { grep -n "// $(marker_of "$1")\$" "$here/$(source_of "$1").c" | cut -d: -f1; }
 point_of() {
-  case "$1" in lock) echo item ;; openloop|afterend|closedloop) echo request ;; *) echo round ;; esac
+  case "$1" in lock|waitoverlap) echo item ;; openloop|afterend|closedloop) echo request ;; *) echo round ;; esac
 }
 is_latency() { [ "$(point_of "$1")" = request ]; }
+# A wait case: the knob shortens a wait, the prediction is a wait experiment (--fixed-wait), no Coz.
+is_wait() { case " $wait_cases " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+profilers_of() { if is_wait "$1"; then echo causal; else echo "$profilers"; fi; }
 
 build_log="$cache/build.log"
 : >"$build_log"
@@ -114,7 +144,7 @@ for c in $cases; do
       "$clang" "${common[@]}" -D"$(knob_macro_of "$c")"="$k" -o "$cache/bin/$c.plain$k"
     done
     "$build/bin/causal-clang" -fcausal-profile "${common[@]}" -o "$cache/bin/$c.causal"
-    if [ "$skip_coz" = 0 ]; then
+    if [ "$skip_coz" = 0 ] && ! is_wait "$c"; then
       "$clang" -g -gdwarf-4 -include "$src/bench/overhead/coz_shim.h" "${common[@]}" -ldl \
         -o "$cache/bin/$c.coz"
     fi
@@ -131,14 +161,15 @@ run_one() {
   local err="$cache/out/$c.$variant.$speedup.$round.err"
   local profile="$cache/profiles/$c.$variant.$round.coz"
   local line="$here/$(source_of "$c").c:$(knob_line "$c")"
-  local start end status=0
+  local start end status=0 select=--fixed-line
+  ! is_wait "$c" || select=--fixed-wait
   # shellcheck disable=SC2046
   set -- $(args_of "$c")
   start=$(date +%s%N)
   case "$variant" in
     plain*) PRINT_MEAN_LATENCY=1 "${nice_cmd[@]}" "$cache/bin/$c.$variant" "$@" >"$out" 2>"$err" ||
               status=$? ;;
-    causal) "${nice_cmd[@]}" "$causal" run --quiet --output "$profile" --fixed-line "$line" \
+    causal) "${nice_cmd[@]}" "$causal" run --quiet --output "$profile" "$select" "$line" \
               --fixed-speedup "$speedup" -- "$cache/bin/$c.causal" "$@" \
               >"$out" 2>"$err" || status=$? ;;
     free*) "${nice_cmd[@]}" "$causal" run --quiet --output "$cache/profiles/$c.free.$round.coz" \
@@ -172,7 +203,7 @@ for round in $(seq 1 "$reps"); do
     i=0
     for s in $order; do
       k=$((100 - s))
-      list="plain$k $profilers"
+      list="plain$k $(profilers_of "$c")"
       [ $(((round + i) % 2)) = 0 ] || list="$(bench_reverse "$list")"
       for v in $list; do
         read -r ns status <<<"$(run_one "$c" "$v" "$s" "$round")"
@@ -218,7 +249,9 @@ coz_version="$(dpkg-query -W -f='${Version}' coz-profiler 2>/dev/null || echo '?
 } >"$cache/header.txt"
 cases_lines=""
 for c in $cases; do
-  cases_lines="$cases_lines $c:$here/$(source_of "$c").c:$(knob_line "$c"):$(point_of "$c")"
+  kind=line
+  ! is_wait "$c" || kind=wait
+  cases_lines="$cases_lines $c:$here/$(source_of "$c").c:$(knob_line "$c"):$(point_of "$c"):$kind"
 done
 python3 "$here/table.py" --runs "$runs" --reports "$reports" --outputs "$cache/out" \
   --header "$cache/header.txt" --cases "$cases_lines" --predicted-tsv "$cache/predicted.tsv" \

@@ -2,11 +2,14 @@
 """Makes the Markdown table of bench/accuracy/run.sh from its raw data.
 
   table.py --runs RUNS.tsv --reports DIR --outputs DIR --header FILE
-           --cases "NAME:FILE:LINE:POINT ..." --predicted-tsv OUT.tsv
+           --cases "NAME:FILE:LINE:POINT[:KIND] ..." --predicted-tsv OUT.tsv
 
 RUNS.tsv: round, case, variant (plainP | causal | coz), speedup, ns, status.
 DIR/CASE.PROFILER.ROUND.json: `causal report --json` of that round's profile.
 DIR (outputs)/CASE.VARIANT.SPEEDUP.ROUND.txt: each run's standard output.
+KIND: line (the default: a line experiment, `--fixed-line`) or wait (a wait
+experiment, `--fixed-wait`: the report names the line "FILE:LINE (KIND wait)";
+Coz has no such experiment, its column says n/a).
 Prints results.md on stdout and writes one row per case, profiler, round and
 speedup (predicted program speedup, experiments) to OUT.tsv.
 """
@@ -15,6 +18,7 @@ import csv
 import filecmp
 import json
 import os
+import re
 import statistics
 import sys
 
@@ -26,6 +30,8 @@ RIGHT = {
     "openloop": lambda s: 0.6 * s,
     "afterend": lambda s: 0.0,
     "heartbeat": lambda s: 0.4 * s,
+    "shortwait": lambda s: 0.0,
+    "waitoverlap": lambda s: 0.0,
 }
 # Cases whose true effect is on mean latency (the plain runs' "ns" is the
 # program's own mean latency), not on run time.
@@ -42,8 +48,16 @@ def summary(values, percent=True):
     return "%+.1f %% (%+.1f to %+.1f)" % (med * scale, lo * scale, hi * scale)
 
 
-def curve_of(report_path, path, line, point):
-    """The curve of (line, point) in a `causal report --json`, or None."""
+# A report's line name: "FILE:LINE", or "FILE:LINE (KIND wait)" for a wait experiment's.
+LINE_NAME = re.compile(r"^(.*):(\d+)(?: \(([^()]*) wait\))?$")
+
+
+def curve_of(report_path, path, line, point, wait=False):
+    """The curve of (line, point) in a `causal report --json`, or None.
+
+    wait: the line's wait ("FILE:LINE (KIND wait)", any kind), else the line
+    itself; a report that names a wait experiment's line without the suffix
+    is read too (the line's own name, when no suffixed one is there)."""
     if not os.path.exists(report_path):
         return None
     try:
@@ -51,23 +65,26 @@ def curve_of(report_path, path, line, point):
             report = json.load(f)
     except ValueError:
         return None
+    found = {}
     for entry in report.get("lines", []):
-        file_part, _, number = entry["line"].rpartition(":")
-        if number != str(line) or os.path.realpath(file_part) != os.path.realpath(path):
+        m = LINE_NAME.match(entry["line"])
+        if not m or m.group(2) != str(line) or os.path.realpath(m.group(1)) != os.path.realpath(path):
             continue
         for p in entry["points"]:
             if p["name"] == point:
-                return p["curve"]
-    return None
+                found.setdefault(m.group(3) is not None, p["curve"])
+    if wait:
+        return found.get(True, found.get(False))
+    return found.get(False)
 
 
-def prediction(report_path, path, line, point, speedup, free=False):
+def prediction(report_path, path, line, point, speedup, free=False, wait=False):
     """(program speedup at `speedup`, experiments at 0, experiments at speedup) or None.
 
     free: a free run draws speedups in 5 % steps, so the curve has few
     experiments at any one speedup: the points within 10 points of `speedup`
     are each scaled linearly to it and averaged, weighted by experiments."""
-    curve = curve_of(report_path, path, line, point)
+    curve = curve_of(report_path, path, line, point, wait)
     if not curve:
         return None
     base = [c for c in curve if c["speedup"] == 0]
@@ -95,8 +112,8 @@ def main():
     args = parser.parse_args()
     cases = []
     for spec in args.cases.split():
-        name, path, line, point = spec.split(":")
-        cases.append((name, path, int(line), point))
+        name, path, line, point, kind = (spec.split(":") + ["line"])[:5]
+        cases.append((name, path, int(line), point, kind == "wait"))
     rows = list(csv.DictReader(open(args.runs), delimiter="\t"))
     ns = {(r["case"], r["variant"], int(r["round"])): int(r["ns"]) for r in rows}
     rounds = sorted({int(r["round"]) for r in rows})
@@ -118,17 +135,20 @@ def main():
 
     predicted_rows = []
     table = []
-    for name, path, line, point in cases:
+    for name, path, line, point, wait in cases:
         for s in speedups:
             truth = [1 - ns[(name, "plain%d" % (100 - s), k)] / ns[(name, "plain100", k)]
                      for k in rounds if (name, "plain%d" % (100 - s), k) in ns
                      and (name, "plain100", k) in ns]
             cells = []
             for p in profilers:
+                if wait and p == "coz":  # Coz cannot select a wait
+                    cells.append("n/a")
+                    continue
                 values, missing = [], 0
                 for k in rounds:
                     found = prediction(os.path.join(args.reports, "%s.%s.%d.json" % (name, p, k)),
-                                       path, line, point, s / 100, free=(p == "free"))
+                                       path, line, point, s / 100, free=(p == "free"), wait=wait)
                     if found is None:
                         missing += 1
                         predicted_rows.append((name, p, k, s, "", "", ""))
@@ -163,6 +183,12 @@ def main():
     print("profile of the unchanged build predicts at that virtual line speedup (fixed line,")
     print("fixed speedups 0/25/50/100, one profile per round); median (min to max) over %d rounds." %
           len(rounds))
+    wait_cases = [c[0] for c in cases if c[4]]
+    if wait_cases:
+        print("Wait cases (%s): the line is a wait whose length the knob scales, predicted by a" %
+              ", ".join(wait_cases))
+        print("wait experiment (`causal run --fixed-wait`, the report's line \"FILE:LINE (KIND wait)\");")
+        print("Coz cannot select a wait (n/a).")
     if "free" in profilers:
         print("Free runs: `causal run` without a fixed line or speedup, the round's runs in one")
         print("profile; the value at s is the experiment-weighted mean of the line's curve points")
