@@ -69,6 +69,9 @@ struct ExperimentGlobals {
   std::atomic<uint64_t> selected{kNoLine};
   std::atomic<uint64_t> delay_per_sample_ns{0};
   std::atomic<uint64_t> global_delay_ns{0};
+  /// 1 while an experiment on a wait target selects it (not in its drain);
+  /// next to the global count, which every hook reads already.
+  std::atomic<uint32_t> wait_target_active{0};
   std::atomic<uint64_t> start_global_ns{0}; ///< older debts are forgiven
   std::atomic<uint64_t> start_ns{0};        ///< monotonic time the experiment began
   std::atomic<uint64_t> selected_samples{0};
@@ -80,8 +83,6 @@ struct ExperimentGlobals {
   std::atomic<uint64_t> candidate{kNoLine};
   std::atomic<uint64_t> candidate_weight{0};
   // ---- A wait target (WaitTargets.h) ----
-  /// 1 while an experiment on a wait target selects it (not in its drain).
-  std::atomic<uint32_t> wait_target_active{0};
   std::atomic<uint32_t> speedup_percent{0};
   /// The experiment's start on the waits clock (FastClock.h).
   std::atomic<uint64_t> start_wait_clock_ns{0};

@@ -73,6 +73,9 @@ struct ThreadState {
   // ---- Causal experiments (Experiment.h) ------------------------------------
   std::atomic<uint64_t> local_delay_ns; // delays this thread has taken/owes
   std::atomic<uint32_t> blocking_calls; // >0 while in a blocking call (a wake-up credits it)
+  uint64_t wait_credit_to_ns; // the local count the last selected wait brings it to (0: none),
+                              // applied after the blocking call's own credit (applyWaitCredit,
+                              // WaitTargets.h); next to the count every hook reads already
   uint64_t excess_delay_ns;             // pause overshoot, subtracted from the next pause
   uint64_t selected_delay_ns;           // delay of this signal's selected samples, not yet
                                         // counted (settleDelays adds it to the local count,
@@ -98,8 +101,6 @@ struct ThreadState {
   std::atomic<uint64_t> target_wait_base_ns;   // its local delay count then (the floor applied)
   std::atomic<uint64_t> target_wait_raised_ns; // what the profiler thread raised the global count
                                                // to for that wait so far (0: nothing)
-  uint64_t wait_credit_to_ns; // the local count the last selected wait brings it to (0: none),
-                              // applied after the blocking call's own credit (applyWaitCredit)
   uint64_t wait_call_pc;      // the last call site looked up, and its line (a cache)
   uint64_t wait_call_line;
 

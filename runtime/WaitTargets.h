@@ -75,10 +75,13 @@ struct TargetWaitMark {
         beginWaitInTarget(state, caller, start_ns))
       marked = state;
   }
-  ~TargetWaitMark() {
+  /// Takes the mark off (once; the destructor does it otherwise).
+  void end() {
     if (__builtin_expect(marked != nullptr, 0))
       endWaitInTarget(marked);
+    marked = nullptr;
   }
+  ~TargetWaitMark() { end(); }
 };
 
 /// A recorded wait ended (Waits.cpp, appendEpisode): a candidate for the

@@ -11,11 +11,11 @@
 // P % of its 2 ms (P = 0: no sleep on that line), a real shortening of the
 // wait by s = 100 - P %. The right causal answer: the round is the waits
 // plus the work, so shortening the wait by s speeds the program up by about
-// s times the wait's share of the round, 0.6-0.7 s (the timer slack, 50 us,
-// and the wake-up after each sleep are blocked time too; on a VM a 2 ms
-// sleep's wake-up took up to 0.5 ms; how long the work takes depends on the
-// machine). Measured on a loaded 2-vCPU VM: 13 % at s = 25 %, 26 % at 50 %,
-// 67 % at 100 % (the wake-up latency goes only with the whole wait). The
+// s times the wait's share of the round, about 0.75 s (the timer slack and
+// the wake-up after each sleep are blocked time too; how long the work takes
+// depends on the machine). Measured on a quiet 2-vCPU VM: 18 % at s = 25 %,
+// 36 % at 50 %, 77 % at 100 % (the wake-up latency goes only with the whole
+// wait). The
 // POLL line is no knob: it keeps the thread blocking once a round at every
 // P; without it the P = 0 build never slept and, as a CPU hog, got half its
 // CPU on the loaded machine (34 % at 100 %). A CPU profile sees only line
@@ -36,7 +36,7 @@
 #endif
 
 enum { WAIT_NS = 2000000, POLL_NS = 100000 }; // 2 ms, 0.1 ms
-enum { WORK_ITERATIONS = 1000000 };           // about 0.5 ms
+enum { WORK_ITERATIONS = 200000 };            // about 0.5 ms
 
 static const long waitNs = (long)WAIT_NS * LINE_COST_PERCENT / 100;
 
@@ -48,8 +48,7 @@ int main(int argc, char **argv) {
     if (waitNs > 0)
       nanosleep(&wait, NULL);                                 // KNOB
     nanosleep(&poll, NULL);                                   // POLL
-    for (volatile uint64_t x = 0; x < WORK_ITERATIONS; x++) { // WORK
-    }
+    cpuWorkSink = cpuWork(cpuWorkSink, WORK_ITERATIONS); // WORK
     checksum += (uint64_t)r;
     CAUSAL_PROGRESS_NAMED("round");
   }

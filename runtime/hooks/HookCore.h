@@ -141,11 +141,21 @@ template <auto &Real> __attribute__((always_inline)) inline auto resolved() {
 
 // ---- The blocking scope and the waking call -----------------------------------
 
-// During an experiment on a wait target, what the selected waits under way
-// added since the profiler thread's last poll step (WaitTargets.h).
-inline void accrueSelectedWaitsIfAny() {
-  if (__builtin_expect(g_experiment.wait_target_active.load(std::memory_order_relaxed), 0))
+// Whether the thread owes delays, or may owe more than the global count
+// says: during an experiment on a wait target the selected waits under way
+// raise it only every poll step, so a hook brings it up to now first
+// (WaitTargets.h). One branch on the fast path: the flag sits next to the
+// global count.
+inline bool mayOweDelays(const ThreadState *state) {
+  uint64_t global = g_experiment.global_delay_ns.load(std::memory_order_relaxed);
+  uint64_t local = state->local_delay_ns.load(std::memory_order_relaxed);
+  uint32_t lazy = g_experiment.wait_target_active.load(std::memory_order_relaxed);
+  return __builtin_expect((global > local) | (lazy != 0), 0);
+}
+inline bool owesDelaysUpToNow(const ThreadState *state) {
+  if (g_experiment.wait_target_active.load(std::memory_order_relaxed))
     accrueSelectedWaits();
+  return owesDelays(state);
 }
 
 inline void beforeWaking() {
@@ -153,8 +163,7 @@ inline void beforeWaking() {
   if (!state)
     return;
   state->sync_calls += !state->in_handler; // the program's calls, not libunwind's
-  accrueSelectedWaitsIfAny();
-  if (__builtin_expect(owesDelays(state), 0))
+  if (mayOweDelays(state) && owesDelaysUpToNow(state))
     payOwedDelays(state);
 }
 
@@ -164,19 +173,15 @@ struct BlockScope {
   BlockScope() : state(tls_thread) {
     if (state) {
       state->sync_calls += !state->in_handler; // the program's calls, not libunwind's
-      accrueSelectedWaitsIfAny();
-      if (__builtin_expect(owesDelays(state), 0))
+      if (mayOweDelays(state) && owesDelaysUpToNow(state))
         payBeforeCall();
       enterBlockingCall(state);
       global_before = g_experiment.global_delay_ns.load(std::memory_order_relaxed);
     }
   }
   ~BlockScope() {
-    if (state) {
-      if (!left)
-        leaveBlockingCall(state);
-      applyWaitCredit(state); // a selected wait's (WaitTargets.h), after woken()'s credit
-    }
+    if (state && !left)
+      leaveBlockingCall(state);
   }
   void woken(bool by_other_thread) {
     if (state && by_other_thread && !state->in_handler)
@@ -387,16 +392,27 @@ struct EpisodeScope {
   uint64_t start = 0;
   uint64_t caller;
   wf::WaitKind kind;
+  ThreadState *recording = nullptr; // the thread, while its wait is recorded
   TargetWaitMark mark;
   EpisodeScope(wf::WaitKind kind, ThreadState *state, uint64_t caller, bool may_block = true)
       : caller(caller), kind(kind) {
     if (waitsRecorded(kind) && (buffer = recordingBuffer(state, caller))) {
       if (may_block) {
         start = fastMonotonicNs();
+        recording = state;
         mark.begin(state, caller, start);
       } else {
         buffer = nullptr;
       }
+    }
+  }
+  // Destroyed after the hook's outcome (BlockScope's woken() or timedOut())
+  // and before its BlockScope: a selected wait's credit comes after the
+  // call's own (WaitTargets.h).
+  ~EpisodeScope() {
+    if (__builtin_expect(recording != nullptr, 0)) {
+      mark.end();
+      applyWaitCredit(recording);
     }
   }
   /// Ended by |waker| (a tid or wf::PseudoThread), whose line is |waker_pc|.
@@ -472,6 +488,10 @@ __attribute__((noinline)) CAUSAL_FORWARD auto recordedBlockingCall(uint64_t call
   if (timed_out)
     scope.timedOut();
   scope.woken(woken);
+  if (buffer) { // a selected wait's credit, after the call's own (WaitTargets.h)
+    mark.end();
+    applyWaitCredit(scope.state);
+  }
   return r;
 }
 

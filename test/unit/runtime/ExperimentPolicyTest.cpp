@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include <algorithm>
 #include <map>
 #include <random>
@@ -151,6 +153,56 @@ TEST(ExperimentPolicyTest, ScopeGlobs) {
   EXPECT_TRUE(inDefaultSourceScope("main.c"));
   EXPECT_FALSE(inDefaultSourceScope("/usr/include/c++/12/bits/stl_vector.h"));
   EXPECT_FALSE(inDefaultSourceScope("/usr/lib/llvm-19/lib/clang/19/include/x.h"));
+}
+
+TEST(ExperimentPolicyTest, FixedWaitParsing) {
+  char file[64];
+  uint32_t line = 0;
+  WaitTarget kind = WaitTarget::Timer;
+  ASSERT_TRUE(parseFixedWait("src/a.c:42", file, sizeof(file), &line, &kind));
+  EXPECT_STREQ(file, "src/a.c");
+  EXPECT_EQ(line, 42u);
+  EXPECT_EQ(kind, WaitTarget::None) << "no kind: the first seen";
+  ASSERT_TRUE(parseFixedWait("src/a.c:42@disk", file, sizeof(file), &line, &kind));
+  EXPECT_STREQ(file, "src/a.c");
+  EXPECT_EQ(line, 42u);
+  EXPECT_EQ(kind, WaitTarget::Disk);
+  ASSERT_TRUE(parseFixedWait("dir@x/b.c:7@network", file, sizeof(file), &line, &kind))
+      << "an '@' in the file name is the file's";
+  EXPECT_STREQ(file, "dir@x/b.c");
+  EXPECT_EQ(kind, WaitTarget::Network);
+  EXPECT_TRUE(parseFixedWait("b.c:7@timer", file, sizeof(file), &line, &kind));
+  EXPECT_EQ(kind, WaitTarget::Timer);
+  EXPECT_TRUE(parseFixedWait("b.c:7@other", file, sizeof(file), &line, &kind));
+  EXPECT_EQ(kind, WaitTarget::Other);
+  EXPECT_FALSE(parseFixedWait("b.c:7@bogus", file, sizeof(file), &line, &kind));
+  EXPECT_FALSE(parseFixedWait("b.c:7@", file, sizeof(file), &line, &kind));
+  EXPECT_FALSE(parseFixedWait("b.c@timer", file, sizeof(file), &line, &kind));
+  EXPECT_FALSE(parseFixedWait("b.c:x@timer", file, sizeof(file), &line, &kind));
+  EXPECT_FALSE(parseFixedWait(nullptr, file, sizeof(file), &line, &kind));
+  std::string huge(5000, 'a');
+  EXPECT_FALSE(parseFixedWait((huge + ".c:1@timer").c_str(), file, sizeof(file), &line, &kind));
+}
+
+TEST(ExperimentPolicyTest, WaitTargetsNeverEqualALineAndKeepIt) {
+  uint64_t line = packLine(3, 1234);
+  for (WaitTarget kind :
+       {WaitTarget::Timer, WaitTarget::Disk, WaitTarget::Network, WaitTarget::Other}) {
+    uint64_t target = packWaitTarget(line, kind);
+    EXPECT_NE(target, line);
+    EXPECT_EQ(waitTargetOf(target), kind);
+    EXPECT_EQ(lineOfTarget(target), line);
+    EXPECT_NE(waitTargetName(kind), nullptr);
+  }
+  EXPECT_EQ(waitTargetOf(line), WaitTarget::None);
+  EXPECT_EQ(lineOfTarget(line), line);
+  EXPECT_EQ(waitTargetOf(kNoLine), WaitTarget::None);
+  EXPECT_EQ(lineOfTarget(kNoLine), kNoLine);
+  EXPECT_EQ(waitTargetName(WaitTarget::None), nullptr);
+  EXPECT_STREQ(waitTargetName(WaitTarget::Disk), "disk");
+  // The largest line index a target can carry keeps its kind apart.
+  uint64_t last = packLine(0, kLineIndexMask);
+  EXPECT_EQ(lineOfTarget(packWaitTarget(last, WaitTarget::Other)), last);
 }
 
 TEST(ExperimentPolicyTest, FixedLineParsingAndMatching) {

@@ -134,6 +134,23 @@ TEST(ProfileWriterTest, LaterPartsHoldTheLinesWhoseCountChanged) {
   registry->destroyForTesting();
 }
 
+TEST(ProfileWriterTest, NamesAWaitTargetByItsLineAndKind) {
+  TextBuffer text;
+  causal::rt::records::Experiment experiment;
+  experiment.selected = {"/src/app.c", 42, "timer"};
+  experiment.speedup = 0.5;
+  experiment.duration = 1000;
+  causal::rt::writeRecord(text, experiment);
+  causal::rt::records::Experiment line;
+  line.selected = {"/src/app.c", 42};
+  causal::rt::writeRecord(text, line);
+  std::string written(text.data(), text.size());
+  EXPECT_NE(written.find("experiment\tselected=/src/app.c:42 (timer wait)\tspeedup=0.50"),
+            std::string::npos)
+      << written;
+  EXPECT_NE(written.find("experiment\tselected=/src/app.c:42\t"), std::string::npos) << written;
+}
+
 TEST(ProfileWriterTest, ChunksEndAtLineBoundaries) {
   std::string path = temporaryPath("chunks.coz");
   std::string text;
