@@ -264,11 +264,17 @@ uint64_t findFixedLine() {
   return kNoLine;
 }
 
+// Free experiments of this run so far, and those on wait targets
+// (profiler thread only).
+uint64_t g_free_experiments = 0;
+uint64_t g_wait_experiments = 0;
+
 // Waits for the line of the next experiment; kNoLine if stopping.
 uint64_t chooseLine() {
   const ExperimentConfig &c = g_setup.config;
   bool said_missing = false;
   uint64_t waited = 0;
+  uint32_t waits_put_back = 0;
   for (;;) {
     if (stopping())
       return kNoLine;
@@ -290,8 +296,20 @@ uint64_t chooseLine() {
       if (candidate != kNoLine) {
         // The next choice draws from the samples taken from now on.
         g_experiment.candidate_weight.store(0, std::memory_order_relaxed);
-        if (inScope(candidate))
+        // Wait targets get at most their share of the experiments
+        // (CAUSAL_WAIT_TARGET_MAX_SHARE_PERCENT); over it, one is put back,
+        // unless nothing but waits came for a while (a program that hardly
+        // runs on a CPU).
+        bool wait = waitTargetOf(candidate) != WaitTarget::None;
+        bool over_share = wait &&
+                          g_wait_experiments * 100 >
+                              uint64_t(CAUSAL_WAIT_TARGET_MAX_SHARE_PERCENT) * g_free_experiments &&
+                          ++waits_put_back <= CAUSAL_WAIT_TARGET_MAX_PUT_BACK;
+        if (inScope(candidate) && !over_share) {
+          g_free_experiments++;
+          g_wait_experiments += wait;
           return candidate;
+        }
         // Rejected: draw again from the samples that follow. Rejection
         // keeps the choice proportional to samples among in-scope lines.
       }

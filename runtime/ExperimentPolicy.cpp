@@ -2,6 +2,7 @@
 
 #include "ExperimentPolicy.h"
 
+#include "causal/profile_schema.h"
 #include "causal/tunables.h"
 
 #include <algorithm>
@@ -134,19 +135,9 @@ bool inDefaultSourceScope(const char *path) {
 }
 
 const char *waitTargetName(WaitTarget kind) {
-  switch (kind) {
-  case WaitTarget::Timer:
-    return "timer";
-  case WaitTarget::Disk:
-    return "disk";
-  case WaitTarget::Network:
-    return "network";
-  case WaitTarget::Other:
-    return "other";
-  case WaitTarget::None:
-    break;
-  }
-  return nullptr;
+  unsigned index = unsigned(kind);
+  return index < profile_schema::kWaitTargetKindCount ? profile_schema::kWaitTargetKinds[index]
+                                                      : nullptr;
 }
 
 bool parseFixedWait(const char *text, char *file, size_t file_size, uint32_t *line,
@@ -164,10 +155,9 @@ bool parseFixedWait(const char *text, char *file, size_t file_size, uint32_t *li
   if (at) {
     *at = 0;
     const char *name = at + 1;
-    for (WaitTarget k :
-         {WaitTarget::Timer, WaitTarget::Disk, WaitTarget::Network, WaitTarget::Other})
-      if (!strcmp(name, waitTargetName(k)))
-        *kind = k;
+    for (unsigned k = 1; k < profile_schema::kWaitTargetKindCount; ++k)
+      if (!strcmp(name, profile_schema::kWaitTargetKinds[k]))
+        *kind = WaitTarget(k);
     if (*kind == WaitTarget::None)
       return false;
   }

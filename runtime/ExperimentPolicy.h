@@ -22,6 +22,7 @@ inline uint64_t packLine(uint32_t module, uint32_t line) { return (uint64_t(modu
 /// wait target is its line packed as above with the kind in the line
 /// index's top bits, which no line table reaches; a sample's line never
 /// equals one.
+/// Numbered as causal/profile_schema.h's kWaitTargetKinds.
 enum class WaitTarget : uint32_t { None = 0, Timer = 1, Disk = 2, Network = 3, Other = 4 };
 constexpr uint32_t kWaitTargetShift = 28;
 constexpr uint32_t kLineIndexMask = (1u << kWaitTargetShift) - 1;

@@ -17,6 +17,13 @@ namespace causal::profile_schema {
 /// 6: a throughput point's span= and gap-squares=).
 inline constexpr unsigned kSchemaVersion = 6;
 
+/// The kinds of a wait target as its name spells them, "FILE:LINE (KIND
+/// wait)" (docs/report.md, "Wait targets"), by number: 0 is no wait (a
+/// line's code). The runtime's WaitTarget and the tools' WaitTargetKind
+/// number them the same way.
+inline constexpr const char *kWaitTargetKinds[] = {nullptr, "timer", "disk", "network", "other"};
+inline constexpr unsigned kWaitTargetKindCount = 5;
+
 enum class FieldType { Count, Fixed2, Fixed4, Text, Location };
 enum class Presence { Required, Optional, IfSet };
 enum class Check { Any, NonNegative, Fraction, Positive };

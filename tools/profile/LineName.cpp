@@ -1,6 +1,8 @@
 //===- LineName.cpp - What a line's name in the profile says --------------===//
 #include "LineName.h"
 
+#include "causal/profile_schema.h"
+
 #include <tuple>
 
 namespace causal::profile {
@@ -8,15 +10,6 @@ namespace causal::profile {
 namespace {
 
 constexpr std::string_view kWaitEnd = " wait)";
-
-struct KindWord {
-  WaitTargetKind kind;
-  std::string_view word;
-};
-constexpr KindWord kKinds[] = {{WaitTargetKind::Timer, "timer"},
-                               {WaitTargetKind::Disk, "disk"},
-                               {WaitTargetKind::Network, "network"},
-                               {WaitTargetKind::Other, "other"}};
 
 /// FILE:LINE split at its last colon; false unless FILE is not empty and
 /// LINE is 1 to 2^32 - 1 in decimal digits only.
@@ -42,16 +35,16 @@ bool splitLocation(std::string_view location, std::string_view &file, uint32_t &
 } // namespace
 
 const char *waitTargetKindName(WaitTargetKind kind) {
-  for (const KindWord &k : kKinds)
-    if (k.kind == kind)
-      return k.word.data(); // the literals end in NUL
-  return "";
+  unsigned index = unsigned(kind);
+  return index > 0 && index < profile_schema::kWaitTargetKindCount
+             ? profile_schema::kWaitTargetKinds[index]
+             : "";
 }
 
 bool parseWaitTargetKind(std::string_view word, WaitTargetKind &kind) {
-  for (const KindWord &k : kKinds)
-    if (k.word == word) {
-      kind = k.kind;
+  for (unsigned k = 1; k < profile_schema::kWaitTargetKindCount; ++k)
+    if (word == profile_schema::kWaitTargetKinds[k]) {
+      kind = WaitTargetKind(k);
       return true;
     }
   return false;

@@ -18,7 +18,8 @@
 
 namespace causal::profile {
 
-/// The kind of wait a wait target names; None: a CPU line.
+/// The kind of wait a wait target names; None: a CPU line. Numbered as
+/// causal/profile_schema.h's kWaitTargetKinds.
 enum class WaitTargetKind { None, Timer, Disk, Network, Other };
 
 /// "timer", "disk", "network", "other"; "" for None.
