@@ -149,11 +149,17 @@ inline bool owesDelays(const ThreadState *state) {
 
 /// After a blocking call that began when the global count was
 /// |global_before|: if the thread was woken by another thread, it skips
-/// the delays inserted meanwhile.
+/// the delays inserted meanwhile, up to the global count (creditedLocal). A
+/// compare-and-swap: the thread's own sample handler may change the count
+/// between the read and the write.
 inline void creditWakeUp(ThreadState *state, uint64_t global_before) {
   uint64_t now = g_experiment.global_delay_ns.load(std::memory_order_relaxed);
-  if (now > global_before)
-    state->local_delay_ns.fetch_add(now - global_before, std::memory_order_relaxed);
+  if (now <= global_before)
+    return;
+  uint64_t local = state->local_delay_ns.load(std::memory_order_relaxed);
+  while (!state->local_delay_ns.compare_exchange_weak(
+      local, creditedLocal(local, global_before, now), std::memory_order_relaxed))
+    ;
 }
 
 /// A blocking call begins / ends (nested calls count). While a thread is in

@@ -185,10 +185,15 @@
 #define CAUSAL_COMPETING_WAIT_DIVISOR 20u
 /* ... and only while the process's own threads outnumber its CPUs: in the
  * last experiment, threads on a CPU plus threads waiting for one exceeded
- * CAUSAL_OVERSUBSCRIBED_PERCENT % of the CPUs available. Threads that wait
+ * CAUSAL_OVERSUBSCRIBED_PERCENT % of the CPUs available (before the first
+ * experiment: over CAUSAL_SATURATION_PROBE_NS). Threads that wait
  * because other processes hold the CPUs keep Coz's model (and so does every
  * thread with CAUSAL_SHARED_CPUS=0). */
 #define CAUSAL_OVERSUBSCRIBED_PERCENT 110u
+/* Before a run's first experiment the profiler thread watches the process
+ * this long to tell whether its threads outnumber its CPUs (the first
+ * experiment has no last experiment to go by). */
+#define CAUSAL_SATURATION_PROBE_NS 20000000ull
 /* A thread reads its schedstat (about 15 us) at most once per this many of
  * its samples, and only when it has a delay to add or to pay while the
  * process's threads outnumber its CPUs. */

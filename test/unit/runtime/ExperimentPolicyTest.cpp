@@ -108,6 +108,21 @@ TEST(ExperimentPolicyTest, DelayArithmeticFollowsThePaper) {
   EXPECT_EQ(even.pause_ns + even.raise_global_to, 0u);
 }
 
+TEST(ExperimentPolicyTest, AWakeUpCreditNeverLiftsALocalCountAboveTheGlobalOne) {
+  // Blocked at global 1000 with nothing owed; others inserted 500 meanwhile.
+  EXPECT_EQ(creditedLocal(1000, 1000, 1500), 1500u);
+  // Owing 200 when it blocked: the debt stays, the blocked time is skipped.
+  EXPECT_EQ(creditedLocal(800, 1000, 1500), 1300u);
+  // Its own sample raised the global count from 1000 to 1300 after the hook
+  // read it (local 1300); others then added 200: caught up, not 300 ahead.
+  EXPECT_EQ(creditedLocal(1300, 1000, 1500), 1500u);
+  // Already at or past the global count: unchanged, never lowered.
+  EXPECT_EQ(creditedLocal(1700, 1000, 1500), 1700u);
+  EXPECT_EQ(creditedLocal(1500, 1000, 1500), 1500u);
+  // Nothing inserted while blocked: unchanged.
+  EXPECT_EQ(creditedLocal(900, 1500, 1500), 900u);
+}
+
 TEST(ExperimentPolicyTest, PauseOvershootIsCarriedIntoTheNextPause) {
   PausePlan covered = planPause(300, 1000);
   EXPECT_EQ(covered.sleep_ns, 0u);

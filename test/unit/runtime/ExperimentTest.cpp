@@ -268,6 +268,27 @@ TEST_F(ExperimentTest, SharedCpusTurnSpeedupsIntoDelayWhenThreadsOutnumberCpus) 
   EXPECT_LT(delay_sum / elapsed_sum, 0.6) << r.err;
 }
 
+TEST_F(ExperimentTest, TheFirstExperimentAlreadyKnowsThatThreadsOutnumberCpus) {
+  // The first experiment has no last experiment to tell whether the process
+  // outnumbers its CPUs: the profiler thread watches it for 20 ms first
+  // (CAUSAL_SATURATION_PROBE_NS). Without that, the first experiment used
+  // Coz's model whatever the load: no shared-CPU delay, and pauses that
+  // slowed a 128-thread pool instead of emulating its speedup.
+  std::map<std::string, std::string> env = baseEnv();
+  env[CAUSAL_ENV_FIXED_LINE] = "exp_work.cpp:10";
+  env[CAUSAL_ENV_FIXED_SPEEDUP] = "50";
+  ProcessResult r = run({"oversub", "600", "4"}, env);
+  ASSERT_TRUE(r.exited && r.status == 0) << r.err;
+  std::vector<Experiment> exps = experiments(profile());
+  ASSERT_GE(exps.size(), 1u);
+  const ProfileRecord &first = exps[0].record;
+  EXPECT_EQ(first.fields.at("cpus"), "1.00");
+  uint64_t delay = number(first, "delay");
+  ASSERT_GT(delay, 0u) << "a line that is all of the work, at 50 %";
+  EXPECT_GT(double(number(first, "shared-cpu-delay")), 0.8 * double(delay))
+      << "the first experiment's delay comes from the shared CPU";
+}
+
 TEST_F(ExperimentTest, DelaysOwedWhenAnExperimentEndsArePaidInsideIt) {
   // A long sample period makes each selected sample a 10 ms delay, so the
   // other thread, which pays after its own samples (every 10 ms of its CPU
