@@ -126,22 +126,45 @@ check() { # NAME PROFILE viewer_check.js options...
     failures=$((failures + 1))
 }
 
+# A profile whose run stalled is profiled again, up to three times in all: the viewer drops a
+# speedup whose program speedup is outside [-1, 2], and on the 2-vCPU CI VMs figure1's thread
+# pinned to one vCPU has been seen to make no progress for 100-400 ms at a time (even at 0 %,
+# with no delay inserted; on the build before the probe of docs/runtime.md too), which put a
+# 60 % point at -3.9. The viewer's reading of a given profile is what this test checks.
+attempts=3
 src_fig="$src/examples/figure1/figure1.cpp"
-line_a="$(profile_example figure1 causal-clang++ "$src_fig" '// LINE-A' 100 4000000)" ||
-  { echo "$line_a"; exit 1; }
 round="$(grep -n -- '// ROUND-DONE' "$src_fig" | head -1 | cut -d: -f1)"
-src_lat="$src/examples/latency/latency.c"
-line_h="$(profile_example latency causal-clang "$src_lat" '// HANDLE' 3000 300000)" ||
-  { echo "$line_h"; exit 1; }
-
-# Three speedups per line: with "Minimum Points" at 3 the fixed line is drawn, at 4 nothing is
-# (the viewer saw exactly the three speedups we ran).
-check figure1 "$out/figure1.coz" --min-points 3 --expect-plots 1 \
-  --expect-plot "figure1.cpp:$line_a" --expect-point "figure1.cpp:$round"
+for attempt in $(seq "$attempts"); do
+  line_a="$(profile_example figure1 causal-clang++ "$src_fig" '// LINE-A' 100 4000000)" ||
+    { echo "$line_a"; exit 1; }
+  before=$failures
+  # Three speedups per line: with "Minimum Points" at 3 the fixed line is drawn, at 4 nothing
+  # is (the viewer saw exactly the three speedups we ran).
+  check figure1 "$out/figure1.coz" --min-points 3 --expect-plots 1 \
+    --expect-plot "figure1.cpp:$line_a" --expect-point "figure1.cpp:$round"
+  [ "$failures" -eq "$before" ] || [ "$attempt" -eq "$attempts" ] || {
+    echo "figure1: profiling again (attempt $attempt of $attempts drew no plot)"
+    failures=$before
+    continue
+  }
+  break
+done
 check figure1-min4 "$out/figure1.coz" --min-points 4 --expect-plots 0 \
   --expect-point "figure1.cpp:$round"
-check latency "$out/latency.coz" --min-points 3 --expect-plots 1 \
-  --expect-plot "latency.c:$line_h" --expect-point request
+src_lat="$src/examples/latency/latency.c"
+for attempt in $(seq "$attempts"); do
+  line_h="$(profile_example latency causal-clang "$src_lat" '// HANDLE' 3000 300000)" ||
+    { echo "$line_h"; exit 1; }
+  before=$failures
+  check latency "$out/latency.coz" --min-points 3 --expect-plots 1 \
+    --expect-plot "latency.c:$line_h" --expect-point request
+  [ "$failures" -eq "$before" ] || [ "$attempt" -eq "$attempts" ] || {
+    echo "latency: profiling again (attempt $attempt of $attempts drew no plot)"
+    failures=$before
+    continue
+  }
+  break
+done
 
 # ---- hand-written profiles --------------------------------------------------------------
 # Coz's JSON Lines spelling (what Coz writes by default since COZ_OUTPUT_FORMAT appeared: one
