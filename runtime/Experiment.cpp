@@ -41,6 +41,9 @@ std::atomic<uint64_t> g_paused_ns{0};
 std::atomic<uint64_t> g_drain_ns{0};
 std::atomic<uint64_t> g_spun_ns{0};
 std::atomic<uint64_t> g_spun_cpu_ns{0};
+// Whether a pause may end with a spin (cpuToSpare), from the last
+// experiment (or the saturation probe); until then, yes.
+std::atomic<bool> g_cpu_to_spare{true};
 
 namespace {
 
@@ -136,7 +139,9 @@ SchedWindow observeScheduler(ThreadState *state) {
 // CAUSAL_PAUSE_SPIN_NS: a sleep ends 0.1-0.3 ms late on the VMs we measured,
 // and a pause that long inside a latency window, or while a waiter waits for
 // the thread, is time that no delay accounts for (the overshoot is carried
-// to the next pause, which may come after the window has closed). A thread
+// to the next pause, which may come after the window has closed). It spins
+// only while the program leaves a CPU idle (g_cpu_to_spare): else the spin
+// takes the CPU from a thread that would have run, and it sleeps. A thread
 // that competes for a CPU spins throughout: sleeping would hand its share of
 // the CPUs to other threads, which the virtual speedup must delay too
 // (docs/runtime.md, "When threads outnumber CPUs").
@@ -147,8 +152,11 @@ void pause(ThreadState *state, uint64_t ns, bool competing) {
     return;
   uint64_t begin = monotonicNs();
   uint64_t elapsed = 0;
-  uint64_t spin_from =
-      competing || plan.sleep_ns <= CAUSAL_PAUSE_SPIN_NS ? 0 : plan.sleep_ns - CAUSAL_PAUSE_SPIN_NS;
+  uint64_t spin_from = plan.sleep_ns; // no CPU to spare: sleeps all of it
+  if (competing)
+    spin_from = 0;
+  else if (g_cpu_to_spare.load(std::memory_order_relaxed))
+    spin_from = plan.sleep_ns > CAUSAL_PAUSE_SPIN_NS ? plan.sleep_ns - CAUSAL_PAUSE_SPIN_NS : 0;
   // Not the interposed nanosleep; a signal that cuts it short sleeps again
   // (payOwedDelaysBeforeBlocking tells the program's signals apart).
   while (elapsed < spin_from) {
@@ -530,7 +538,8 @@ const cpu_set_t *threadsAffinity() {
 // watch them. Without it the first experiment used Coz's model whatever the
 // load: on bench/oversub's 128-thread pool its threads paused by sleeping,
 // and the experiment measured the program 35 % slower at a speedup of 50 %
-// (the later ones, with the shared-CPU model, about 2x faster).
+// (the later ones, with the shared-CPU model, about 2x faster). It also
+// tells the first experiment's pauses whether a CPU is to spare.
 void probeSaturation() {
   double cpus = availableCpus(threadsAffinity());
   uint64_t epoch = g_experiment_epoch.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -546,6 +555,7 @@ void probeSaturation() {
   double waiting = elapsed ? double(sched.wait_ns) / double(elapsed) : 0;
   g_process_oversubscribed.store(processOversubscribed(cpus, running, waiting),
                                  std::memory_order_relaxed);
+  g_cpu_to_spare.store(cpuToSpare(cpus, running, waiting, 0), std::memory_order_relaxed);
 }
 
 // Runs one experiment on |line|; returns the fewest visits any point saw.
@@ -583,6 +593,7 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   watchScheduler(epoch, true);
   uint64_t process_cpu_before = processCpuNs();
   uint64_t spun_cpu_before = g_spun_cpu_ns.load(std::memory_order_relaxed);
+  uint64_t paused_before = g_paused_ns.load(std::memory_order_relaxed);
   g_experiment.shared_cpu_delay_ns.store(0, std::memory_order_relaxed);
   for (uint32_t p = 0; p < points; ++p) {
     g_progress.takeVisitSums(p); // visits of earlier experiments' drains
@@ -685,6 +696,10 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
       g_experiment.global_delay_ns.load(std::memory_order_relaxed) - global_before + shared_delay;
   g_process_oversubscribed.store(processOversubscribed(cpus, running, waiting),
                                  std::memory_order_relaxed);
+  double pausing = elapsed ? double(g_paused_ns.load(std::memory_order_relaxed) - paused_before) /
+                                 double(elapsed)
+                           : 0;
+  g_cpu_to_spare.store(cpuToSpare(cpus, running, waiting, pausing), std::memory_order_relaxed);
 
   TextBuffer text;
   records::Experiment experiment;
@@ -759,7 +774,7 @@ void *profilerMain(void *) {
       waitNs(c.cooloff_ns > CAUSAL_PROFILER_IDLE_NS ? c.cooloff_ns : CAUSAL_PROFILER_IDLE_NS);
       continue;
     }
-    if (c.shared_cpus && !probed) {
+    if (!probed) {
       probeSaturation();
       probed = true;
       continue; // the line is chosen from the samples up to now

@@ -82,6 +82,10 @@ bool processOversubscribed(double cpus, double running, double waiting) {
   return cpus > 0 && running + waiting > cpus * CAUSAL_OVERSUBSCRIBED_PERCENT / 100.0;
 }
 
+bool cpuToSpare(double cpus, double running, double waiting, double pausing) {
+  return cpus - (running + waiting + pausing) >= CAUSAL_SPIN_SPARE_CPU_PERCENT / 100.0;
+}
+
 bool updateCompetition(uint64_t *recent_cpu_ns, uint64_t *recent_wait_ns, uint64_t cpu_ns,
                        uint64_t wait_ns) {
   *recent_cpu_ns = *recent_cpu_ns - *recent_cpu_ns / 4 + cpu_ns;

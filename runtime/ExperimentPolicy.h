@@ -139,6 +139,15 @@ uint64_t sharedCpuDelay(uint64_t shared_cpu_delay_ns, uint64_t competing_samples
 /// CAUSAL_OVERSUBSCRIBED_PERCENT % of |cpus|.
 bool processOversubscribed(double cpus, double running, double waiting);
 
+/// Whether a pause may end with a spin (docs/runtime.md, "Pauses"): the
+/// program left at least CAUSAL_SPIN_SPARE_CPU_PERCENT % of a CPU idle over
+/// the last experiment, its load being the threads on a CPU for the program
+/// (|running|, spins excluded), waiting for one (|waiting|) and pausing
+/// (|pausing|: a pause stands in for work the thread would have done), on
+/// average, against |cpus|. With no CPU to spare a spinning pause takes a
+/// CPU from a thread that would have run on it.
+bool cpuToSpare(double cpus, double running, double waiting, double pausing);
+
 /// Decays the sums of CPU and run-queue time by a quarter and adds a new
 /// window's; true if the thread competes for a CPU (waits more than
 /// 1 / CAUSAL_COMPETING_WAIT_DIVISOR of the time it runs).

@@ -142,12 +142,14 @@ void sayWhatHappened(const SampleAccount &account) {
           "threads sampled with the CPU-time timer); sample signal %d",
           (unsigned long long)account.expected, (unsigned long long)account.arrived,
           (unsigned long long)counters.timer_threads.load(), sampleSignal());
-  message("experiments: %llu ns of delay inserted (global count), %llu ns paused by all "
-          "threads (%llu ns of it runnable, competing for a CPU), %llu ns spent in "
-          "end-of-experiment drains; %u progress points",
-          (unsigned long long)g_experiment.global_delay_ns.load(),
-          (unsigned long long)g_paused_ns.load(), (unsigned long long)g_spun_ns.load(),
-          (unsigned long long)g_drain_ns.load(), g_progress.size());
+  message(
+      "experiments: %llu ns of delay inserted (global count), %llu ns paused by all "
+      "threads (%llu ns of it runnable, competing for a CPU; %llu ns of CPU time spinning), %llu "
+      "ns spent in end-of-experiment drains; %u progress points",
+      (unsigned long long)g_experiment.global_delay_ns.load(),
+      (unsigned long long)g_paused_ns.load(), (unsigned long long)g_spun_ns.load(),
+      (unsigned long long)g_spun_cpu_ns.load(), (unsigned long long)g_drain_ns.load(),
+      g_progress.size());
 }
 
 void writeSampleLog() {

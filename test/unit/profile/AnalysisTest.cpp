@@ -190,6 +190,41 @@ TEST(Analysis, PhaseCorrectionSumsRunsOfTheFile) {
   EXPECT_NEAR(point.phaseFactor, 0.5, 1e-12);
 }
 
+TEST(Analysis, PhaseCorrectionCountsTheRunsTimeWithoutTheInsertedDelays) {
+  // A line sampled once per ms of the program's own time, in its 0 %
+  // experiments and throughout: two 0 % experiments of 1 s, two at 50 %
+  // of 1 s effective duration whose pauses added 0.5 s each to the real
+  // run. Over the real run time (5 s) the line looks rarer (0.8 per ms)
+  // than in its baselines; over the virtual one (4 s) it is not.
+  auto profileText = [](double extraRuntimeNs) {
+    std::ostringstream text;
+    text << "startup\ttime=1\n";
+    for (double s : {0.0, 0.5, 0.5, 0.0}) {
+      text << "experiment\tselected=work.c:10\tspeedup=" << s
+           << "\tduration=1000000000\tselected-samples=1000\tdelay=" << (s > 0 ? 500000000 : 0)
+           << "\nthroughput-point\tname=tp\tdelta=" << (s > 0 ? 1250 : 1000) << "\n";
+    }
+    text << "runtime\ttime=" << std::llround(5e9 + extraRuntimeNs)
+         << "\nsamples\tlocation=work.c:10\tcount=4000\n";
+    return text.str();
+  };
+  AnalysisOptions options;
+  options.minSpeedups = 2;
+  options.minExperiments = 1;
+  options.minEvidenceVisits = 0;
+  for (double extra : {0.0, 4e9}) {
+    Profile p;
+    std::string error;
+    ASSERT_TRUE(readProfileText(profileText(extra), "v.coz", p, ReadOptions(), error)) << error;
+    const PointResult &point = only(analyze(p, options), "work.c:10");
+    ASSERT_TRUE(point.phaseCorrected);
+    // 4 s of the line's phase in 4 s, or in 8 s (4 s more without it).
+    EXPECT_NEAR(point.phaseFactor, extra > 0 ? 0.5 : 1.0, 1e-9) << "extra " << extra;
+    ASSERT_EQ(point.curve.size(), 2u);
+    EXPECT_NEAR(point.curve[1].programSpeedup, (extra > 0 ? 0.5 : 1.0) * 0.2, 1e-9);
+  }
+}
+
 TEST(Analysis, RanksBySlopeOrByMaximumImpact) {
   Generator g;
   g.curve("a.c:1", minHalf);                           // slope 0.674, max 0.5

@@ -295,6 +295,16 @@ TEST(ExperimentPolicyTest, OversubscribedOnlyWhenTheProcessThreadsOutnumberItsCp
   EXPECT_FALSE(processOversubscribed(0, 3.0, 3.0)); // no CPU count: never
 }
 
+TEST(ExperimentPolicyTest, PausesSpinOnlyWithHalfACpuIdle) {
+  EXPECT_TRUE(cpuToSpare(2, 0.6, 0.0, 0.3));  // an open-loop service, mostly idle
+  EXPECT_TRUE(cpuToSpare(2, 1.0, 0.0, 0.5));  // one busy server, clients pausing
+  EXPECT_FALSE(cpuToSpare(2, 2.0, 0.1, 0.0)); // two workers and a heartbeat
+  // Pauses stand for work: two workers pausing a fifth of the time.
+  EXPECT_FALSE(cpuToSpare(2, 1.6, 0.0, 0.4));
+  EXPECT_FALSE(cpuToSpare(1, 0.6, 0.0, 0.0));
+  EXPECT_FALSE(cpuToSpare(0, 0.0, 0.0, 0.0)); // no CPU count: the sleep is safe
+}
+
 TEST(ExperimentPolicyTest, SchedstatAndCgroupQuotasAreParsed) {
   SchedStat stat;
   ASSERT_TRUE(parseSchedStat("123456 7890 42\n", &stat));

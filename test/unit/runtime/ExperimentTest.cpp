@@ -289,6 +289,33 @@ TEST_F(ExperimentTest, TheFirstExperimentAlreadyKnowsThatThreadsOutnumberCpus) {
       << "the first experiment's delay comes from the shared CPU";
 }
 
+TEST_F(ExperimentTest, PausesDoNotSpinWhenTheProgramLeavesNoCpuIdle) {
+  // One CPU, busy with the selected line; a second thread sleeps 1 ms at a
+  // time and pays on waking what was inserted meanwhile (half of it, at
+  // 50 %). A pause spins its last CAUSAL_PAUSE_SPIN_NS only while a CPU is
+  // to spare: here that spin would take the CPU from the thread in the line
+  // (bench/accuracy's heartbeat case lost the whole effect at 25 % to it),
+  // so the pauses sleep. Before, about a quarter of the paused time was spun.
+  // The bound leaves room for a first experiment that misjudged the load.
+  std::map<std::string, std::string> env = baseEnv();
+  env[CAUSAL_ENV_FIXED_LINE] = "exp_work.cpp:10";
+  env[CAUSAL_ENV_FIXED_SPEEDUP] = "50";
+  env[CAUSAL_ENV_VERBOSE] = "1";
+  env[CAUSAL_ENV_SHARED_CPUS] = "0"; // the pauses alone, not the shared-CPU model
+  ProcessResult r = run({"heartbeat", "600"}, env);
+  ASSERT_TRUE(r.exited && r.status == 0) << r.err;
+  size_t at = r.err.find("ns paused by all threads");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  size_t from = r.err.rfind(' ', at - 2);
+  unsigned long long paused = strtoull(r.err.c_str() + from + 1, nullptr, 10);
+  size_t spin = r.err.find("of CPU time spinning");
+  ASSERT_NE(spin, std::string::npos) << r.err;
+  size_t spin_from = r.err.rfind(' ', spin - 5);
+  unsigned long long spun = strtoull(r.err.c_str() + spin_from + 1, nullptr, 10);
+  ASSERT_GT(paused, 50000000ull) << "the sleeping thread paid on waking\n" << r.err;
+  EXPECT_LT(double(spun), 0.1 * double(paused)) << r.err;
+}
+
 TEST_F(ExperimentTest, DelaysOwedWhenAnExperimentEndsArePaidInsideIt) {
   // A long sample period makes each selected sample a 10 ms delay, so the
   // other thread, which pays after its own samples (every 10 ms of its CPU

@@ -196,6 +196,38 @@ int oversubMode(uint64_t ms, int threads) {
   return 0;
 }
 
+// One CPU, kept busy by one thread in the selected line, beside a thread
+// that sleeps 1 ms at a time (and pays what it owes on waking).
+int heartbeatMode(uint64_t ms) {
+  cpu_set_t allowed, one;
+  CPU_ZERO(&one);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+    return 1;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &allowed)) {
+      CPU_SET(cpu, &one);
+      break;
+    }
+  if (sched_setaffinity(0, sizeof one, &one) != 0) // threads created later inherit it
+    return 1;
+  uint64_t end = nowNs() + ms * 1000000ull;
+  std::thread worker([end] {
+    while (nowNs() < end) {
+      workUnit(200000);
+      visit(g_image_a[0]);
+    }
+  });
+  std::thread beat([end] {
+    struct timespec period = {0, 1000000};
+    while (nowNs() < end)
+      nanosleep(&period, nullptr);
+  });
+  worker.join();
+  beat.join();
+  printf("done\n");
+  return 0;
+}
+
 // ---- sync: every kind of blocking and waking call -------------------------
 
 constexpr int kQueue = 8;
@@ -471,6 +503,8 @@ int main(int argc, char **argv) {
     return delaysMode(arg, argc > 3 ? atoi(argv[3]) : 2);
   if (!strcmp(mode, "oversub"))
     return oversubMode(arg, argc > 3 ? atoi(argv[3]) : 4);
+  if (!strcmp(mode, "heartbeat"))
+    return heartbeatMode(arg);
   if (!strcmp(mode, "sync"))
     return syncMode(int(arg));
   if (!strcmp(mode, "lockbench")) {
