@@ -41,9 +41,11 @@ std::atomic<uint64_t> g_paused_ns{0};
 std::atomic<uint64_t> g_drain_ns{0};
 std::atomic<uint64_t> g_spun_ns{0};
 std::atomic<uint64_t> g_spun_cpu_ns{0};
-// Whether a pause may end with a spin (cpuToSpare), from the last
-// experiment (or the saturation probe); until then, yes.
-std::atomic<bool> g_cpu_to_spare{true};
+// Over the last experiment (or the saturation probe): the CPUs available
+// less the time the process's threads were on a CPU or waiting for one, and
+// the window's length (spinIsHarmless; 0 until then).
+std::atomic<int64_t> g_spare_cpu_ns{0};
+std::atomic<uint64_t> g_spare_window_ns{0};
 
 namespace {
 
@@ -140,8 +142,8 @@ SchedWindow observeScheduler(ThreadState *state) {
 // and a pause that long inside a latency window, or while a waiter waits for
 // the thread, is time that no delay accounts for (the overshoot is carried
 // to the next pause, which may come after the window has closed). It spins
-// only while the program leaves a CPU idle (g_cpu_to_spare): else the spin
-// takes the CPU from a thread that would have run, and it sleeps. A thread
+// only while the other threads leave a CPU free (spinIsHarmless): else the
+// spin takes the CPU from a thread that would have run, and it sleeps. A thread
 // that competes for a CPU spins throughout: sleeping would hand its share of
 // the CPUs to other threads, which the virtual speedup must delay too
 // (docs/runtime.md, "When threads outnumber CPUs").
@@ -155,7 +157,9 @@ void pause(ThreadState *state, uint64_t ns, bool competing) {
   uint64_t spin_from = plan.sleep_ns; // no CPU to spare: sleeps all of it
   if (competing)
     spin_from = 0;
-  else if (g_cpu_to_spare.load(std::memory_order_relaxed))
+  else if (spinIsHarmless(g_spare_cpu_ns.load(std::memory_order_relaxed),
+                          __atomic_load_n(&state->window_runnable_ns, __ATOMIC_RELAXED),
+                          g_spare_window_ns.load(std::memory_order_relaxed)))
     spin_from = plan.sleep_ns > CAUSAL_PAUSE_SPIN_NS ? plan.sleep_ns - CAUSAL_PAUSE_SPIN_NS : 0;
   // Not the interposed nanosleep; a signal that cuts it short sleeps again
   // (payOwedDelaysBeforeBlocking tells the program's signals apart).
@@ -495,6 +499,7 @@ void watchThread(ThreadState *state, uint64_t epoch, bool start, SchedTotals *to
   uint64_t cpu = now.cpu_ns > before.cpu_ns ? now.cpu_ns - before.cpu_ns : 0;
   uint64_t wait = now.wait_ns > before.wait_ns ? now.wait_ns - before.wait_ns : 0;
   totals->wait_ns += wait;
+  __atomic_store_n(&state->window_runnable_ns, cpu + wait, __ATOMIC_RELAXED);
   if (wait > cpu / CAUSAL_COMPETING_WAIT_DIVISOR)
     totals->competing_samples +=
         samples - (same && samples >= state->watch_samples ? state->watch_samples : 0);
@@ -518,6 +523,16 @@ SchedTotals watchScheduler(uint64_t epoch, bool start) {
   return totals;
 }
 
+// What the pauses of the next experiment go by (spinIsHarmless): over a
+// window of |elapsed| ns, the |cpus| available less the process's CPU time
+// (spins included: a spinning thread holds a CPU) and its threads' run-queue
+// time.
+void noteSpareCpu(double cpus, uint64_t elapsed, uint64_t process_cpu, uint64_t wait) {
+  g_spare_cpu_ns.store(int64_t(cpus * double(elapsed)) - int64_t(process_cpu) - int64_t(wait),
+                       std::memory_order_relaxed);
+  g_spare_window_ns.store(elapsed, std::memory_order_relaxed);
+}
+
 // The union of the sampled threads' affinity masks (the profiler thread's
 // own is not the program's).
 const cpu_set_t *threadsAffinity() {
@@ -539,7 +554,7 @@ const cpu_set_t *threadsAffinity() {
 // load: on bench/oversub's 128-thread pool its threads paused by sleeping,
 // and the experiment measured the program 35 % slower at a speedup of 50 %
 // (the later ones, with the shared-CPU model, about 2x faster). It also
-// tells the first experiment's pauses whether a CPU is to spare.
+// tells the first experiment's pauses whether a CPU is free (noteSpareCpu).
 void probeSaturation() {
   double cpus = availableCpus(threadsAffinity());
   uint64_t epoch = g_experiment_epoch.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -555,7 +570,7 @@ void probeSaturation() {
   double waiting = elapsed ? double(sched.wait_ns) / double(elapsed) : 0;
   g_process_oversubscribed.store(processOversubscribed(cpus, running, waiting),
                                  std::memory_order_relaxed);
-  g_cpu_to_spare.store(cpuToSpare(cpus, running, waiting, 0), std::memory_order_relaxed);
+  noteSpareCpu(cpus, elapsed, process_cpu, sched.wait_ns);
 }
 
 // Runs one experiment on |line|; returns the fewest visits any point saw.
@@ -593,7 +608,6 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   watchScheduler(epoch, true);
   uint64_t process_cpu_before = processCpuNs();
   uint64_t spun_cpu_before = g_spun_cpu_ns.load(std::memory_order_relaxed);
-  uint64_t paused_before = g_paused_ns.load(std::memory_order_relaxed);
   g_experiment.shared_cpu_delay_ns.store(0, std::memory_order_relaxed);
   for (uint32_t p = 0; p < points; ++p) {
     g_progress.takeVisitSums(p); // visits of earlier experiments' drains
@@ -696,10 +710,7 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
       g_experiment.global_delay_ns.load(std::memory_order_relaxed) - global_before + shared_delay;
   g_process_oversubscribed.store(processOversubscribed(cpus, running, waiting),
                                  std::memory_order_relaxed);
-  double pausing = elapsed ? double(g_paused_ns.load(std::memory_order_relaxed) - paused_before) /
-                                 double(elapsed)
-                           : 0;
-  g_cpu_to_spare.store(cpuToSpare(cpus, running, waiting, pausing), std::memory_order_relaxed);
+  noteSpareCpu(cpus, elapsed, process_cpu, sched.wait_ns);
 
   TextBuffer text;
   records::Experiment experiment;

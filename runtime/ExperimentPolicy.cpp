@@ -82,8 +82,11 @@ bool processOversubscribed(double cpus, double running, double waiting) {
   return cpus > 0 && running + waiting > cpus * CAUSAL_OVERSUBSCRIBED_PERCENT / 100.0;
 }
 
-bool cpuToSpare(double cpus, double running, double waiting, double pausing) {
-  return cpus - (running + waiting + pausing) >= CAUSAL_SPIN_SPARE_CPU_PERCENT / 100.0;
+bool spinIsHarmless(int64_t spare_ns, uint64_t own_ns, uint64_t window_ns) {
+  if (window_ns == 0)
+    return true;
+  return double(spare_ns) + double(own_ns) >=
+         double(window_ns) * CAUSAL_SPIN_FREE_CPU_PERCENT / 100.0;
 }
 
 bool updateCompetition(uint64_t *recent_cpu_ns, uint64_t *recent_wait_ns, uint64_t cpu_ns,

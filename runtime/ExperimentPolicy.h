@@ -139,14 +139,15 @@ uint64_t sharedCpuDelay(uint64_t shared_cpu_delay_ns, uint64_t competing_samples
 /// CAUSAL_OVERSUBSCRIBED_PERCENT % of |cpus|.
 bool processOversubscribed(double cpus, double running, double waiting);
 
-/// Whether a pause may end with a spin (docs/runtime.md, "Pauses"): the
-/// program left at least CAUSAL_SPIN_SPARE_CPU_PERCENT % of a CPU idle over
-/// the last experiment, its load being the threads on a CPU for the program
-/// (|running|, spins excluded), waiting for one (|waiting|) and pausing
-/// (|pausing|: a pause stands in for work the thread would have done), on
-/// average, against |cpus|. With no CPU to spare a spinning pause takes a
-/// CPU from a thread that would have run on it.
-bool cpuToSpare(double cpus, double running, double waiting, double pausing);
+/// Whether a thread's pause may end with a spin (docs/runtime.md, "Virtual
+/// speedup and delay accounting"): over the last window of |window_ns|, the
+/// CPUs available less the time the process's threads spent on a CPU or
+/// waiting for one came to |spare_ns| (negative when threads waited), and
+/// this thread took |own_ns| of that time. Without it, the other threads
+/// must have left at least CAUSAL_SPIN_FREE_CPU_PERCENT % of a CPU free:
+/// else the spin takes a CPU from a thread that would have run on it. No
+/// window yet: yes.
+bool spinIsHarmless(int64_t spare_ns, uint64_t own_ns, uint64_t window_ns);
 
 /// Decays the sums of CPU and run-queue time by a quarter and adds a new
 /// window's; true if the thread competes for a CPU (waits more than

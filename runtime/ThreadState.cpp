@@ -33,6 +33,7 @@ static void resetState(ThreadState *state) {
   state->local_delay_ns.store(0, std::memory_order_relaxed);
   state->blocking_calls.store(0, std::memory_order_relaxed);
   state->excess_delay_ns = 0;
+  state->window_runnable_ns = 0;
   state->sync_calls = 0;
   state->paused_ns = 0;
   state->coz_pre_block_global_ns = 0;

@@ -90,6 +90,7 @@ struct ThreadState {
   uint64_t watch_epoch;                   // experiment whose start the two below were read at
   SchedStat watch_stat;                   // schedstat then (profiler thread)
   uint64_t watch_samples;                 // samples then
+  uint64_t window_runnable_ns; // on a CPU or waiting for one over the last experiment (profiler)
   uint64_t sync_calls;                    // synchronization calls seen (tests: no double counting)
   uint64_t paused_ns;                     // time this thread paused to pay delays (tests)
   uint64_t coz_pre_block_global_ns;       // global count at _coz_pre_block

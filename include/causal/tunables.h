@@ -150,14 +150,16 @@
  * its timer slack and the wake-up (median 0.13 ms, 90th percentile 0.2-0.3 ms
  * on the 2-vCPU VMs of docs/benchmarks.md), time no delay accounts for. */
 #define CAUSAL_PAUSE_SPIN_NS 300000ull
-/* ... but only while the program leaves this share of a CPU idle (threads on
- * a CPU, waiting for one and pausing, on average over the last experiment,
- * against the CPUs available): with none to spare the spin takes a CPU from
- * a thread that would have run on it. On bench/accuracy's heartbeat case (two
- * workers on two CPUs beside a thread that sleeps 1 ms and pays on waking)
- * the heartbeat's spins took a tenth of the workers' CPU time at a speedup of
- * 25 %, and the predicted effect was +1 to +4 % for a true +10 %. */
-#define CAUSAL_SPIN_SPARE_CPU_PERCENT 50u
+/* ... but only while the process's other threads leave this share of a CPU
+ * free (on a CPU or waiting for one, over the last experiment, against the
+ * CPUs available): else the spin takes a CPU from a thread that would have
+ * run on it. On bench/accuracy's heartbeat case (two workers on two CPUs
+ * beside a thread that sleeps 1 ms and pays on waking) the heartbeat's spins
+ * took a tenth of the workers' CPU time at a speedup of 25 %, and the
+ * prediction was +1 % for a true +10 %. A thread with a CPU of its own keeps
+ * its spin: sleeping instead cost two threads on two CPUs (bench/oversub's
+ * pool N=C) most of their effect at 50 % (+7 to +22 % for +49 %). */
+#define CAUSAL_SPIN_FREE_CPU_PERCENT 75u
 /* A thread that pays before a blocking call holds the program's signals back
  * meanwhile, to tell whether one came (the call then returns EINTR, as it
  * would have inside the call; docs/runtime.md, "Sleeps and timeouts"), when

@@ -295,14 +295,22 @@ TEST(ExperimentPolicyTest, OversubscribedOnlyWhenTheProcessThreadsOutnumberItsCp
   EXPECT_FALSE(processOversubscribed(0, 3.0, 3.0)); // no CPU count: never
 }
 
-TEST(ExperimentPolicyTest, PausesSpinOnlyWithHalfACpuIdle) {
-  EXPECT_TRUE(cpuToSpare(2, 0.6, 0.0, 0.3));  // an open-loop service, mostly idle
-  EXPECT_TRUE(cpuToSpare(2, 1.0, 0.0, 0.5));  // one busy server, clients pausing
-  EXPECT_FALSE(cpuToSpare(2, 2.0, 0.1, 0.0)); // two workers and a heartbeat
-  // Pauses stand for work: two workers pausing a fifth of the time.
-  EXPECT_FALSE(cpuToSpare(2, 1.6, 0.0, 0.4));
-  EXPECT_FALSE(cpuToSpare(1, 0.6, 0.0, 0.0));
-  EXPECT_FALSE(cpuToSpare(0, 0.0, 0.0, 0.0)); // no CPU count: the sleep is safe
+TEST(ExperimentPolicyTest, APauseSpinsOnlyOnACpuTheOtherThreadsLeaveFree) {
+  const uint64_t ms = 1000000;
+  const int64_t ims = int64_t(ms);
+  // Two CPUs for 100 ms. Two workers, each with a CPU of its own, nobody
+  // waiting: none spare, but each worker's own CPU is its own.
+  EXPECT_TRUE(spinIsHarmless(0, 100 * ms, 100 * ms));
+  // The same two beside a heartbeat thread that runs 2 ms and waits 6 ms
+  // for a CPU: the heartbeat's spin would take a worker's CPU...
+  EXPECT_FALSE(spinIsHarmless(-8 * ims, 8 * ms, 100 * ms));
+  // ... a worker's still finds most of its own CPU.
+  EXPECT_TRUE(spinIsHarmless(-8 * ims, 95 * ms, 100 * ms));
+  // A server busy 85 % of the time, clients that hardly run.
+  EXPECT_TRUE(spinIsHarmless(113 * ims, 1 * ms, 100 * ms));
+  // One CPU, one busy thread, a sleeper that pays on waking.
+  EXPECT_FALSE(spinIsHarmless(-2 * ims, 1 * ms, 100 * ms));
+  EXPECT_TRUE(spinIsHarmless(0, 0, 0)); // no window yet: as before
 }
 
 TEST(ExperimentPolicyTest, SchedstatAndCgroupQuotasAreParsed) {

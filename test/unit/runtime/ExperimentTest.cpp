@@ -289,7 +289,7 @@ TEST_F(ExperimentTest, TheFirstExperimentAlreadyKnowsThatThreadsOutnumberCpus) {
       << "the first experiment's delay comes from the shared CPU";
 }
 
-TEST_F(ExperimentTest, PausesDoNotSpinWhenTheProgramLeavesNoCpuIdle) {
+TEST_F(ExperimentTest, APauseDoesNotSpinOnACpuAnotherThreadWants) {
   // One CPU, busy with the selected line; a second thread sleeps 1 ms at a
   // time and pays on waking what was inserted meanwhile (half of it, at
   // 50 %). A pause spins its last CAUSAL_PAUSE_SPIN_NS only while a CPU is
