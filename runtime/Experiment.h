@@ -52,8 +52,8 @@ struct ExperimentConfig {
   bool wait_targets = false;  ///< CAUSAL_WAIT_EXPERIMENTS: waits are targets too (WaitTargets.h)
   bool fixed_is_wait = false; ///< the fixed target is the waits at fixed_file:fixed_line
   WaitTarget fixed_wait_kind = WaitTarget::None; ///< None: the first kind seen there
-  int fixed_speedup_percent = -1; ///< -1: drawn per experiment
-  int ab_speedup_percent = -1;    ///< CAUSAL_AB_SPEEDUP; -1: no A/B alternation
+  int fixed_speedup_percent = -1;                ///< -1: drawn per experiment
+  int ab_speedup_percent = -1;                   ///< CAUSAL_AB_SPEEDUP; -1: no A/B alternation
   uint32_t fixed_line = 0;
   uint64_t seed = 0;
   uint64_t min_length_ns = 0;
