@@ -132,39 +132,34 @@ check() { # NAME PROFILE viewer_check.js options...
 # with no delay inserted; on the build before the probe of docs/runtime.md too), which put a
 # 60 % point at -3.9. The viewer's reading of a given profile is what this test checks.
 attempts=3
+# profile_and_check NAME COMPILER SOURCE MARKER POINT ARGS...: profiles example NAME (ARGS: the
+# program's arguments) and checks that the viewer draws the marked
+# line's plot and names the point POINT, profiling again while it draws none.
+profile_and_check() {
+  local name="$1" compiler="$2" source="$3" marker="$4" point="$5" line attempt before
+  shift 5
+  for attempt in $(seq "$attempts"); do
+    line="$(profile_example "$name" "$compiler" "$source" "$marker" "$@")" ||
+      { echo "$line"; exit 1; }
+    before=$failures
+    # Three speedups per line: with "Minimum Points" at 3 the fixed line is drawn (at 4,
+    # nothing is: figure1-min4 below).
+    check "$name" "$out/$name.coz" --min-points 3 --expect-plots 1 \
+      --expect-plot "$(basename "$source"):$line" --expect-point "$point"
+    if [ "$failures" -eq "$before" ] || [ "$attempt" -eq "$attempts" ]; then
+      return 0
+    fi
+    echo "$name: profiling again (attempt $attempt of $attempts drew no plot)"
+    failures=$before
+  done
+}
 src_fig="$src/examples/figure1/figure1.cpp"
 round="$(grep -n -- '// ROUND-DONE' "$src_fig" | head -1 | cut -d: -f1)"
-for attempt in $(seq "$attempts"); do
-  line_a="$(profile_example figure1 causal-clang++ "$src_fig" '// LINE-A' 100 4000000)" ||
-    { echo "$line_a"; exit 1; }
-  before=$failures
-  # Three speedups per line: with "Minimum Points" at 3 the fixed line is drawn, at 4 nothing
-  # is (the viewer saw exactly the three speedups we ran).
-  check figure1 "$out/figure1.coz" --min-points 3 --expect-plots 1 \
-    --expect-plot "figure1.cpp:$line_a" --expect-point "figure1.cpp:$round"
-  [ "$failures" -eq "$before" ] || [ "$attempt" -eq "$attempts" ] || {
-    echo "figure1: profiling again (attempt $attempt of $attempts drew no plot)"
-    failures=$before
-    continue
-  }
-  break
-done
+profile_and_check figure1 causal-clang++ "$src_fig" '// LINE-A' "figure1.cpp:$round" 100 4000000
 check figure1-min4 "$out/figure1.coz" --min-points 4 --expect-plots 0 \
   --expect-point "figure1.cpp:$round"
-src_lat="$src/examples/latency/latency.c"
-for attempt in $(seq "$attempts"); do
-  line_h="$(profile_example latency causal-clang "$src_lat" '// HANDLE' 3000 300000)" ||
-    { echo "$line_h"; exit 1; }
-  before=$failures
-  check latency "$out/latency.coz" --min-points 3 --expect-plots 1 \
-    --expect-plot "latency.c:$line_h" --expect-point request
-  [ "$failures" -eq "$before" ] || [ "$attempt" -eq "$attempts" ] || {
-    echo "latency: profiling again (attempt $attempt of $attempts drew no plot)"
-    failures=$before
-    continue
-  }
-  break
-done
+profile_and_check latency causal-clang "$src/examples/latency/latency.c" '// HANDLE' request \
+  3000 300000
 
 # ---- hand-written profiles --------------------------------------------------------------
 # Coz's JSON Lines spelling (what Coz writes by default since COZ_OUTPUT_FORMAT appeared: one
