@@ -168,18 +168,23 @@ int delaysMode(uint64_t ms, int threads) {
 }
 
 // More runnable threads than CPUs: every thread runs the selected line.
-int oversubMode(uint64_t ms, int threads) {
-  cpu_set_t one;
+// The calling thread (and the threads it creates later, which inherit it)
+// on the first CPU it may use; false if that cannot be done.
+bool pinToOneCpu() {
+  cpu_set_t allowed, one;
   CPU_ZERO(&one);
-  cpu_set_t allowed;
   if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
-    return 1;
+    return false;
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
     if (CPU_ISSET(cpu, &allowed)) {
       CPU_SET(cpu, &one);
       break;
     }
-  if (sched_setaffinity(0, sizeof one, &one) != 0) // threads created later inherit it
+  return sched_setaffinity(0, sizeof one, &one) == 0;
+}
+
+int oversubMode(uint64_t ms, int threads) {
+  if (!pinToOneCpu())
     return 1;
   std::vector<std::thread> workers;
   uint64_t end = nowNs() + ms * 1000000ull;
@@ -199,16 +204,7 @@ int oversubMode(uint64_t ms, int threads) {
 // One CPU, kept busy by one thread in the selected line, beside a thread
 // that sleeps 1 ms at a time (and pays what it owes on waking).
 int heartbeatMode(uint64_t ms) {
-  cpu_set_t allowed, one;
-  CPU_ZERO(&one);
-  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
-    return 1;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
-    if (CPU_ISSET(cpu, &allowed)) {
-      CPU_SET(cpu, &one);
-      break;
-    }
-  if (sched_setaffinity(0, sizeof one, &one) != 0) // threads created later inherit it
+  if (!pinToOneCpu())
     return 1;
   uint64_t end = nowNs() + ms * 1000000ull;
   std::thread worker([end] {
