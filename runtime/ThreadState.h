@@ -76,11 +76,11 @@ struct ThreadState {
   uint64_t wait_credit_to_ns; // the local count the last selected wait brings it to (0: none),
                               // applied after the blocking call's own credit (applyWaitCredit,
                               // WaitTargets.h); next to the count every hook reads already
-  uint64_t excess_delay_ns;             // pause overshoot, subtracted from the next pause
-  uint64_t selected_delay_ns;           // delay of this signal's selected samples, not yet
-                                        // counted (settleDelays adds it to the local count,
-                                        // or to the shared-CPU delay if the thread competes)
-  SchedStat sched;                      // the last schedstat reading (sched_read: taken)
+  uint64_t excess_delay_ns;   // pause overshoot, subtracted from the next pause
+  uint64_t selected_delay_ns; // delay of this signal's selected samples, not yet
+                              // counted (settleDelays adds it to the local count,
+                              // or to the shared-CPU delay if the thread competes)
+  SchedStat sched;            // the last schedstat reading (sched_read: taken)
   bool sched_read;
   bool competing;                         // what that reading said (Experiment.cpp)
   uint64_t sched_next_samples;            // read again once |samples| reaches this
@@ -90,7 +90,7 @@ struct ThreadState {
   uint64_t watch_epoch;                   // experiment whose start the two below were read at
   SchedStat watch_stat;                   // schedstat then (profiler thread)
   uint64_t watch_samples;                 // samples then
-  uint64_t window_runnable_ns; // on a CPU or waiting for one over the last experiment (profiler)
+  uint64_t window_runnable_ns;            // on a CPU or waiting, last experiment (profiler)
   uint64_t sync_calls;                    // synchronization calls seen (tests: no double counting)
   uint64_t paused_ns;                     // time this thread paused to pay delays (tests)
   uint64_t coz_pre_block_global_ns;       // global count at _coz_pre_block
@@ -102,7 +102,7 @@ struct ThreadState {
   std::atomic<uint64_t> target_wait_base_ns;   // its local delay count then (the floor applied)
   std::atomic<uint64_t> target_wait_raised_ns; // what the profiler thread raised the global count
                                                // to for that wait so far (0: nothing)
-  uint64_t wait_call_pc;      // the last call site looked up, and its line (a cache)
+  uint64_t wait_call_pc; // the last call site looked up, and its line (a cache)
   uint64_t wait_call_line;
 
   // ---- Scratch for perf records that wrap around the ring end ---------------
