@@ -235,6 +235,8 @@ void processTimerTick(ThreadState *state, siginfo_t *info, void *ucontext) {
   recordSample(state, outcome, where, weight);
 }
 
+bool ownsPerfFd(const ThreadState *state);
+
 void onSampleSignal(int, siginfo_t *info, void *ucontext) {
   int saved_errno = errno;
   ThreadState *state = tls_thread;
@@ -242,9 +244,18 @@ void onSampleSignal(int, siginfo_t *info, void *ucontext) {
     // Profiling ended (endSampling): this thread's sampler goes quiet; its
     // descriptor and ring are released when the thread ends.
     suspendThreadSampling(state);
+    if (state->kind == SamplerKind::Perf && ownsPerfFd(state))
+      ioctl(state->perf_fd, PERF_EVENT_IOC_DISABLE, 0); // off for good: no resume follows
     errno = saved_errno;
     return;
   }
+  // A signal inside the runtime's own work (a pause paying delays in a
+  // hook): its samples wait in the ring for the next handler run. But the
+  // event stops itself at its limit (POLL_HUP), and no one else would re-arm
+  // it: the thread would go unsampled for the rest of the run.
+  if (state && state->in_handler && state->kind == SamplerKind::Perf && info &&
+      info->si_code == POLL_HUP && ownsPerfFd(state))
+    ioctl(state->perf_fd, PERF_EVENT_IOC_REFRESH, int(CAUSAL_PERF_SIGNALS_QUEUED));
   if (state && !state->in_handler && state->kind != SamplerKind::None) {
     state->in_handler = 1;
     // libunwind may reach a cancellation point (read/write when it
@@ -850,11 +861,21 @@ void stopThreadSampling(ThreadState *state) {
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
 }
 
+// A perf event is suspended by a period too long to end (not disabled):
+// enabling it again would also lift its limit of signals if it had reached
+// it (the POLL_HUP signal not yet handled) - an event without a limit, in a
+// thread that has the signal blocked, queued the user's whole
+// RLIMIT_SIGPENDING, and the kernel's fallback SIGIO killed the program.
+// Setting the period leaves a stopped event stopped until the handler
+// re-arms it.
+constexpr uint64_t kSuspendedPeriodNs = 1000000000000000ull; // 11 days of CPU time
+
 void suspendThreadSampling(ThreadState *state) {
   if (state->kind != SamplerKind::None)
     state->suspended_at_ns = threadCpuNs(); // left out of the samples expected
   if (state->kind == SamplerKind::Perf && ownsPerfFd(state)) {
-    ioctl(state->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+    uint64_t period = kSuspendedPeriodNs;
+    ioctl(state->perf_fd, PERF_EVENT_IOC_PERIOD, &period);
   } else if (state->kind == SamplerKind::Timer && state->timer_armed) {
     struct itimerspec off = {};
     timer_settime(state->timer, 0, &off, nullptr);
@@ -871,7 +892,8 @@ void resumeThreadSampling(ThreadState *state) {
   if (g_sampling_ended.load(std::memory_order_relaxed))
     return; // a pause that ends after profiling ended leaves the sampler off
   if (state->kind == SamplerKind::Perf && ownsPerfFd(state)) {
-    ioctl(state->perf_fd, PERF_EVENT_IOC_ENABLE, 0);
+    uint64_t period = g_setup.period_ns; // a full period from now
+    ioctl(state->perf_fd, PERF_EVENT_IOC_PERIOD, &period);
   } else if (state->kind == SamplerKind::Timer && state->timer_armed) {
     struct itimerspec spec;
     spec.it_interval.tv_sec = time_t(g_setup.period_ns / 1000000000ull);

@@ -118,6 +118,15 @@ extern "C" CAUSAL_RT_EXPORT uint64_t __causal_test_sync_calls() {
   return state ? state->sync_calls : UINT64_MAX;
 }
 
+// For the runtime's tests: suspends and resumes the calling thread's
+// sampler, as a pause that spins does (Experiment.cpp, pause).
+extern "C" CAUSAL_RT_EXPORT void __causal_test_suspend_and_resume_sampling() {
+  if (ThreadState *state = tls_thread) {
+    suspendThreadSampling(state);
+    resumeThreadSampling(state);
+  }
+}
+
 // For the runtime's tests: the global delay count, the calling thread's
 // local count and the time it paused so far; false if it is not profiled.
 extern "C" CAUSAL_RT_EXPORT bool __causal_test_delays(uint64_t *global, uint64_t *local,

@@ -196,6 +196,23 @@ TEST_P(SamplerTest, SamplesInTheRuntimeAreDroppedAsOverhead) {
   EXPECT_GT(overhead, 0.5 * expected) << r.err;
 }
 
+TEST_P(SamplerTest, ResumingTheSamplerKeepsItsLimitOfQueuedSignals) {
+  // Each queued signal is charged to the user's RLIMIT_SIGPENDING; past it
+  // the kernel sends SIGIO instead, which ends the program. Resumed with
+  // PERF_EVENT_IOC_ENABLE after it had stopped at its limit, the event
+  // signalled every period: about 100 more here, and in a thread exiting
+  // with the signal blocked, the whole limit (a test program killed by
+  // SIGIO once in about 200 runs).
+  ASSERT_TRUE(dir.ok());
+  RunResult r = runTarget(dir, {"limit", "100"}, baseEnv());
+  if (skipIfNoPerf(r))
+    GTEST_SKIP() << "perf_event unavailable here";
+  ASSERT_TRUE(r.exited && r.status == 0) << r.out << r.err;
+  unsigned long long queued = outputValue(r.out, "queued");
+  EXPECT_GE(queued, 1u) << "the sampler ran while the signal was blocked\n" << r.out;
+  EXPECT_LE(queued, CAUSAL_PERF_SIGNALS_QUEUED) << r.out;
+}
+
 TEST_P(SamplerTest, ForkChildWritesItsOwnRecords) {
   ASSERT_TRUE(dir.ok());
   RunResult r = runTarget(dir, {"fork", "100"}, baseEnv());

@@ -23,6 +23,9 @@
 //   sleepy N     N rounds of: spin ~0.3 ms, nanosleep 50 us, poll 50 us;
 //                prints how many calls failed with EINTR
 //   overhead MS  callRuntimeFor (line 20) spends MS ms inside the runtime
+//   limit MS     main blocks every signal, spins MS ms, has its sampler
+//                suspended and resumed (as a pause's spin does), spins MS ms
+//                more; prints how many sample signals were queued
 //   guardcheck   allocates with SIGPROF blocked (tests the malloc guard)
 //   notable      registers null bounds (an image linked without causal-ld)
 //   noop         returns 0 at once (start-up time measurement)
@@ -42,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -52,6 +56,7 @@
 #include <thread>
 
 extern "C" void __causal_register_module(const void *start, const void *stop);
+extern "C" void __causal_test_suspend_and_resume_sampling();
 
 extern "C" const char __start_causal_test_spin[], __stop_causal_test_spin[];
 extern "C" const char __start_causal_test_leaf[], __stop_causal_test_leaf[];
@@ -274,6 +279,28 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "overhead")) {
     callRuntimeFor(ms * 1000000);
     printf("cpu_ns=%llu\n", (unsigned long long)threadCpuNs());
+    return 0;
+  }
+  if (!strcmp(mode, "limit")) {
+    // A thread that blocks every signal (many servers' workers do): the
+    // sample signals queue, and the sampler stops itself after a few of
+    // them. A pause that spins suspends and resumes the sampler meanwhile,
+    // which must not start it again without that limit. Counted with the
+    // signals still blocked, by taking them (the raw call: no hook).
+    sigset_t all, previous, sample;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &previous);
+    spinFor(ms * 1000000);
+    __causal_test_suspend_and_resume_sampling();
+    spinFor(ms * 1000000);
+    sigemptyset(&sample);
+    sigaddset(&sample, SIGRTMAX);
+    struct timespec zero = {0, 0};
+    int queued = 0;
+    while (syscall(SYS_rt_sigtimedwait, &sample, nullptr, &zero, _NSIG / 8) == SIGRTMAX)
+      ++queued;
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    printf("queued=%d\n", queued);
     return 0;
   }
   if (!strcmp(mode, "thread")) {
