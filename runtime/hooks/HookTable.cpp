@@ -128,14 +128,16 @@ extern "C" CAUSAL_RT_EXPORT void __causal_test_suspend_and_resume_sampling() {
 }
 
 // For the runtime's tests: the global delay count, the calling thread's
-// local count and the time it paused so far; false if it is not profiled.
+// local count, the time it paused so far and the overshoot of its last
+// pause (carried to the next one); false if it is not profiled.
 extern "C" CAUSAL_RT_EXPORT bool __causal_test_delays(uint64_t *global, uint64_t *local,
-                                                      uint64_t *paused) {
+                                                      uint64_t *paused, uint64_t *overshoot) {
   ThreadState *state = tls_thread;
   if (!state)
     return false;
   *global = g_experiment.global_delay_ns.load(std::memory_order_relaxed);
   *local = state->local_delay_ns.load(std::memory_order_relaxed);
   *paused = state->paused_ns;
+  *overshoot = state->excess_delay_ns;
   return true;
 }

@@ -74,6 +74,12 @@ std::map<std::string, WaitTotals> waitTotals(const std::string &out) {
   return result;
 }
 
+// How the target ended, for a failure's message.
+std::string exitDescription(const TargetResult &r) {
+  return r.exited ? "exit status " + std::to_string(r.status) + "\n"
+                  : "killed by signal " + std::to_string(-r.status) + "\n";
+}
+
 void expectAllChecksPass(const TargetResult &r, const char *how) {
   ASSERT_TRUE(r.exited) << how << ": killed by signal " << -r.status;
   ASSERT_EQ(r.status, 0) << how << ": " << r.out << r.err;
@@ -96,7 +102,7 @@ TEST_F(SleepHooksTest, SleepsPassThroughWhenTheRuntimeIsDisabled) {
   std::map<std::string, std::string> env = delaysEnv();
   env[CAUSAL_ENV_DISABLE] = "1";
   TargetResult r = run({"semantics", "0"}, env);
-  ASSERT_TRUE(r.exited && r.status == 0) << r.out << r.err;
+  ASSERT_TRUE(r.exited && r.status == 0) << exitDescription(r) << r.out << r.err;
   EXPECT_EQ(r.out.find("FAIL"), std::string::npos) << r.out;
 }
 
@@ -108,7 +114,7 @@ TEST_F(SleepHooksTest, AWaitEndedByItsTimerPaysTheDelaysInsertedWhileItSlept) {
   // inserted; without the rule it would owe all of it (a sleeping thread
   // has no samples after which to pay).
   TargetResult r = run({"timer"}, delaysEnv("25"));
-  ASSERT_TRUE(r.exited && r.status == 0) << r.out << r.err;
+  ASSERT_TRUE(r.exited && r.status == 0) << exitDescription(r) << r.out << r.err;
   std::map<std::string, WaitTotals> totals = waitTotals(r.out);
   for (const char *name :
        {"nanosleep", "clock_nanosleep", "usleep", "select", "pselect", "poll", "ppoll",
@@ -122,7 +128,7 @@ TEST_F(SleepHooksTest, AWaitEndedByItsTimerPaysTheDelaysInsertedWhileItSlept) {
 
 TEST_F(SleepHooksTest, AWaitEndedByAnotherThreadIsCredited) {
   TargetResult r = run({"woken"}, delaysEnv());
-  ASSERT_TRUE(r.exited && r.status == 0) << r.out << r.err;
+  ASSERT_TRUE(r.exited && r.status == 0) << exitDescription(r) << r.out << r.err;
   std::map<std::string, WaitTotals> totals = waitTotals(r.out);
   for (const char *name : {"poll", "select", "epoll_wait", "futex", "sem_timedwait", "nanosleep"}) {
     ASSERT_TRUE(totals.count(name)) << name << "\n" << r.out;
@@ -130,15 +136,19 @@ TEST_F(SleepHooksTest, AWaitEndedByAnotherThreadIsCredited) {
     EXPECT_GT(t.inserted, 0u) << name << "\n" << r.out;
     // Credited: it neither pauses for the delays inserted while it waited
     // (as a timer wake-up would) nor returns owing them (as without the
-    // hook).
-    EXPECT_LE(double(t.paused), 0.25 * double(t.inserted)) << name << "\n" << r.out;
-    EXPECT_LE(double(t.owed_after), 0.25 * double(t.inserted)) << name << "\n" << r.out;
+    // hook): either would be about all of them. Half, not less: on a
+    // machine with more runnable threads than CPUs the thread is held up
+    // for milliseconds between the wait and the target's marks around it,
+    // while the busy thread inserts delays at 100 % (a quarter failed one
+    // run in 60 with three CPU hogs on two CPUs).
+    EXPECT_LE(double(t.paused), 0.5 * double(t.inserted)) << name << "\n" << r.out;
+    EXPECT_LE(double(t.owed_after), 0.5 * double(t.inserted)) << name << "\n" << r.out;
   }
 }
 
 TEST_F(SleepHooksTest, AThreadPaysWhatItOwesBeforeItIsCountedAtAProgressPoint) {
   TargetResult r = run({"progress", "600"}, delaysEnv());
-  ASSERT_TRUE(r.exited && r.status == 0) << r.out << r.err;
+  ASSERT_TRUE(r.exited && r.status == 0) << exitDescription(r) << r.out << r.err;
   EXPECT_GT(outputValue(r.out, "owing"), 10u) << "the check ran while delays were owed\n" << r.out;
   EXPECT_EQ(outputValue(r.out, "unpaid"), 0u) << r.out;
 }
@@ -148,7 +158,7 @@ TEST_F(SleepHooksTest, ASignalDuringThePaymentBeforeASleepInterruptsTheSleep) {
   // signal came: the sleep must return EINTR, not wait its full 2 s for a
   // signal that has come and gone.
   TargetResult r = run({"signal-in-payment"}, delaysEnv());
-  ASSERT_TRUE(r.exited && r.status == 0) << r.out << r.err;
+  ASSERT_TRUE(r.exited && r.status == 0) << exitDescription(r) << r.out << r.err;
   std::istringstream lines(r.out);
   std::string line;
   int calls = 0, in_payment = 0;

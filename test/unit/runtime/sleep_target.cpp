@@ -59,7 +59,8 @@
 extern "C" void __causal_register_module(const void *start, const void *stop);
 extern "C" void __causal_register_counters(causal_counter *start, causal_counter *stop);
 extern "C" uint64_t __causal_test_sync_calls();
-extern "C" bool __causal_test_delays(uint64_t *global, uint64_t *local, uint64_t *paused);
+extern "C" bool __causal_test_delays(uint64_t *global, uint64_t *local, uint64_t *paused,
+                                     uint64_t *overshoot);
 extern "C" const char __start_causal_sleep_busy[], __stop_causal_sleep_busy[];
 
 using causal::test::nowNs;
@@ -561,21 +562,39 @@ int semanticsMode(bool hooks) {
 // ---- timer / woken: delays across sleeps ------------------------------------
 
 struct Delays {
-  uint64_t global = 0, local = 0, paused = 0;
+  uint64_t global = 0, local = 0, paused = 0, overshoot = 0;
   static Delays now() {
     Delays d;
-    __causal_test_delays(&d.global, &d.local, &d.paused);
+    __causal_test_delays(&d.global, &d.local, &d.paused, &d.overshoot);
     return d;
   }
+  // The delays paid by pausing so far: the time paused less the overshoot
+  // not yet taken off a later pause (a sleep that ends late on a busy
+  // machine pays no more than it was asked to).
+  int64_t paid() const { return int64_t(paused) - int64_t(overshoot); }
 };
 
 // Per function: the delays inserted during the call, the time the thread
 // paused inside it beyond what it owed when it began, and what it still owed
 // when the call returned (paying raises its count to the global one, even
 // when a pause overshoot carried from earlier pauses shortens the pause).
+// A call that starts a waker thread and joins it measures the wait alone:
+// it marks the moments just before the wait and just after it returns
+// (markWaitStart, markWaitEnd), so that what was inserted while the waker
+// started or was joined (milliseconds when the machine is busy), and paid
+// at a sample then, counts as neither inserted during the wait nor paused
+// in it.
 struct Totals {
   uint64_t inserted = 0, paused_after = 0, owed_after = 0, calls = 0;
 };
+
+Delays g_wait_start, g_wait_end;
+bool g_wait_marked = false;
+void markWaitStart() { g_wait_start = Delays::now(); }
+void markWaitEnd() {
+  g_wait_end = Delays::now();
+  g_wait_marked = true;
+}
 
 template <typename Call> void measure(const char *name, int rounds, Call call) {
   // One call first, not measured: the thread may start owing a debt from
@@ -584,13 +603,18 @@ template <typename Call> void measure(const char *name, int rounds, Call call) {
   call();
   Totals totals;
   for (int i = 0; i < rounds; ++i) {
+    g_wait_marked = false;
     Delays before = Delays::now();
-    uint64_t owed_before = before.global > before.local ? before.global - before.local : 0;
     call();
     Delays after = Delays::now();
+    if (g_wait_marked) {
+      before = g_wait_start;
+      after = g_wait_end;
+    }
+    uint64_t owed_before = before.global > before.local ? before.global - before.local : 0;
     totals.inserted += after.global - before.global;
-    uint64_t paused = after.paused - before.paused;
-    totals.paused_after += paused > owed_before ? paused - owed_before : 0;
+    int64_t paused = after.paid() - before.paid();
+    totals.paused_after += paused > int64_t(owed_before) ? uint64_t(paused) - owed_before : 0;
     totals.owed_after += after.global > after.local ? after.global - after.local : 0;
     ++totals.calls;
   }
@@ -683,7 +707,9 @@ int wokenMode() {
   measure("poll", kRounds, [&] {
     std::thread waker = wokenBy([&] { p.fill(); });
     pollfd fd = {p.fds[0], POLLIN, 0};
+    markWaitStart();
     poll(&fd, 1, 1000);
+    markWaitEnd();
     waker.join();
     drain();
   });
@@ -693,14 +719,18 @@ int wokenMode() {
     FD_ZERO(&readable);
     FD_SET(p.fds[0], &readable);
     timeval tv = {1, 0};
+    markWaitStart();
     select(p.fds[0] + 1, &readable, nullptr, nullptr, &tv);
+    markWaitEnd();
     waker.join();
     drain();
   });
   measure("epoll_wait", kRounds, [&] {
     std::thread waker = wokenBy([&] { p.fill(); });
     epoll_event event;
+    markWaitStart();
     epoll_wait(ep, &event, 1, 1000);
+    markWaitEnd();
     waker.join();
     drain();
   });
@@ -711,20 +741,36 @@ int wokenMode() {
       syscall(SYS_futex, &word, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
     });
     timespec ts = relative(1000000000ull);
+    markWaitStart();
     while (__atomic_load_n(&word, __ATOMIC_ACQUIRE) == 0)
       syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 0, &ts, nullptr, 0);
+    markWaitEnd();
     waker.join();
   });
   measure("sem_timedwait", kRounds, [&] {
     std::thread waker = wokenBy([&] { sem_post(&sem); });
     timespec at = deadline(CLOCK_REALTIME, 1000000000ull);
+    markWaitStart();
     sem_timedwait(&sem, &at);
+    markWaitEnd();
     waker.join();
   });
+  // A signal that came before the sleep began (the thread held up for
+  // 5 ms on a busy machine) would leave it sleeping its whole second: the
+  // waker signals again every 5 ms until the sleep has returned.
   measure("nanosleep", kRounds, [&] {
-    std::thread waker = wokenBy([self] { pthread_kill(self, SIGUSR1); });
+    std::atomic<bool> returned{false};
+    std::thread waker = wokenBy([self, &returned] {
+      while (!returned.load()) {
+        pthread_kill(self, SIGUSR1);
+        usleep(kWaitNs / 1000);
+      }
+    });
     timespec ts = relative(1000000000ull);
+    markWaitStart();
     nanosleep(&ts, nullptr);
+    markWaitEnd();
+    returned = true;
     waker.join();
   });
   g_stop = true;
