@@ -22,6 +22,7 @@ static void resetState(ThreadState *state) {
   state->in_handler = 0;
   state->cpu_base_user_ns = state->cpu_base_total_ns = 0;
   state->unsampled_ns = state->suspended_at_ns = 0;
+  state->suspended_by_period = false;
   state->loss_window_samples = state->loss_window_user_ns = 0;
   state->loss_window_total_ns = state->loss_window_unsampled_ns = 0;
   state->delay_scale_x1024 = 1024;
