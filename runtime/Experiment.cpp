@@ -906,16 +906,6 @@ void settleDelays(ThreadState *state) {
       local, global, g_experiment.start_global_ns.load(std::memory_order_relaxed), active);
   if (settlement.raise_global_to)
     raiseGlobal(settlement.raise_global_to);
-  // Inside a blocking call the debt waits for the call's end, which settles
-  // it: a wake-up by another thread credits what was inserted during the
-  // call, a timer's pays it. A sample signal delivered as the thread
-  // returns from the wait (before the hook's credit) paid for the whole
-  // wait: a woken wait paid 5-9 ms of the 10-15 ms inserted while it waited,
-  // in about one wait in a hundred.
-  if (settlement.pause_ns && state->blocking_calls.load(std::memory_order_relaxed) != 0) {
-    state->local_delay_ns.store(settlement.local - settlement.pause_ns, std::memory_order_relaxed);
-    return;
-  }
   if (settlement.pause_ns)
     pause(state, settlement.pause_ns, window.competing);
   state->local_delay_ns.store(settlement.local, std::memory_order_relaxed);
