@@ -926,19 +926,17 @@ bool payOwedDelaysBeforeBlocking(ThreadState *state) {
     return false;
   uint64_t global = g_experiment.global_delay_ns.load(std::memory_order_relaxed);
   uint64_t local = state->local_delay_ns.load(std::memory_order_relaxed);
-  // Kernel signal sets (rt_sigprocmask: 64 bits on x86-64); signal n is bit
-  // n - 1. Left deliverable: the sample signal (a pause is sampled like any
+  // Left deliverable: the sample signal (a pause is sampled like any
   // time), the faults a bug of ours or the program's raises synchronously,
   // and glibc's internal SIGCANCEL (32) and SIGSETXID (33), which another
   // thread's pthread_cancel or setuid waits for.
-  auto bit = [](int signal) { return uint64_t(1) << (signal - 1); };
+  auto bit = kernelSignalBit;
   uint64_t block = ~(bit(sampleSignal() > 0 ? sampleSignal() : SIGPROF) | bit(SIGSEGV) |
                      bit(SIGBUS) | bit(SIGFPE) | bit(SIGILL) | bit(SIGTRAP) | bit(SIGSYS) |
                      bit(32) | bit(33) | bit(SIGKILL) | bit(SIGSTOP));
   uint64_t previous = 0;
   bool held = global >= local + CAUSAL_HOLD_SIGNALS_MIN_OWED_NS &&
-              rawSyscall(SYS_rt_sigprocmask, SIG_BLOCK, reinterpret_cast<long>(&block),
-                         reinterpret_cast<long>(&previous), sizeof(uint64_t)) == 0;
+              rawSigprocmask(SIG_BLOCK, &block, &previous) == 0;
   payOwedDelays(state);
   // During an experiment on a wait target, the selected wait raises the
   // global count while this thread pays: pay until caught up, or the debt
@@ -973,8 +971,7 @@ bool payOwedDelaysBeforeBlocking(ThreadState *state) {
   }
   // Handlers of what came meanwhile run as the mask is restored: before the
   // call, as they would have run inside it.
-  rawSyscall(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&previous), 0,
-             sizeof(uint64_t));
+  rawSigprocmask(SIG_SETMASK, &previous, nullptr);
   return handled;
 }
 

@@ -877,11 +877,10 @@ void stopThreadSampling(ThreadState *state) {
 constexpr uint64_t kSuspendedPeriodNs = 1000000000000000ull; // 11 days of CPU time
 
 bool sampleSignalBlocked() {
-  uint64_t mask = 0; // the kernel's signal set (rt_sigprocmask: 64 bits on x86-64)
-  if (rawSyscall(SYS_rt_sigprocmask, SIG_BLOCK, 0, reinterpret_cast<long>(&mask),
-                 sizeof(uint64_t)) != 0)
+  uint64_t mask = 0;
+  if (rawSigprocmask(SIG_BLOCK, nullptr, &mask) != 0)
     return true; // cannot tell: the safe way
-  return (mask >> (g_sample_signal - 1)) & 1;
+  return (mask & kernelSignalBit(g_sample_signal)) != 0;
 }
 
 void suspendThreadSampling(ThreadState *state) {

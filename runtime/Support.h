@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 
 #define CAUSAL_RT_HIDDEN __attribute__((visibility("hidden")))
@@ -34,6 +35,18 @@ inline long rawSyscall(long number, long a1 = 0, long a2 = 0, long a3 = 0, long 
                    : "a"(number), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8), "r"(r9)
                    : "rcx", "r11", "memory");
   return result;
+}
+
+/// The kernel's signal sets (rt_sigprocmask, rt_sigpending: 64 bits on
+/// x86-64): signal n is bit n - 1.
+constexpr uint64_t kernelSignalBit(int signal) { return uint64_t(1) << (signal - 1); }
+
+/// rt_sigprocmask made directly: changes the calling thread's mask as |how|
+/// says with |*set| (null: only reads it) and stores the mask it had in
+/// |*previous| (may be null). 0 or -errno. Signal-safe.
+inline long rawSigprocmask(int how, const uint64_t *set, uint64_t *previous) {
+  return rawSyscall(SYS_rt_sigprocmask, how, reinterpret_cast<long>(set),
+                    reinterpret_cast<long>(previous), sizeof(uint64_t));
 }
 
 /// open(2), read(2), write(2) and close(2) made directly: the runtime hooks
