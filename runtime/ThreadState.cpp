@@ -28,7 +28,8 @@ static void resetState(ThreadState *state) {
   state->delay_scale_x1024 = 1024;
   state->stack = AddressRange{};
   memset(&state->page_cache, 0, sizeof(state->page_cache));
-  state->samples = state->samples_in_batch = state->batches = 0;
+  __atomic_store_n(&state->samples, 0, __ATOMIC_RELAXED); // the profiler thread reads it
+  state->samples_in_batch = state->batches = 0;
   // Distinct per slot; a reused slot goes on with its own sequence.
   state->choice_random += reinterpret_cast<uintptr_t>(state);
   state->local_delay_ns.store(0, std::memory_order_relaxed);

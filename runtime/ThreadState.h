@@ -39,8 +39,8 @@ struct ThreadState {
   pid_t tid;                    // the profiler thread reads it: threadId(), setThreadId()
 
   // ---- Sampler --------------------------------------------------------------
-  SamplerKind kind;
-  int perf_fd;                       // -1 if none
+  std::atomic<SamplerKind> kind; // the profiler thread reads it (experiments, the sample account)
+  int perf_fd;                   // -1 if none
   uint64_t perf_fd_dev, perf_fd_ino; // identity of perf_fd, to never close
                                      // a descriptor the program reused
   unsigned char *ring;               // perf mmap: metadata page + data pages
@@ -49,7 +49,8 @@ struct ThreadState {
   timer_t timer;
   bool timer_armed;
   bool first_period; // the first period is a random phase (short threads get their share)
-  volatile sig_atomic_t in_handler;
+  std::atomic<sig_atomic_t> in_handler; // in the sample handler or the runtime's own work;
+                                        // the profiler thread reads it
 
   // ---- Samples expected (Sampler.cpp: CPU time the sampler covers) -------
   uint64_t cpu_base_user_ns, cpu_base_total_ns; // the thread's CPU time when sampling began

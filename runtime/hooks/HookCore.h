@@ -31,7 +31,7 @@
 // Fast path (no experiment, nothing owed): a TLS load and a compare.
 //
 // Both entry points of a hook call the real function through a pointer
-// resolved with dlsym(RTLD_NEXT) (dlvsym for a versioned one) at start-up,
+// resolved with dlsym(RTLD_NEXT) (dlvsym for a versioned one, HookTable.cpp) at start-up,
 // never each other, so one call is seen once. The runtime's own waits (the
 // profiler thread's sleeps, the profile writer's I/O) make the system call or
 // call the real function themselves: they never enter a hook.
@@ -162,7 +162,8 @@ inline void beforeWaking() {
   ThreadState *state = tls_thread;
   if (!state)
     return;
-  state->sync_calls += !state->in_handler; // the program's calls, not libunwind's
+  state->sync_calls +=
+      !state->in_handler.load(std::memory_order_relaxed); // the program's calls, not libunwind's
   if (mayOweDelays(state) && owesDelaysUpToNow(state))
     payOwedDelays(state);
 }
@@ -172,7 +173,8 @@ struct BlockScope {
   uint64_t global_before = 0;
   BlockScope() : state(tls_thread) {
     if (state) {
-      state->sync_calls += !state->in_handler; // the program's calls, not libunwind's
+      state->sync_calls += !state->in_handler.load(
+          std::memory_order_relaxed); // the program's calls, not libunwind's
       if (mayOweDelays(state) && owesDelaysUpToNow(state))
         payBeforeCall();
       enterBlockingCall(state);
@@ -184,7 +186,7 @@ struct BlockScope {
       leaveBlockingCall(state);
   }
   void woken(bool by_other_thread) {
-    if (state && by_other_thread && !state->in_handler)
+    if (state && by_other_thread && !state->in_handler.load(std::memory_order_relaxed))
       creditWakeUp(state, global_before);
   }
   // The call's own timer ended it: no credit, and the delays inserted while
@@ -212,7 +214,8 @@ private:
 
 inline void plainCall() {
   if (ThreadState *state = tls_thread)
-    state->sync_calls += !state->in_handler; // the program's calls, not libunwind's
+    state->sync_calls +=
+        !state->in_handler.load(std::memory_order_relaxed); // the program's calls, not libunwind's
 }
 
 // ---- Outcomes of a blocking call (OUTCOME in the table) -------------------------

@@ -24,11 +24,24 @@ namespace causal::rt::hooks {
 
 namespace {
 
+// The next definition of |name| after the runtime. A versioned one (the
+// C library's pthread_cond_* have two; dlsym alone gives the oldest) is
+// asked with dlvsym, but where an interposer sits between the runtime and
+// the C library (a sanitizer's interceptors, another preloaded tool), its
+// unversioned definition comes first, and dlvsym would pass over it to the
+// C library's: under TSan the condition waits went unseen (a "double lock"
+// report for a mutex a wait had released). The interposer picks the
+// version itself.
 template <typename F> F resolveReal(const char *name, const char *version) {
-  void *symbol = version ? dlvsym(RTLD_NEXT, name, version) : nullptr;
-  if (!symbol)
-    symbol = dlsym(RTLD_NEXT, name);
-  return reinterpret_cast<F>(symbol);
+  void *next = dlsym(RTLD_NEXT, name);
+  void *versioned = version ? dlvsym(RTLD_NEXT, name, version) : nullptr;
+  if (!versioned)
+    return reinterpret_cast<F>(next);
+  Dl_info next_object, versioned_object;
+  if (next && dladdr(next, &next_object) && dladdr(versioned, &versioned_object) &&
+      next_object.dli_fbase != versioned_object.dli_fbase)
+    return reinterpret_cast<F>(next); // an interposer's
+  return reinterpret_cast<F>(versioned);
 }
 
 __attribute__((constructor(101))) void resolveAtStartup() { resolveRealFunctions(); }

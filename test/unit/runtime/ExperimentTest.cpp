@@ -11,6 +11,7 @@
 
 #include "ProfileParse.h"
 #include "RunTarget.h"
+#include "Sanitizers.h"
 
 #include "causal/tunables.h"
 
@@ -93,6 +94,8 @@ std::vector<Experiment> experiments(const std::vector<ProfileRecord> &records) {
 } // namespace
 
 TEST_F(ExperimentTest, ProgressPointsAreCountedMergedAndLoggedPerExperiment) {
+  if (causal::test::kSamplesHeldBack)
+    GTEST_SKIP() << causal::test::kSamplesHeldBackWhy;
   std::map<std::string, std::string> env = baseEnv();
   env[CAUSAL_ENV_SEED] = "1";
   ProcessResult r = run({"progress", "600"}, env);
@@ -145,6 +148,8 @@ TEST_F(ExperimentTest, ProgressPointsAreCountedMergedAndLoggedPerExperiment) {
 TEST_F(ExperimentTest, CozHeaderProgramsFindTheRuntime) {
   if (!CAUSAL_HAVE_COZ_H)
     GTEST_SKIP() << "coz.h not installed (apt-get install coz-profiler)";
+  if (causal::test::kSamplesHeldBack)
+    GTEST_SKIP() << causal::test::kSamplesHeldBackWhy;
   ProcessResult r = run({"progress", "300"}, baseEnv());
   ASSERT_TRUE(r.exited && r.status == 0) << r.err;
   EXPECT_EQ(outputValue(r.out, "coz_api"), 1u) << r.out;
@@ -232,6 +237,8 @@ TEST_F(ExperimentTest, AbSpeedupAlternatesZeroAndSAndMarksEveryExperiment) {
 }
 
 TEST_F(ExperimentTest, SharedCpusTurnSpeedupsIntoDelayWhenThreadsOutnumberCpus) {
+  if (causal::test::kSamplesHeldBack)
+    GTEST_SKIP() << causal::test::kSamplesHeldBackWhy;
   // Four threads on one CPU, all in the selected line: pausing some of them
   // would only hand the CPU to the others, so the runtime accounts the
   // speedup as CPU time removed from the shared CPU (docs/runtime.md). A
@@ -269,6 +276,8 @@ TEST_F(ExperimentTest, SharedCpusTurnSpeedupsIntoDelayWhenThreadsOutnumberCpus) 
 }
 
 TEST_F(ExperimentTest, TheFirstExperimentAlreadyKnowsThatThreadsOutnumberCpus) {
+  if (causal::test::kSamplesHeldBack)
+    GTEST_SKIP() << causal::test::kSamplesHeldBackWhy;
   // The first experiment has no last experiment to tell whether the process
   // outnumbers its CPUs: the profiler thread watches it for 20 ms first
   // (CAUSAL_SATURATION_PROBE_NS). Without that, the first experiment used
@@ -290,6 +299,8 @@ TEST_F(ExperimentTest, TheFirstExperimentAlreadyKnowsThatThreadsOutnumberCpus) {
 }
 
 TEST_F(ExperimentTest, APauseDoesNotSpinOnACpuAnotherThreadWants) {
+  if (causal::test::kSamplesHeldBack)
+    GTEST_SKIP() << causal::test::kSamplesHeldBackWhy;
   // One CPU, busy with the selected line; a second thread sleeps 1 ms at a
   // time and pays on waking what was inserted meanwhile (half of it, at
   // 50 %). A pause spins its last CAUSAL_PAUSE_SPIN_NS only while a CPU is
@@ -317,6 +328,8 @@ TEST_F(ExperimentTest, APauseDoesNotSpinOnACpuAnotherThreadWants) {
 }
 
 TEST_F(ExperimentTest, DelaysOwedWhenAnExperimentEndsArePaidInsideIt) {
+  if (causal::test::kSamplesHeldBack)
+    GTEST_SKIP() << causal::test::kSamplesHeldBackWhy;
   // A long sample period makes each selected sample a 10 ms delay, so the
   // other thread, which pays after its own samples (every 10 ms of its CPU
   // time), owes up to one or two of them whenever an experiment's time is
@@ -350,6 +363,8 @@ TEST_F(ExperimentTest, DelaysOwedWhenAnExperimentEndsArePaidInsideIt) {
 }
 
 TEST_F(ExperimentTest, EndToEndRunsOneExperimentEndingAtExit) {
+  if (causal::test::kSamplesHeldBack)
+    GTEST_SKIP() << causal::test::kSamplesHeldBackWhy;
   std::map<std::string, std::string> env = baseEnv();
   env[CAUSAL_ENV_END_TO_END] = "1";
   ProcessResult r = run({"spin", "200"}, env);
@@ -396,6 +411,8 @@ TEST_F(ExperimentTest, HookAndInterposedEntryPointsCountEachCallOnce) {
 // itself, ahead of the runtime, and notes the calls from the runtime's code
 // and from threads it did not create.
 TEST_F(ExperimentTest, TheRuntimesOwnWaitsNeverEnterAHook) {
+  if (causal::test::kSamplesHeldBack)
+    GTEST_SKIP() << causal::test::kSamplesHeldBackWhy;
   std::map<std::string, std::string> env = baseEnv();
   env[CAUSAL_ENV_FIXED_LINE] = "own_work.cpp:10";
   env[CAUSAL_ENV_FIXED_SPEEDUP] = "50";
@@ -445,7 +462,10 @@ TEST_F(ExperimentTest, FatalSignalWritesTheProfileAndKeepsTheSignal) {
       runtime |= record.type == "runtime";
       samples |= record.type == "samples" && record.fields.at("location") == "exp_work.cpp:10";
     }
-    EXPECT_TRUE(runtime && samples) << kind << ": " << readFile(profile_);
+    EXPECT_TRUE(runtime) << kind << ": " << readFile(profile_);
+    if (causal::test::kSamplesHeldBack)
+      continue;
+    EXPECT_TRUE(samples) << kind << ": " << readFile(profile_);
     EXPECT_FALSE(experiments(records).empty()) << kind << ": pending experiments written";
   }
 }
@@ -456,6 +476,8 @@ TEST_F(ExperimentTest, ExecWritesThePendingRecordsFirst) {
   std::vector<ProfileRecord> records = profile();
   ASSERT_FALSE(records.empty()) << "nothing written before exec";
   EXPECT_EQ(records.front().type, "startup");
+  if (causal::test::kSamplesHeldBack)
+    return;
   bool samples = false;
   for (const ProfileRecord &record : records)
     samples |= record.type == "samples";
@@ -464,6 +486,11 @@ TEST_F(ExperimentTest, ExecWritesThePendingRecordsFirst) {
 }
 
 TEST_F(ExperimentTest, MainThreadExitDoesNotKeepTheProcessAlive) {
+  // TSan's own background thread (it sleeps 100 ms at a time until the
+  // process exits) never ends: a program whose main thread calls
+  // pthread_exit stays alive under TSan, profiled or not.
+  if (causal::test::kThreadSanitizer)
+    GTEST_SKIP() << "TSan's background thread keeps a process alive after main's pthread_exit";
   ProcessResult r = run({"mainexit"}, baseEnv());
   ASSERT_TRUE(r.exited) << r.status;
   EXPECT_EQ(r.status, 0);
@@ -473,6 +500,8 @@ TEST_F(ExperimentTest, MainThreadExitDoesNotKeepTheProcessAlive) {
 }
 
 TEST_F(ExperimentTest, ForkedChildRunsItsOwnExperimentsInItsOwnBlock) {
+  if (causal::test::kSamplesHeldBack)
+    GTEST_SKIP() << causal::test::kSamplesHeldBackWhy;
   ProcessResult r = run({"forkexp", "250"}, baseEnv());
   ASSERT_TRUE(r.exited && r.status == 0) << r.err;
   EXPECT_EQ(outputValue(r.out, "child_status"), 0u);
@@ -502,6 +531,8 @@ TEST_F(ExperimentTest, ForkedChildRunsItsOwnExperimentsInItsOwnBlock) {
 }
 
 TEST_F(ExperimentTest, ScopeDecidesWhichLinesExperimentsSelect) {
+  if (causal::test::kSamplesHeldBack)
+    GTEST_SKIP() << causal::test::kSamplesHeldBackWhy;
   // Default scope: the busy system-header line (/usr/include/...) is never
   // selected, though it gets about half of the samples.
   ProcessResult r = run({"delays", "400", "2"}, baseEnv());
@@ -532,6 +563,8 @@ TEST_F(ExperimentTest, ScopeDecidesWhichLinesExperimentsSelect) {
 }
 
 TEST_F(ExperimentTest, TimerSamplerRunsExperimentsToo) {
+  if (causal::test::kSamplesHeldBack)
+    GTEST_SKIP() << causal::test::kSamplesHeldBackWhy;
   std::map<std::string, std::string> env = baseEnv();
   env[CAUSAL_ENV_SAMPLER] = "timer";
   env[CAUSAL_ENV_FIXED_SPEEDUP] = "50";
