@@ -55,6 +55,18 @@ protected:
             {CAUSAL_ENV_COOLOFF_NS, "2000000"}};
   }
 
+  // Experiments on workUnit's line at |speedup| %, the runtime's summary at
+  // exit (what was paused and spun), and the pauses alone, not the
+  // shared-CPU model.
+  std::map<std::string, std::string> pausesEnv(const char *speedup) const {
+    std::map<std::string, std::string> env = baseEnv();
+    env[CAUSAL_ENV_FIXED_LINE] = "exp_work.cpp:10";
+    env[CAUSAL_ENV_FIXED_SPEEDUP] = speedup;
+    env[CAUSAL_ENV_VERBOSE] = "1";
+    env[CAUSAL_ENV_SHARED_CPUS] = "0";
+    return env;
+  }
+
   ProcessResult run(const std::vector<std::string> &args,
                     const std::map<std::string, std::string> &env) {
     return causal::test::runTarget(CAUSAL_EXPERIMENT_TARGET, args, env, dir_);
@@ -72,6 +84,17 @@ protected:
 
 unsigned long long number(const ProfileRecord &record, const char *field) {
   return strtoull(record.fields.at(field).c_str(), nullptr, 10);
+}
+
+// The number the runtime's summary prints just before |words| ("123 ns
+// paused by all threads"), or false if the summary has no such words.
+bool numberBefore(const std::string &text, const std::string &words, unsigned long long *value) {
+  size_t at = text.find(" " + words);
+  if (at == std::string::npos || at == 0)
+    return false;
+  size_t space = text.rfind(' ', at - 1);
+  *value = strtoull(text.c_str() + (space == std::string::npos ? 0 : space + 1), nullptr, 10);
+  return true;
 }
 
 // Experiments with the point records that follow each.
@@ -308,21 +331,11 @@ TEST_F(ExperimentTest, APauseDoesNotSpinOnACpuAnotherThreadWants) {
   // (bench/accuracy's heartbeat case lost the whole effect at 25 % to it),
   // so the pauses sleep. Before, about a quarter of the paused time was spun.
   // The bound leaves room for a first experiment that misjudged the load.
-  std::map<std::string, std::string> env = baseEnv();
-  env[CAUSAL_ENV_FIXED_LINE] = "exp_work.cpp:10";
-  env[CAUSAL_ENV_FIXED_SPEEDUP] = "50";
-  env[CAUSAL_ENV_VERBOSE] = "1";
-  env[CAUSAL_ENV_SHARED_CPUS] = "0"; // the pauses alone, not the shared-CPU model
-  ProcessResult r = run({"heartbeat", "600"}, env);
+  ProcessResult r = run({"heartbeat", "600"}, pausesEnv("50"));
   ASSERT_TRUE(r.exited && r.status == 0) << r.err;
-  size_t at = r.err.find("ns paused by all threads");
-  ASSERT_NE(at, std::string::npos) << r.err;
-  size_t from = r.err.rfind(' ', at - 2);
-  unsigned long long paused = strtoull(r.err.c_str() + from + 1, nullptr, 10);
-  size_t spin = r.err.find("of CPU time spinning");
-  ASSERT_NE(spin, std::string::npos) << r.err;
-  size_t spin_from = r.err.rfind(' ', spin - 5);
-  unsigned long long spun = strtoull(r.err.c_str() + spin_from + 1, nullptr, 10);
+  unsigned long long paused = 0, spun = 0;
+  ASSERT_TRUE(numberBefore(r.err, "ns paused by all threads", &paused)) << r.err;
+  ASSERT_TRUE(numberBefore(r.err, "ns of CPU time spinning", &spun)) << r.err;
   ASSERT_GT(paused, 50000000ull) << "the sleeping thread paid on waking\n" << r.err;
   EXPECT_LT(double(spun), 0.1 * double(paused)) << r.err;
 }
@@ -338,13 +351,9 @@ TEST_F(ExperimentTest, DelaysOwedWhenAnExperimentEndsArePaidInsideIt) {
   // without it a fifth to a third of the delays went unpaid (forgiven when
   // the next experiment started) and each experiment looked shorter than
   // it was.
-  std::map<std::string, std::string> env = baseEnv();
-  env[CAUSAL_ENV_FIXED_LINE] = "exp_work.cpp:10";
-  env[CAUSAL_ENV_FIXED_SPEEDUP] = "100";
+  std::map<std::string, std::string> env = pausesEnv("100");
   env[CAUSAL_ENV_SAMPLE_PERIOD] = "10000000";
   env[CAUSAL_ENV_EXPERIMENT_NS] = "40000000";
-  env[CAUSAL_ENV_VERBOSE] = "1";
-  env[CAUSAL_ENV_SHARED_CPUS] = "0"; // as above: paid delays, not shared-CPU accounting
   ProcessResult r = run({"delays", "1500", "2"}, env);
   ASSERT_TRUE(r.exited && r.status == 0) << r.err;
   std::vector<Experiment> exps = experiments(profile());
@@ -353,10 +362,8 @@ TEST_F(ExperimentTest, DelaysOwedWhenAnExperimentEndsArePaidInsideIt) {
   for (const Experiment &e : exps)
     delay_sum += number(e.record, "delay");
   ASSERT_GT(delay_sum, 0u);
-  size_t at = r.err.find(" ns paused by all threads");
-  ASSERT_NE(at, std::string::npos) << r.err;
-  size_t begin = r.err.rfind(' ', at - 1) + 1;
-  unsigned long long paused = strtoull(r.err.c_str() + begin, nullptr, 10);
+  unsigned long long paused = 0;
+  ASSERT_TRUE(numberBefore(r.err, "ns paused by all threads", &paused)) << r.err;
   // The last experiment ends at exit, without a drain: up to two delays
   // (20 ms) of it may go unpaid. Pauses overshoot, never undershoot.
   EXPECT_GE(paused + 20000000ull, delay_sum) << r.err;
