@@ -146,6 +146,12 @@ private:
   std::atomic<bool> overflowed_{false};
 };
 
+/// The thread is in the sample handler or in the runtime's own work (a
+/// pause, libunwind): its calls into hooks are not the program's.
+inline bool inRuntimeWork(const ThreadState *state) {
+  return state->in_handler.load(std::memory_order_relaxed) != 0;
+}
+
 } // namespace causal::rt
 
 #endif // CAUSAL_RUNTIME_THREADSTATE_H

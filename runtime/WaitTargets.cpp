@@ -97,7 +97,7 @@ WaitTarget waitTargetOfEpisode(uint8_t kind, uint8_t end, uint32_t waker, bool w
 }
 
 bool beginWaitInTarget(ThreadState *state, uint64_t caller, uint64_t start_ns) {
-  if (!state || state->in_handler.load(std::memory_order_relaxed))
+  if (!state || inRuntimeWork(state))
     return false;
   uint64_t selected = g_experiment.selected.load(std::memory_order_relaxed);
   if (waitTargetOf(selected) == WaitTarget::None || start_ns == 0 ||
@@ -126,7 +126,7 @@ void endWaitInTarget(ThreadState *state) {
 
 void onWaitEnded(ThreadState *state, uint64_t caller, uint8_t kind, uint8_t end, uint32_t waker,
                  bool wrote, uint64_t start_ns, uint64_t end_ns) {
-  if (!state || state->in_handler.load(std::memory_order_relaxed))
+  if (!state || inRuntimeWork(state))
     return;
   bool marked = state->target_wait_since_ns.load(std::memory_order_relaxed) != 0;
   if (marked)

@@ -530,7 +530,7 @@ void waitsForkChild(ThreadState *self) {
 // ---- The hooks' side -----------------------------------------------------------------
 
 WaitBuffer *recordingBuffer(ThreadState *state, uint64_t caller) {
-  if (!state || state->in_handler.load(std::memory_order_relaxed) || tls_writing)
+  if (!state || inRuntimeWork(state) || tls_writing)
     return nullptr;
   WaitBuffer *buffer = state->waits;
   if (!buffer || buffer->ended || g_runtime_code.contains(uintptr_t(caller)))

@@ -158,12 +158,15 @@ inline bool owesDelaysUpToNow(const ThreadState *state) {
   return owesDelays(state);
 }
 
+// Counts a synchronization call of the program's (not libunwind's, inside
+// the sample handler).
+inline void countProgramCall(ThreadState *state) { state->sync_calls += !inRuntimeWork(state); }
+
 inline void beforeWaking() {
   ThreadState *state = tls_thread;
   if (!state)
     return;
-  state->sync_calls +=
-      !state->in_handler.load(std::memory_order_relaxed); // the program's calls, not libunwind's
+  countProgramCall(state);
   if (mayOweDelays(state) && owesDelaysUpToNow(state))
     payOwedDelays(state);
 }
@@ -173,8 +176,7 @@ struct BlockScope {
   uint64_t global_before = 0;
   BlockScope() : state(tls_thread) {
     if (state) {
-      state->sync_calls += !state->in_handler.load(
-          std::memory_order_relaxed); // the program's calls, not libunwind's
+      countProgramCall(state);
       if (mayOweDelays(state) && owesDelaysUpToNow(state))
         payBeforeCall();
       enterBlockingCall(state);
@@ -186,7 +188,7 @@ struct BlockScope {
       leaveBlockingCall(state);
   }
   void woken(bool by_other_thread) {
-    if (state && by_other_thread && !state->in_handler.load(std::memory_order_relaxed))
+    if (state && by_other_thread && !inRuntimeWork(state))
       creditWakeUp(state, global_before);
   }
   // The call's own timer ended it: no credit, and the delays inserted while
@@ -214,8 +216,7 @@ private:
 
 inline void plainCall() {
   if (ThreadState *state = tls_thread)
-    state->sync_calls +=
-        !state->in_handler.load(std::memory_order_relaxed); // the program's calls, not libunwind's
+    countProgramCall(state);
 }
 
 // ---- Outcomes of a blocking call (OUTCOME in the table) -------------------------
