@@ -14,7 +14,7 @@
 #   timer's si_overrun accounts exactly for the periods up to its last signal, but under
 #   contention whole stretches go unchecked, the end of a run too, and a short run can get
 #   none (tests that need CPU-timer samples under load run up to three times:
-#   test/lit/Inputs/cpu_timer_attempts.py).
+#   test/lit/Inputs/attempts.py).
 #   Run time: --reps x (--ms of CPU at each load), about 1 min by default on 2 CPUs.
 #
 # usage: bench/timer-loss/run.sh [--build-dir DIR] [--cache-dir DIR] [--budget-s N] [--quick]

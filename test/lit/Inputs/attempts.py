@@ -1,18 +1,25 @@
 #!/usr/bin/env python3
-"""Runs a shell command that depends on the kernel's CPU-time timers up to
-ATTEMPTS times, until it succeeds.
+"""Runs a shell command whose outcome depends on how the machine schedules the
+program up to ATTEMPTS times, until it succeeds.
 
-  cpu_timer_attempts.py [--attempts N] -- 'COMMAND'
+  attempts.py [--attempts N] -- 'COMMAND'
 
-Why: the kernel checks a CPU-time timer (a POSIX CPUTIME timer, setitimer's
-ITIMER_PROF) only at a scheduler tick that finds the thread on a CPU. Under
-CPU contention (four spinning threads on two CPUs, as a loaded CI machine
-has) a thread can go unchecked for a whole run: on kernel 6.18 a program of
-300 ms of CPU got no ITIMER_PROF tick in 4 runs of 30, one of 1000 ms none
-in 1 of 14, with or without the profiler (bench/timer-loss shows the gaps).
-What the tests guard against (a profiler that takes the program's timer
-signal, or that loses its own samples to the program's) fails every attempt;
-a run the kernel starved passes on another.
+For two things no program can control, each named where a test uses this:
+
+- CPU-time timers under contention. The kernel checks a CPU-time timer (a
+  POSIX CPUTIME timer, setitimer's ITIMER_PROF) only at a scheduler tick that
+  finds the thread on a CPU. Under CPU contention (four spinning threads on
+  two CPUs, as a loaded CI machine has) a thread can go unchecked for a whole
+  run: on kernel 6.18 a program of 300 ms of CPU got no ITIMER_PROF tick in 4
+  runs of 30, one of 1000 ms none in 1 of 14, with or without the profiler
+  (bench/timer-loss shows the gaps).
+- A virtual CPU taken by its host. In a VM that reports no steal time (CI's),
+  the time the host keeps a vCPU is CPU time of the thread that was on it: a
+  thread that spun 5 ms was charged 354 ms once in CI. A check on a thread's
+  share of CPU (a sleeper classed as background) fails for that run.
+
+What the tests guard against fails every attempt; a run the machine spoiled
+passes on another.
 
 On success prints the succeeding attempt's stdout (for FileCheck). On failure
 prints every attempt's stdout and stderr and exits with the last status.
@@ -36,7 +43,7 @@ def main(argv):
         result = subprocess.run(command, shell=True, capture_output=True, text=True)
         if result.returncode == 0:
             for number, failure in failures:
-                sys.stderr.write("cpu_timer_attempts: attempt %d failed (status %d), "
+                sys.stderr.write("attempts: attempt %d failed (status %d), "
                                  "attempt %d passed:\n%s" % (number, failure.returncode,
                                                              attempt, failure.stderr))
             sys.stdout.write(result.stdout)
@@ -46,7 +53,7 @@ def main(argv):
         sys.stdout.write("--- attempt %d (status %d) stdout:\n%s" % (number, failure.returncode,
                                                                      failure.stdout))
         sys.stderr.write("--- attempt %d stderr:\n%s" % (number, failure.stderr))
-    sys.stderr.write("cpu_timer_attempts: all %d attempts failed\n" % attempts)
+    sys.stderr.write("attempts: all %d attempts failed\n" % attempts)
     return failures[-1][1].returncode or 1
 
 
