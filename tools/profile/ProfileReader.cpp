@@ -5,6 +5,7 @@
 
 #include "causal/profile_schema.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -13,7 +14,11 @@
 #include <cstring>
 #include <fcntl.h>
 #include <initializer_list>
+#include <memory>
+#include <new>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <type_traits>
 #include <unistd.h>
 #include <unordered_map>
 
@@ -28,6 +33,47 @@ std::string_view Profile::intern(std::string_view name) {
   if (found != names.end())
     return *found;
   return *names.insert(nameStore.emplace_back(name)).first;
+}
+
+// Blocks hold experiments and points as plain memory: constructed in place,
+// never destroyed.
+static_assert(std::is_trivially_destructible_v<Experiment> &&
+              std::is_trivially_destructible_v<PointMeasurement>);
+
+void TableBlockFree::operator()(void *block) const { std::free(block); }
+
+TableBlock allocateTableBlock(size_t bytes) {
+  size_t rounded = (bytes + kTableBlockBytes - 1) / kTableBlockBytes * kTableBlockBytes;
+  void *block = std::aligned_alloc(kTableBlockBytes, rounded);
+  if (!block)
+    throw std::bad_alloc();
+  madvise(block, rounded, MADV_HUGEPAGE); // a hint: without it, 4 KiB pages
+  return TableBlock(block);
+}
+
+void PointStore::append(PointSpan &points, const PointMeasurement &point) {
+  bool endsAtNext = !blocks.empty() && points.first + points.count == last() + used;
+  if (points.count == 0 || !endsAtNext || used == capacity) {
+    if (used + points.count + 1 > capacity) {
+      // An experiment of more points than a block holds gets one of its own.
+      capacity = std::max(kBlock, 2 * (points.count + 1));
+      blocks.push_back(allocateTableBlock(capacity * sizeof(PointMeasurement)));
+      used = 0;
+    }
+    PointMeasurement *to = last() + used;
+    std::uninitialized_copy(points.first, points.first + points.count, to);
+    points.first = to;
+    used += points.count;
+  }
+  new (last() + used++) PointMeasurement(point);
+  ++points.count;
+}
+
+void ExperimentList::push_back(Experiment experiment) {
+  if (count % kBlock == 0)
+    blocks.push_back(allocateTableBlock(kBlock * sizeof(Experiment)));
+  new (&(*this)[count]) Experiment(std::move(experiment));
+  ++count;
 }
 
 const std::string *Record::find(std::string_view key) const {
@@ -807,7 +853,7 @@ private:
         error = "progress point '" + std::string(point.name) + "' appears twice in one experiment";
         return false;
       }
-    experiment.points.push_back(std::move(point));
+    profile.pointStore.append(experiment.points, point);
     return true;
   }
 

@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <deque>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -62,6 +63,54 @@ struct PointMeasurement {
   double difference = 0; // latency: requests in flight (ours: time-averaged)
 };
 
+/// Memory for the blocks of the reader's large tables (experiments, their
+/// points): whole multiples of 2 MiB, aligned to 2 MiB and offered to the
+/// kernel for transparent huge pages (madvise): a page fault per 2 MiB
+/// instead of one per 4 KiB (reading a 200 MB profile: 28,500 faults became
+/// 520, docs/benchmarks.md "Report scale"). The memory is uninitialized.
+struct TableBlockFree {
+  void operator()(void *block) const;
+};
+using TableBlock = std::unique_ptr<void, TableBlockFree>;
+constexpr size_t kTableBlockBytes = size_t(2) << 20;
+TableBlock allocateTableBlock(size_t bytes);
+
+/// The progress points of one experiment: a view of the Profile's
+/// PointStore, where they lie side by side.
+class PointSpan {
+public:
+  size_t size() const { return count; }
+  bool empty() const { return count == 0; }
+  const PointMeasurement &operator[](size_t i) const { return first[i]; }
+  const PointMeasurement *begin() const { return first; }
+  const PointMeasurement *end() const { return first + count; }
+
+private:
+  friend class PointStore;
+  PointMeasurement *first = nullptr;
+  size_t count = 0;
+};
+
+/// Where a Profile's progress points are kept: in table blocks that never
+/// move, each experiment's points side by side, so that reading an
+/// experiment allocates nothing of its own (one vector per experiment cost a
+/// malloc each, and a reallocation at its second point).
+class PointStore {
+public:
+  /// Adds \p point after the points of \p points. Those are moved to the
+  /// end of the store first unless they end where the next point goes (as
+  /// they do when only the newest experiment gets points, which is how the
+  /// reader adds them).
+  void append(PointSpan &points, const PointMeasurement &point);
+
+private:
+  static constexpr size_t kBlock = kTableBlockBytes / sizeof(PointMeasurement);
+  PointMeasurement *last() const { return static_cast<PointMeasurement *>(blocks.back().get()); }
+  std::vector<TableBlock> blocks;
+  size_t capacity = 0; // points in blocks.back()
+  size_t used = 0;     // of them
+};
+
 /// Where a record came from, for messages.
 struct SourcePlace {
   std::string file;
@@ -86,8 +135,50 @@ struct Experiment {
   /// speedup this run's experiments alternate with 0 % (`causal confirm`).
   /// Such experiments are kept out of the ranking (docs/report.md).
   double abSpeedup = -1;
-  size_t run = 0; // index into Profile::runs
-  std::vector<PointMeasurement> points;
+  size_t run = 0;   // index into Profile::runs
+  PointSpan points; // in Profile::pointStore
+};
+
+/// The experiments of a Profile in the order they were read, in table
+/// blocks: an experiment never moves once read (no copy of all of them as
+/// the list grows, as a vector would make) and reading one allocates
+/// nothing (a deque allocates a node every few experiments).
+class ExperimentList {
+public:
+  size_t size() const { return count; }
+  bool empty() const { return count == 0; }
+  Experiment &operator[](size_t i) { return block(i / kBlock)[i % kBlock]; }
+  const Experiment &operator[](size_t i) const { return block(i / kBlock)[i % kBlock]; }
+  void push_back(Experiment experiment);
+
+  template <typename List, typename Item> class Iterator {
+  public:
+    Iterator(List *list, size_t index) : list(list), index(index) {}
+    Item &operator*() const { return (*list)[index]; }
+    Item *operator->() const { return &(*list)[index]; }
+    Iterator &operator++() {
+      ++index;
+      return *this;
+    }
+    bool operator==(const Iterator &other) const { return index == other.index; }
+    bool operator!=(const Iterator &other) const { return index != other.index; }
+
+  private:
+    List *list;
+    size_t index;
+  };
+  using iterator = Iterator<ExperimentList, Experiment>;
+  using const_iterator = Iterator<const ExperimentList, const Experiment>;
+  iterator begin() { return {this, 0}; }
+  iterator end() { return {this, count}; }
+  const_iterator begin() const { return {this, 0}; }
+  const_iterator end() const { return {this, count}; }
+
+private:
+  static constexpr size_t kBlock = kTableBlockBytes / sizeof(Experiment);
+  Experiment *block(size_t b) const { return static_cast<Experiment *>(blocks[b].get()); }
+  std::vector<TableBlock> blocks;
+  size_t count = 0;
 };
 
 /// One execution of the profiled program (from one `startup` record to the next).
@@ -137,7 +228,8 @@ struct Profile {
 
   std::vector<std::string> files; // in the order they were read
   std::vector<Run> runs;
-  std::deque<Experiment> experiments; // a deque: no copy of all of them as it grows
+  ExperimentList experiments;
+  PointStore pointStore; // the experiments' points
   /// Per FILE:LINE, ordered by name; complete once the reading ended.
   std::map<std::string_view, SampleTotals> samples;
   std::vector<std::string> warnings; // "file:line: message"

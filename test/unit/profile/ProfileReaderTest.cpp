@@ -138,6 +138,61 @@ TEST(ProfileReader, SeparatesAppendedRunsAndKeepsLastCumulativeSamples) {
   EXPECT_EQ(profile.runs[3].sampledLines, 2u);
 }
 
+// The points of an experiment stay side by side and keep their values
+// whatever the store does: an experiment of more points than a block holds,
+// points added to an experiment that is not the newest, and blocks filling.
+TEST(PointStore, KeepsEachExperimentsPointsTogether) {
+  PointStore store;
+  PointSpan a, b, many;
+  auto point = [](double delta) {
+    PointMeasurement p;
+    p.delta = delta;
+    return p;
+  };
+  for (int i = 0; i < 3; ++i)
+    store.append(a, point(i));
+  store.append(b, point(100));
+  store.append(a, point(3)); // a no longer ends where the next point goes
+  for (int i = 0; i < 10000; ++i)
+    store.append(many, point(1000 + i));
+  store.append(b, point(101));
+  ASSERT_EQ(a.size(), 4u);
+  for (size_t i = 0; i < a.size(); ++i)
+    EXPECT_EQ(a[i].delta, double(i));
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(b[0].delta, 100);
+  EXPECT_EQ(b[1].delta, 101);
+  ASSERT_EQ(many.size(), 10000u);
+  double expected = 1000;
+  for (const PointMeasurement &p : many)
+    EXPECT_EQ(p.delta, expected++);
+}
+
+// Many experiments with one or two points each, as the reader stores them.
+TEST(ProfileReader, KeepsThePointsOfManyExperiments) {
+  std::string text = "startup\ttime=1\n";
+  for (int i = 0; i < 20000; ++i) {
+    text +=
+        "experiment\tselected=a.c:" + std::to_string(i % 7 + 1) + "\tspeedup=0\tduration=1000\n";
+    text += "throughput-point\tname=p\tdelta=" + std::to_string(i) + "\n";
+    if (i % 3 == 0)
+      text +=
+          "latency-point\tname=q\tarrivals=" + std::to_string(i) + "\tdepartures=1\tdifference=0\n";
+  }
+  Profile profile;
+  std::string error;
+  ASSERT_TRUE(readProfileText(text, "p.coz", profile, ReadOptions{}, error)) << error;
+  ASSERT_EQ(profile.experiments.size(), 20000u);
+  size_t index = 0;
+  for (const Experiment &e : profile.experiments) {
+    ASSERT_EQ(e.points.size(), index % 3 == 0 ? 2u : 1u) << index;
+    EXPECT_EQ(e.points[0].delta, double(index));
+    if (index % 3 == 0)
+      EXPECT_EQ(e.points[1].arrivals, double(index));
+    ++index;
+  }
+}
+
 TEST(ProfileReader, SeveralFilesAccumulate) {
   Profile profile;
   std::string error;

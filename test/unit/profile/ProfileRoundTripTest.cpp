@@ -281,7 +281,8 @@ TEST(ProfileRoundTrip, RunsInPartsInterleavedAndKilledReadAsTheirParts) {
   ASSERT_EQ(profile.experiments.size(), 2u);
   EXPECT_EQ(profile.experiments[0].run, 0u);
   EXPECT_EQ(profile.experiments[1].run, 0u);
-  EXPECT_EQ(profile.experiments[1].points.at(0).delta, 4);
+  ASSERT_EQ(profile.experiments[1].points.size(), 1u);
+  EXPECT_EQ(profile.experiments[1].points[0].delta, 4);
   ASSERT_EQ(profile.notes.size(), 1u);
   EXPECT_NE(profile.notes[0].find("p.coz:1: the run of process 10 has no end record"),
             std::string::npos)
