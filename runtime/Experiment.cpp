@@ -342,8 +342,7 @@ void integrateInFlight(uint32_t points, uint64_t dt) {
   for (uint32_t p = 0; p < points; ++p) {
     if (g_progress.kind(p) != PointKind::Latency)
       continue;
-    int64_t in_flight = int64_t(g_progress.arrivals(p) - g_progress.departures(p));
-    g_snapshots[p].in_flight_area += double(in_flight) * double(dt);
+    g_snapshots[p].in_flight_area += double(g_progress.inFlight(p)) * double(dt);
   }
 }
 
@@ -628,7 +627,8 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   // After the flag: a visit counted in a snapshot but missed by the visit
   // sums (or the other way round) shows as a mismatch of the counts.
   for (uint32_t p = 0; p < points; ++p) {
-    g_snapshots[p] = {g_progress.arrivals(p), g_progress.departures(p), 0.0};
+    uint64_t departures = g_progress.departures(p); // first, as in inFlight()
+    g_snapshots[p] = {g_progress.arrivals(p), departures, 0.0};
     // Visits timed since the flag went up were counted before the snapshot
     // (the profiler thread may have been preempted in between): not this
     // experiment's.
@@ -731,6 +731,10 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   uint64_t min_visits = UINT64_MAX;
   for (uint32_t p = 0; p < points; ++p) {
     bool throughput = g_progress.kind(p) == PointKind::Throughput;
+    // A latency point's departures first, as in inFlight(): a request
+    // begun and ended between the reads is then in flight at the end, not
+    // a departure without an arrival in this experiment.
+    uint64_t departures = throughput ? 0 : g_progress.departures(p) - g_snapshots[p].departures;
     uint64_t arrivals =
         (throughput ? g_end_arrivals[p] : g_progress.arrivals(p)) - g_snapshots[p].arrivals;
     if (throughput) {
@@ -746,7 +750,7 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
       records::LatencyPoint point;
       point.name = g_progress.name(p);
       point.arrivals = arrivals;
-      point.departures = g_progress.departures(p) - g_snapshots[p].departures;
+      point.departures = departures;
       double difference = inFlightInVirtualTime(p, arrivals, point.departures, virtual_end);
       if (std::isnan(difference)) // some visits did not go through the runtime
         difference = elapsed ? g_snapshots[p].in_flight_area / double(elapsed) : 0.0;

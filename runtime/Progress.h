@@ -66,6 +66,15 @@ public:
   uint64_t arrivals(uint32_t point) const { return sum(points_[point].begins); }
   /// Ends of a latency point (0 for a throughput point).
   uint64_t departures(uint32_t point) const { return sum(points_[point].ends); }
+  /// Requests of a latency point in flight now. Departures are read before
+  /// arrivals: a request that begins and ends between the two reads counts
+  /// as in flight, never as a departure without its arrival, so the count
+  /// is never below 0 (read the other way round it was, when the reading
+  /// thread was held up between its reads).
+  int64_t inFlight(uint32_t point) const {
+    uint64_t ends = departures(point);
+    return int64_t(arrivals(point) - ends);
+  }
 
   /// Event sums of a latency point since the last take: the virtual times
   /// (docs/report.md, "Latency") of its begin and end visits that went
