@@ -5,7 +5,7 @@
 
 #include <algorithm>
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define CAUSAL_SPLITMIX_AVX512
+#define CAUSAL_ANALYSIS_AVX512
 #include <immintrin.h>
 #endif
 #include <array>
@@ -251,7 +251,15 @@ struct RunRate {
   bool valid() const { return time > 0; }
 };
 
-#ifdef CAUSAL_SPLITMIX_AVX512
+/// count[j] x value[j] summed for j in [from, n), one at a time.
+int64_t countedSumScalar(const uint32_t *count, const int64_t *value, size_t from, size_t n) {
+  int64_t sum = 0;
+  for (size_t j = from; j < n; ++j)
+    sum += int64_t(count[j]) * value[j];
+  return sum;
+}
+
+#ifdef CAUSAL_ANALYSIS_AVX512
 bool cpuHasAvx512() {
   static const bool avx512 =
       __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
@@ -267,10 +275,7 @@ countedSumAvx512(const uint32_t *count, const int64_t *value, size_t n) {
         _mm512_cvtepu32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(count + j)));
     sums = _mm512_add_epi64(sums, _mm512_mullo_epi64(counts, _mm512_loadu_si512(value + j)));
   }
-  int64_t sum = _mm512_reduce_add_epi64(sums);
-  for (; j < n; ++j)
-    sum += int64_t(count[j]) * value[j];
-  return sum;
+  return _mm512_reduce_add_epi64(sums) + countedSumScalar(count, value, j, n);
 }
 #endif
 
@@ -278,14 +283,11 @@ countedSumAvx512(const uint32_t *count, const int64_t *value, size_t n) {
 /// order): the counted bootstrap's inner loop, eight at a time where the
 /// CPU has AVX-512.
 int64_t countedSum(const uint32_t *count, const int64_t *value, size_t n) {
-#ifdef CAUSAL_SPLITMIX_AVX512
+#ifdef CAUSAL_ANALYSIS_AVX512
   if (cpuHasAvx512())
     return countedSumAvx512(count, value, n);
 #endif
-  int64_t sum = 0;
-  for (size_t j = 0; j < n; ++j)
-    sum += int64_t(count[j]) * value[j];
-  return sum;
+  return countedSumScalar(count, value, 0, n);
 }
 
 class SplitMix64 {
@@ -300,7 +302,7 @@ public:
   /// CPU has AVX-512 (the bootstrap draws hundreds of millions).
   void below(size_t n, uint32_t *out, size_t count) {
     size_t done = 0;
-#ifdef CAUSAL_SPLITMIX_AVX512
+#ifdef CAUSAL_ANALYSIS_AVX512
     if (cpuHasAvx512())
       done = belowAvx512(state, n, out, count);
 #endif
@@ -317,7 +319,7 @@ private:
     return z ^ (z >> 31);
   }
 
-#ifdef CAUSAL_SPLITMIX_AVX512
+#ifdef CAUSAL_ANALYSIS_AVX512
   /// below(n) for the whole multiples of 8 in \p count, eight lanes at a
   /// time; advances \p state past them and returns how many. The high 64
   /// bits of z x n, n < 2^32, from 32-bit halves: z x n = zh n 2^32 + zl n,
