@@ -118,6 +118,37 @@ TEST(Analysis, LatencyUsesLittlesLawAndFasterIsPositive) {
   EXPECT_NEAR(point.slope, expectedSlope(minHalf), 1e-9);
 }
 
+TEST(Analysis, ANegativeInFlightAreaCountsInItsGroupsSum) {
+  // A virtual speedup takes each delay off the requests in flight when it
+  // is inserted, a whole sample period at a time: a window whose requests
+  // drew more samples of the line than its share has a negative area
+  // (bench/accuracy's open loop at 100 %: in-flight=-0.0293 in one of 24
+  // windows). Such a profile is read as written, and the window counts in
+  // its group's sums like any other: W = sum(L t) / sum(a).
+  Profile p;
+  std::string error;
+  ASSERT_TRUE(readProfileText("experiment\tselected=q.c:1\tspeedup=0\tduration=1000000000\n"
+                              "latency-point\tname=r\tarrivals=100\tdepartures=100\tdifference=2\n"
+                              "experiment\tselected=q.c:1\tspeedup=1\tduration=1000000000\n"
+                              "latency-point\tname=r\tarrivals=100\tdepartures=100\t"
+                              "difference=-0.0000\tin-flight=-0.0293\n"
+                              "experiment\tselected=q.c:1\tspeedup=1\tduration=3000000000\n"
+                              "latency-point\tname=r\tarrivals=300\tdepartures=300\t"
+                              "difference=1.0000\tin-flight=1.2500\n",
+                              "l.coz", p, ReadOptions(), error))
+      << error;
+  ASSERT_EQ(p.experiments.size(), 3u);
+  EXPECT_EQ(p.experiments[1].points[0].difference, -0.0293) << "in-flight as written";
+  AnalysisOptions options;
+  options.minSpeedups = 2;
+  options.minExperiments = 1;
+  Analysis analysis = analyze(p, options);
+  const PointResult &point = only(analysis, "q.c:1");
+  double w0 = 2 * 1e9 / 100, w = (-0.0293 * 1e9 + 1.25 * 3e9) / 400;
+  ASSERT_EQ(point.curve.size(), 2u);
+  EXPECT_NEAR(point.curve[1].programSpeedup, (w0 - w) / w0, 1e-9);
+}
+
 TEST(Analysis, LatencyAveragesInFlightCountOverDuration) {
   // Two baseline experiments: L = 2 for 1 s and L = 8 for 3 s, 100 + 300
   // arrivals: W0 = (2*1 + 8*3) / 400 s. At 50 %: L = 3 for 4 s, 400 arrivals.
