@@ -28,19 +28,34 @@ static inline uint64_t monotonicNs(void) {
   return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-// About |iterations| x 2.4 ns of CPU work on these VMs: a chain of dependent
-// xor-shift-multiplies, which no compiler folds and whose speed does not
-// depend on where the code lands. (A volatile counter's loop did: devicewait's
-// 1,000,000 iterations took 1.6 ms a round in its plain build and 0.9 ms in
-// its instrumented one, so the true effect, measured on plain builds, and the
-// prediction, made on the instrumented one, described different programs.)
-// The wait cases use it; the result goes to a volatile sink.
+// CPU work written on one line, CPU_WORK(ITERATIONS): ITERATIONS steps of a chain of dependent
+// xor-shift-multiplies, about 2.1-2.4 ns a step on these VMs, from and to cpuWorkSink
+// (CPU_WORK_STEPS: on a variable STATE). A macro, so that the loop's code is the line where it
+// is written (a function's body, even inlined, is charged to the line of its definition), which
+// is what --fixed-line selects and the knob shortens. No compiler folds the chain, and its speed
+// does not depend on where the code lands. A volatile counter's loop did: its store and reload
+// ran at 0.3 ns a step in some builds and 0.9-1.6 ns in others, as the code's placement fell
+// (devicewait's 1,000,000 steps took 1.6 ms a round in its
+// plain build and 0.9 ms in its instrumented one; a one-client closed loop's two lines, 60/40 by
+// their counts, took 39/61 of the samples), so the true effect, measured on plain builds at
+// other knob settings, and the prediction, made on the instrumented build, described different
+// programs.
+#define CPU_WORK_STEPS(state, iterations)                                                          \
+  for (uint64_t cpuWorkStep_ = 0; cpuWorkStep_ < (uint64_t)(iterations); cpuWorkStep_++)           \
+  (state) = ((state) ^ ((state) >> 29)) * 0xbf58476d1ce4e5b9ull + cpuWorkStep_
+#define CPU_WORK(iterations)                                                                       \
+  do {                                                                                             \
+    uint64_t cpuWorkState_ = cpuWorkSink;                                                          \
+    CPU_WORK_STEPS(cpuWorkState_, iterations);                                                     \
+    cpuWorkSink = cpuWorkState_;                                                                   \
+  } while (0)
+static volatile uint64_t cpuWorkSink __attribute__((unused));
+
+// The same work as a function, for work that is not a selected line.
 static inline uint64_t cpuWork(uint64_t seed, long iterations) {
-  for (long i = 0; i < iterations; i++)
-    seed = (seed ^ (seed >> 29)) * 0xbf58476d1ce4e5b9ull + (uint64_t)i;
+  CPU_WORK_STEPS(seed, iterations);
   return seed;
 }
-static volatile uint64_t cpuWorkSink __attribute__((unused));
 
 #ifdef CPU_SET
 // A failure to pin (one CPU, a restricted mask) changes the timing only.

@@ -34,7 +34,7 @@
 #define LINE_COST_PERCENT 100
 #endif
 
-enum { KNOB_ITERATIONS = 2000000, B_ITERATIONS = 400000 };
+enum { KNOB_ITERATIONS = 312500, B_ITERATIONS = 62500 };
 enum { A_SLEEP_US = 200, B_SLEEP_US = 800 };
 
 static const uint64_t knobIterations = (uint64_t)KNOB_ITERATIONS * LINE_COST_PERCENT / 100;
@@ -50,8 +50,7 @@ static void *threadB(void *arg) {
   (void)arg;
   for (long r = 0; r < rounds; ++r) {
     sleepUs(B_SLEEP_US);
-    for (volatile uint64_t y = 0; y < B_ITERATIONS; y++) { // B_WORK
-    }
+    CPU_WORK(B_ITERATIONS); // B_WORK
     pthread_barrier_wait(&meet);
   }
   return NULL;
@@ -64,8 +63,7 @@ int main(int argc, char **argv) {
   pthread_create(&b, NULL, threadB, NULL);
   for (long r = 0; r < rounds; ++r) {
     sleepUs(A_SLEEP_US);
-    for (volatile uint64_t x = 0; x < knobIterations; x++) { // KNOB
-    }
+    CPU_WORK(knobIterations); // KNOB
     pthread_barrier_wait(&meet);
     CAUSAL_PROGRESS_NAMED("round");
   }

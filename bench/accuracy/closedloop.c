@@ -32,7 +32,7 @@
 #define LINE_COST_PERCENT 100
 #endif
 
-enum { KNOB_ITERATIONS = 2400000, FIXED_ITERATIONS = 1600000 };
+enum { KNOB_ITERATIONS = 375000, FIXED_ITERATIONS = 250000 };
 enum { CLIENTS = 2 };
 
 static const uint64_t knobIterations = (uint64_t)KNOB_ITERATIONS * LINE_COST_PERCENT / 100;
@@ -63,10 +63,8 @@ static void *server(void *arg) {
     uint64_t request = question[client];
     pthread_mutex_unlock(&lock);
     // The request's work.
-    for (volatile uint64_t x = 0; x < knobIterations; x++) { // KNOB
-    }
-    for (volatile uint64_t y = 0; y < FIXED_ITERATIONS; y++) { // FIXED
-    }
+    CPU_WORK(knobIterations);   // KNOB
+    CPU_WORK(FIXED_ITERATIONS); // FIXED
     pthread_mutex_lock(&lock);
     answer[client] = request * 2654435761u;
     waiting[client] = 0;

@@ -30,7 +30,7 @@
 #define LINE_COST_PERCENT 100
 #endif
 
-enum { KNOB_ITERATIONS = 800000, REST_ITERATIONS = 1200000, HEARTBEAT_ITERATIONS = 40000 };
+enum { KNOB_ITERATIONS = 125000, REST_ITERATIONS = 187500, HEARTBEAT_ITERATIONS = 6250 };
 enum { WORKERS = 2 };
 
 static const uint64_t knobIterations = (uint64_t)KNOB_ITERATIONS * LINE_COST_PERCENT / 100;
@@ -38,13 +38,11 @@ static long roundsPerWorker = 1500;
 static atomic_int workersDone;
 
 __attribute__((noinline)) static void knob(void) {
-  for (volatile uint64_t x = 0; x < knobIterations; x++) { // KNOB
-  }
+  CPU_WORK(knobIterations); // KNOB
 }
 
 __attribute__((noinline)) static void rest(void) {
-  for (volatile uint64_t y = 0; y < REST_ITERATIONS; y++) { // REST
-  }
+  CPU_WORK(REST_ITERATIONS); // REST
 }
 
 static void *worker(void *arg) {
@@ -63,8 +61,7 @@ static void *heartbeat(void *arg) {
   struct timespec period = {0, 1000000};
   while (atomic_load(&workersDone) < WORKERS) {
     nanosleep(&period, NULL);
-    for (volatile uint64_t z = 0; z < HEARTBEAT_ITERATIONS; z++) { // HEARTBEAT
-    }
+    CPU_WORK(HEARTBEAT_ITERATIONS); // HEARTBEAT
   }
   return NULL;
 }

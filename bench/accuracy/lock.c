@@ -2,8 +2,8 @@
 //
 //   lock [ITEMS_PER_THREAD]      (default 3000)
 //
-// Two workers (pinned to CPU 0 and CPU 1) repeat: OUTSIDE_ITERATIONS of an
-// empty loop outside the lock (line OUTSIDE), then under one mutex
+// Two workers (pinned to CPU 0 and CPU 1) repeat: OUTSIDE_ITERATIONS steps of
+// CPU work (accuracy.h) outside the lock (line OUTSIDE), then under one mutex
 // CRITICAL_ITERATIONS * LINE_COST_PERCENT / 100 iterations (line KNOB) and an
 // update of the shared total, then CAUSAL_PROGRESS_NAMED("item").
 //
@@ -31,7 +31,7 @@
 #define LINE_COST_PERCENT 100
 #endif
 
-enum { CRITICAL_ITERATIONS = 200000, OUTSIDE_ITERATIONS = CRITICAL_ITERATIONS / 4 };
+enum { CRITICAL_ITERATIONS = 32000, OUTSIDE_ITERATIONS = CRITICAL_ITERATIONS / 4 };
 
 static const uint64_t knobIterations = (uint64_t)CRITICAL_ITERATIONS * LINE_COST_PERCENT / 100;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -41,11 +41,9 @@ static long itemsPerThread = 3000;
 static void *worker(void *arg) {
   pinToCpu((int)(intptr_t)arg);
   for (long i = 0; i < itemsPerThread; ++i) {
-    for (volatile uint64_t x = 0; x < OUTSIDE_ITERATIONS; x++) { // OUTSIDE
-    }
+    CPU_WORK(OUTSIDE_ITERATIONS); // OUTSIDE
     pthread_mutex_lock(&lock);
-    for (volatile uint64_t y = 0; y < knobIterations; y++) { // KNOB
-    }
+    CPU_WORK(knobIterations); // KNOB
     ++itemsDone;
     pthread_mutex_unlock(&lock);
     CAUSAL_PROGRESS_NAMED("item");

@@ -38,7 +38,7 @@
 #define AFTER_COST_PERCENT 100
 #endif
 
-enum { KNOB_ITERATIONS = 1200000, FIXED_ITERATIONS = 800000, AFTER_ITERATIONS = 800000 };
+enum { KNOB_ITERATIONS = 187500, FIXED_ITERATIONS = 125000, AFTER_ITERATIONS = 125000 };
 enum { WORKERS = 2, QUEUE_SIZE = 1024 };
 
 static const uint64_t knobIterations = (uint64_t)KNOB_ITERATIONS * LINE_COST_PERCENT / 100;
@@ -53,16 +53,13 @@ static int done;
 static uint64_t checksum, latencyNs, served;
 
 __attribute__((noinline)) static uint64_t work(uint64_t request) {
-  for (volatile uint64_t x = 0; x < knobIterations; x++) { // KNOB
-  }
-  for (volatile uint64_t y = 0; y < FIXED_ITERATIONS; y++) { // FIXED
-  }
+  CPU_WORK(knobIterations);   // KNOB
+  CPU_WORK(FIXED_ITERATIONS); // FIXED
   return request * 2654435761u;
 }
 
 __attribute__((noinline)) static void bookkeeping(void) {
-  for (volatile uint64_t z = 0; z < afterIterations; z++) { // AFTER_END
-  }
+  CPU_WORK(afterIterations); // AFTER_END
 }
 
 static void *worker(void *arg) {

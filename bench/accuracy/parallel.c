@@ -4,7 +4,7 @@
 //
 // Each round, main starts thread a (pinned to CPU 0) and thread b (pinned to
 // CPU 1) and joins both, then counts the round with CAUSAL_PROGRESS. Thread a
-// runs A_ITERATIONS * LINE_COST_PERCENT / 100 iterations of an empty loop on
+// runs A_ITERATIONS * LINE_COST_PERCENT / 100 steps of CPU work (accuracy.h) on
 // line KNOB, thread b 80 % of A_ITERATIONS on line OTHER: at
 // LINE_COST_PERCENT=100 (the baseline build) a round lasts as long as a.
 //
@@ -29,23 +29,21 @@
 #define LINE_COST_PERCENT 100
 #endif
 
-enum { A_ITERATIONS = 4000000 };
+enum { A_ITERATIONS = 625000 };
 static const uint64_t knobIterations = (uint64_t)A_ITERATIONS * LINE_COST_PERCENT / 100;
 static const uint64_t otherIterations = (uint64_t)A_ITERATIONS / 10 * 8;
 
 static void *a(void *unused) {
   (void)unused;
   pinToCpu(0);
-  for (volatile uint64_t x = 0; x < knobIterations; x++) { // KNOB
-  }
+  CPU_WORK(knobIterations); // KNOB
   return NULL;
 }
 
 static void *b(void *unused) {
   (void)unused;
   pinToCpu(1);
-  for (volatile uint64_t y = 0; y < otherIterations; y++) { // OTHER
-  }
+  CPU_WORK(otherIterations); // OTHER
   return NULL;
 }
 

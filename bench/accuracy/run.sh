@@ -57,7 +57,7 @@
 #
 # usage: bench/accuracy/run.sh [--build-dir DIR] [--cache-dir DIR] [--budget-s N] [--quick]
 #                              [--reps N] [--skip-coz] [--cases "serial parallel ..."]
-#                              [--free-runs N]
+#                              [--free-runs N] [--report-only]
 #   --build-dir  causal build tree or install prefix (default: $CAUSAL_BUILD_DIR, else
 #                ../../build relative to this script)
 #   --cache-dir  binaries, profiles and results (default: <build-dir>/bench-cache/accuracy)
@@ -70,6 +70,9 @@
 #                speedup, appended to one profile per round): the prediction at s is read
 #                from the points of the line's curve within 10 points of s, each scaled
 #                linearly to s, weighted by their experiments (default 0: none)
+#   --report-only  no builds or runs: the reports and tables again from the profiles and
+#                <cache-dir>/runs.tsv of an earlier run (give the same --cases and
+#                --free-runs), read by this build's `causal report`
 #   --cases      subset of: serial parallel lock openloop afterend closedloop heartbeat
 #                barrier (the default: all of these) and the wait cases devicewait
 #                waitbarrier shortwait waitoverlap netwait; the word "waits" stands for
@@ -80,9 +83,10 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-reps=5 budget=480 quick=0 skip_coz=0 free_runs=0
+reps=5 budget=480 quick=0 skip_coz=0 free_runs=0 report_only=0
 cases="serial parallel lock openloop afterend closedloop heartbeat barrier"
-bench_args "--budget-s=budget --quick=quick! --reps=reps --skip-coz=skip_coz! --free-runs=free_runs --cases=cases" "$@"
+bench_args "--budget-s=budget --quick=quick! --reps=reps --skip-coz=skip_coz! --free-runs=free_runs --cases=cases \
+--report-only=report_only!" "$@"
 bench_positive --reps "$reps"
 wait_cases="devicewait waitbarrier shortwait waitoverlap netwait"
 cases="$(echo " $cases " | sed "s/ waits / $wait_cases /g")"
@@ -137,6 +141,7 @@ for c in $cases; do
   args_of "$c" >/dev/null
   [ "$(knob_line "$c" | wc -l)" = 1 ] ||
     { echo "run.sh: no single $(marker_of "$c") line in $(source_of "$c").c" >&2; exit 1; }
+  [ "$report_only" = 0 ] || continue
   common=(-O2 -I"$src/include" -pthread "$here/$(source_of "$c").c")
   {
     set -x
@@ -190,8 +195,15 @@ run_one() {
 }
 
 runs="$cache/runs.tsv"
-bench_fresh_runs "$runs" 'round\tcase\tvariant\tspeedup\tns\tstatus'
 rounds_done=0
+if [ "$report_only" = 1 ]; then
+  [ -f "$runs" ] || { echo "run.sh: --report-only: no $runs" >&2; exit 1; }
+  rounds_done="$(awk -F'\t' 'NR > 1 && $1 > n { n = $1 } END { print n + 0 }' "$runs")"
+  reps=0 # no round runs
+  bench_mark_start
+else
+  bench_fresh_runs "$runs" 'round\tcase\tvariant\tspeedup\tns\tstatus'
+fi
 for round in $(seq 1 "$reps"); do
   # Another round only if it fits in the budget at the mean round time so far.
   bench_round_fits "$round" "$rounds_done" || break
@@ -241,7 +253,7 @@ done
 
 cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 coz_version="$(dpkg-query -W -f='${Version}' coz-profiler 2>/dev/null || echo '?')"
-{
+[ "$report_only" = 1 ] && [ -f "$cache/header.txt" ] || {
   echo "machine: $cpu, $(nproc) vCPUs, Linux $(uname -r)"
   echo "date: $started; $rounds_done round(s), $elapsed s in all; load average before $load_before," \
        "after $load_after; priority: ${nice_cmd[*]:-normal}"

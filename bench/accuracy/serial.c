@@ -3,7 +3,7 @@
 //   serial [ROUNDS]        (default 400)
 //
 // One thread repeats rounds; a round runs KNOB_ITERATIONS * LINE_COST_PERCENT
-// / 100 iterations of an empty loop on line KNOB and REST_ITERATIONS on line
+// / 100 steps of CPU work (accuracy.h) on line KNOB and REST_ITERATIONS on line
 // REST, then counts the round with CAUSAL_PROGRESS. At LINE_COST_PERCENT=100
 // (the baseline build) KNOB is 40 % of a round.
 //
@@ -23,17 +23,15 @@
 #define LINE_COST_PERCENT 100
 #endif
 
-enum { KNOB_ITERATIONS = 800000, REST_ITERATIONS = 1200000 };
+enum { KNOB_ITERATIONS = 125000, REST_ITERATIONS = 187500 };
 static const uint64_t knobIterations = (uint64_t)KNOB_ITERATIONS * LINE_COST_PERCENT / 100;
 
 __attribute__((noinline)) static void knob(void) {
-  for (volatile uint64_t x = 0; x < knobIterations; x++) { // KNOB
-  }
+  CPU_WORK(knobIterations); // KNOB
 }
 
 __attribute__((noinline)) static void rest(void) {
-  for (volatile uint64_t y = 0; y < REST_ITERATIONS; y++) { // REST
-  }
+  CPU_WORK(REST_ITERATIONS); // REST
 }
 
 int main(int argc, char **argv) {
