@@ -11,10 +11,11 @@
 //
 // Build-time knobs, each a real speedup of its line by 100 - P %:
 //   -DPOOL_COST_PERCENT=P, -DSERIAL_COST_PERCENT=P, -DCRITICAL_COST_PERCENT=P.
-// Costs at 100 %: POOL 6000 iterations (about 6 us), SERIAL 3000 (the consumer
-// needs less than one CPU's worth per item when producers are spread over
-// CPUs: on two CPUs it is the pool, not the consumer, that limits `stage` unless
-// the pool is much faster), CRITICAL 1500.
+// Costs at 100 %, in steps of CPU_WORK_STEPS (accuracy.h: a multiply chain whose
+// speed does not depend on the code's placement, about 2.1 ns a step): POOL 3700
+// (about 8 us), SERIAL 1850 (the consumer needs less than one CPU's worth per
+// item when producers are spread over CPUs: on two CPUs it is the pool, not the
+// consumer, that limits `stage` unless the pool is much faster), CRITICAL 925.
 // The true effect of each knob is measured by timing builds (bench/accuracy/run.sh):
 // nothing here assumes an answer. The output does not depend on the knobs or the
 // timing.
@@ -26,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accuracy.h"
+
 #ifndef POOL_COST_PERCENT
 #define POOL_COST_PERCENT 100
 #endif
@@ -36,7 +39,7 @@
 #define CRITICAL_COST_PERCENT 100
 #endif
 
-enum { POOL_ITERATIONS = 6000, SERIAL_ITERATIONS = 3000, CRITICAL_ITERATIONS = 1500 };
+enum { POOL_ITERATIONS = 3700, SERIAL_ITERATIONS = 1850, CRITICAL_ITERATIONS = 925 };
 static const uint64_t poolIterations = (uint64_t)POOL_ITERATIONS * POOL_COST_PERCENT / 100;
 static const uint64_t serialIterations = (uint64_t)SERIAL_ITERATIONS * SERIAL_COST_PERCENT / 100;
 static const uint64_t criticalIterations =
@@ -44,24 +47,21 @@ static const uint64_t criticalIterations =
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static long rounds;
-static uint64_t checksum;
+static volatile uint64_t checksum; // keeps the work
 
 static uint64_t poolWork(uint64_t seed) {
-  volatile uint64_t x = seed;
-  for (uint64_t i = 0; i < poolIterations; i++) x = x * 6364136223846793005ull + 1; // POOL
-  return x;
+  CPU_WORK_STEPS(seed, poolIterations); // POOL
+  return seed;
 }
 
 static uint64_t serialWork(uint64_t seed) {
-  volatile uint64_t x = seed;
-  for (uint64_t i = 0; i < serialIterations; i++) x = x * 2862933555777941757ull + 3; // SERIAL
-  return x;
+  CPU_WORK_STEPS(seed, serialIterations); // SERIAL
+  return seed;
 }
 
 static uint64_t criticalWork(uint64_t seed) {
-  volatile uint64_t x = seed;
-  for (uint64_t i = 0; i < criticalIterations; i++) x = x * 3202034522624059733ull + 7; // CRITICAL
-  return x;
+  CPU_WORK_STEPS(seed, criticalIterations); // CRITICAL
+  return seed;
 }
 
 // ---- pool: independent rounds -------------------------------------------------

@@ -3,7 +3,7 @@
 #
 # README
 #   Cases of bench/accuracy/oversub.c, each with a line whose cost is a build-time knob:
-#     pool N=1, C, 2C, 8C, 64C   N threads of rounds of ~6 us on line POOL and a tiny critical
+#     pool N=1, C, 2C, 8C, 64C   N threads of rounds of ~8 us on line POOL and a tiny critical
 #                                section (C = CPUs available; POOL is nearly all the work)
 #     pool N=8, taskset 1 CPU    the same, pinned to one CPU with taskset
 #     pool N=8, quota 1 CPU      the same, in a cgroup with a CPU quota of one CPU (v1 or v2;
