@@ -105,7 +105,7 @@ speedups="0 25 50 100"       # virtual speedups of the profiled runs
 args_of() {                  # about 1-2.5 s of plain run time each on a 2-vCPU VM
   case "$1:$quick" in
     serial:0) echo 2000 ;;   serial:1) echo 300 ;;    # rounds
-    parallel:0) echo 300 ;;  parallel:1) echo 60 ;;   # rounds of two threads
+    parallel:0) echo 1000 ;; parallel:1) echo 200 ;;  # rounds of two threads
     lock:0) echo 4000 ;;     lock:1) echo 800 ;;      # items per thread
     openloop:0|afterend:0) echo 600 ;; openloop:1|afterend:1) echo 150 ;; # requests
     closedloop:0) echo 300 ;; closedloop:1) echo 80 ;; # requests per client
