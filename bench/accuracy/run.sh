@@ -8,7 +8,7 @@
 #   line by s = 100 - P %:
 #     serial     one thread; the line is 40 % of each round         (right answer: 0.4 s)
 #     parallel   Figure 1 of the Coz paper: threads a (the line, CPU 0) and b (80 % of a,
-#                CPU 1) joined per round                             (min(s, 20 %))
+#                CPU 1) meet main at two barriers a round            (min(s, 20 %))
 #     lock       two threads (CPUs 0, 1), the line is the critical section of a saturated
 #                mutex                                               (s up to 75 %, 87.5 % at 100)
 #     openloop   latency: a generator sleeps 3 ms between arrivals; two workers mark
