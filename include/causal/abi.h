@@ -222,6 +222,82 @@ void __causal_register_counters(struct causal_counter *start, struct causal_coun
 extern uint32_t __causal_delays_active;
 void __causal_progress_visit(void *counter);
 
+/* ---- Call paths of chosen functions (iPath) ------------------------------ */
+
+/* A function chosen at build time (-fcausal-paths=NAME,..., -fcausal-paths-file=
+ * FILE, [[causal::path]] / CAUSAL_PATH of causal/causal.h) gets one descriptor
+ * per image: a linkonce_odr hidden global named CAUSAL_PATH_FN_SYMBOL_PREFIX
+ * "<symbol>", in a COMDAT of its own name, in the writable section
+ * CAUSAL_PATH_FN_SECTION, 8-byte aligned (so the copies an inline function
+ * gets in several modules are one per image). The module constructor passes
+ * the section's bounds to CAUSAL_REGISTER_PATH_FNS_FN (extern_weak, called
+ * only if defined; both bounds null or equal when the image has none). */
+#define CAUSAL_PATH_FN_SECTION "causal_path_fns"
+#define CAUSAL_PATH_FN_START_SYMBOL "__start_causal_path_fns"
+#define CAUSAL_PATH_FN_STOP_SYMBOL "__stop_causal_path_fns"
+#define CAUSAL_PATH_FN_SYMBOL_PREFIX "causal.path_fn."
+
+struct causal_path_fn {
+  uint8_t enabled;      /* 0 in the image. Only the runtime writes it (relaxed
+                           atomic stores); instrumented code reads it at every
+                           entry of the function. Nonzero: collect paths. */
+  uint8_t reserved[3];  /* 0 */
+  uint32_t id;          /* 0 in the image; once registered, the runtime's
+                           index of the function + 1 (same-named descriptors
+                           of several images share one id) */
+  const char *symbol;   /* NUL-terminated linkage (mangled) name */
+  const char *name;     /* NUL-terminated demangled name, for people */
+};
+
+/* void CAUSAL_REGISTER_PATH_FNS_FN(struct causal_path_fn *start,
+ *                                  struct causal_path_fn *stop);
+ * Called by the module constructor after CAUSAL_REGISTER_COUNTERS_FN.
+ * Idempotent. The runtime enables the descriptors its settings choose. */
+#define CAUSAL_REGISTER_PATH_FNS_FN "__causal_register_path_fns"
+void __causal_register_path_fns(struct causal_path_fn *start, struct causal_path_fn *stop);
+
+/* What the pass emits in a chosen function F (before inlining, so every
+ * inlined copy carries it):
+ *
+ *   entry:  token = 0;
+ *           if (relaxed atomic load of fn.enabled != 0)   (weighted unlikely)
+ *             token = CAUSAL_PATH_ENTER_FN(&fn, inlined_at);
+ *   at every way out (each return; with C++ exceptions, a cleanup landing pad
+ *   that then resumes unwinding, as the sanitizers' EscapeEnumerator makes):
+ *           if (token != 0) CAUSAL_PATH_EXIT_FN(&fn, token);
+ *
+ * Both functions are extern_weak: an image linked without the runtime never
+ * sees enabled != 0, so it never calls them. inlined_at is null when the pass
+ * places the call; at OptimizerLast, a call whose debug location says it was
+ * inlined gets a private constant string naming the frames the inlining
+ * removed, innermost first, one per line: "FUNCTION\tFILE:LINE\n" (the
+ * function that inlined the call and the line of the call it inlined; then
+ * the function that inlined that one, and so on; FUNCTION demangled, no tabs
+ * or newlines in it). A frame-pointer walk sees only physical frames, so
+ * without it the caller of an inlined F would be missing from its paths.
+ *
+ * CAUSAL_PATH_ENTER_FN returns a nonzero token when it records the entry (0:
+ * not recorded: the runtime is off, full, or F was disabled), and finds the
+ * calling context itself: its return address is in F (or in the code F was
+ * inlined into), and the frame-pointer chain above it holds F's callers.
+ * CAUSAL_PATH_EXIT_FN ends the entry of that token and any entries above it
+ * that were left without an exit (longjmp). Neither may be called from a
+ * signal handler that interrupted the runtime; both are safe in any thread,
+ * at any time, including before the runtime started (then they return 0 /
+ * do nothing).
+ *   uint32_t CAUSAL_PATH_ENTER_FN(struct causal_path_fn *fn, const char *inlined_at);
+ *   void CAUSAL_PATH_EXIT_FN(struct causal_path_fn *fn, uint32_t token); */
+#define CAUSAL_PATH_ENTER_FN "__causal_path_enter"
+#define CAUSAL_PATH_EXIT_FN "__causal_path_exit"
+uint32_t __causal_path_enter(struct causal_path_fn *fn, const char *inlined_at);
+void __causal_path_exit(struct causal_path_fn *fn, uint32_t token);
+
+/* Functions the build asked for by name (-fcausal-paths, -fcausal-paths-file),
+ * so that the link step can name those that matched no function: the same
+ * text records as CAUSAL_PROGRESS_REQUESTS_SECTION ('1' or '0', a tab, the
+ * name or glob as written, a newline), in this read-only section. */
+#define CAUSAL_PATH_REQUESTS_SECTION "causal_path_requests"
+
 /* ---- Hooks ---------------------------------------------------------------- */
 
 /* The calls the runtime must see: to keep virtual speedups exact across

@@ -1,0 +1,149 @@
+//===- causal/paths_format.h - The paths sidecar, byte by byte ---*- C++ -*-===//
+//
+// Part of the contract between the runtime (the writer, `causal run --paths`)
+// and the profile library (the reader, `causal paths report`, `causal report
+// --html`): the layout of PROFILE.paths, the binary file of the calling
+// contexts of chosen functions (abi.h, "Call paths") written next to the
+// profile. Every record layout is here and nowhere else; docs/paths.md
+// describes the same in prose. C++17, header only, no library: the runtime
+// includes it.
+//
+// The file has the shape of the waits sidecar (causal/waits_format.h): a
+// FileHeader, then chunks, each a ChunkHeader and `size` bytes of payload.
+// Several runs and processes append to one file: each process writes whole
+// chunks with single write(2) calls on an O_APPEND descriptor, and every chunk
+// names the run (RunId, as in the waits sidecar) it belongs to. A reader skips
+// chunks of a type it does not know, and stops with a clear error at a
+// truncated chunk.
+//
+// A run's chunks: RunBegin, then String, Function and Path chunks (ids
+// defined before the records that use them), then RunEnd. The runtime merges
+// the threads of a process: one Path record per distinct path. A process that
+// writes its profile in parts (the periodic flush) writes the paths sidecar
+// whole at each part, totals since the run began: a reader keeps, per run, the
+// chunks after the last RunBegin of that run.
+//
+// All integers are little-endian, fields naturally aligned, no padding other
+// than the explicit `reserved` fields (static_asserts below keep it so).
+//
+//===----------------------------------------------------------------------===//
+#ifndef CAUSAL_PATHS_FORMAT_H
+#define CAUSAL_PATHS_FORMAT_H
+
+#include <stdint.h>
+
+namespace causal::paths_format {
+
+/// "CAUSALP" and a NUL.
+inline constexpr char kMagic[8] = {'C', 'A', 'U', 'S', 'A', 'L', 'P', '\0'};
+/// Bumped with every change to a layout below; a reader refuses newer majors.
+inline constexpr uint32_t kVersion = 1;
+/// The sidecar's name: the profile's name with this appended.
+inline constexpr const char *kSuffix = ".paths";
+
+struct FileHeader {
+  char magic[8];
+  uint32_t version;
+  uint32_t header_size; // sizeof(FileHeader) when written; chunks start here
+};
+
+enum class ChunkType : uint32_t {
+  RunBegin = 1, // once per process run and write, before its other chunks
+  String = 2,   // a text id and its bytes
+  Function = 3, // a chosen function
+  Path = 4,     // one calling context of a chosen function and its metrics
+  RunEnd = 5,   // totals; absent if the process died before writing it
+};
+
+struct ChunkHeader {
+  uint32_t type; // ChunkType
+  uint32_t size; // payload bytes after this header
+  uint64_t run;  // RunId of the chunk's run
+};
+
+/// RunBegin::flags.
+enum RunFlags : uint32_t {
+  /// cpu_ns of Path records was measured with the thread CPU clock at each
+  /// outermost entry and exit (`--paths-cpu-clock`). Without it cpu_ns is 0
+  /// and a reader estimates CPU time as samples x sample_period_ns.
+  kCpuClock = 1,
+};
+
+struct RunBegin {
+  uint64_t start_ns;         // CLOCK_MONOTONIC at start-up
+  uint64_t realtime_ns;      // CLOCK_REALTIME at the same moment
+  uint32_t pid;
+  uint32_t flags;            // RunFlags
+  uint64_t sample_period_ns; // CPU time per sample (the sampler's period)
+  uint32_t program_name;     // String id: the executable's path
+  uint32_t reserved;
+};
+
+/// String payload: uint32_t id, uint32_t length, then `length` bytes (no NUL).
+/// Id 0 is "no text" and never defined.
+struct StringHead {
+  uint32_t id;
+  uint32_t length;
+};
+
+/// A chosen function the program registered (enabled or not).
+struct Function {
+  uint32_t id;      // the runtime's id (causal_path_fn::id)
+  uint32_t symbol;  // String id: linkage name
+  uint32_t name;    // String id: demangled name
+  uint32_t enabled; // 1 if paths were collected for it at any time of the run
+};
+
+/// One frame of a path.
+struct Frame {
+  uint32_t function; // String id: the function whose code the frame is in
+                     // (0: unknown, code outside instrumented images)
+  uint32_t location; // String id: "FILE:LINE" of the call (of the entry, for
+                     // the chosen function's own frame), or "IMAGE+0xOFFSET"
+                     // when the address has no line (0: unknown)
+};
+
+/// Path::flags.
+enum PathFlags : uint32_t {
+  /// The walk stopped before the stack's base (depth limit, a frame without
+  /// a frame pointer that the fallback unwinder could not step either): the
+  /// outermost frames are missing.
+  kPathTruncated = 1,
+};
+
+/// Path payload: a PathHead, then `depth` Frame records, outermost first
+/// (frames[depth - 1] is the chosen function itself).
+struct PathHead {
+  uint32_t id;               // unique in the run
+  uint32_t function;         // Function::id of the chosen function
+  uint32_t depth;            // frames that follow (>= 1)
+  uint32_t flags;            // PathFlags
+  uint64_t calls;            // outermost entries of the function on this path
+  uint64_t recursive_calls;  // entries while it was already active in the thread
+                             // (not counted in calls; their time is the outer entry's)
+  uint64_t cpu_ns;           // inclusive CPU time (RunFlags::kCpuClock), else 0
+  uint64_t wall_ns;          // inclusive wall time, entry to exit
+  uint64_t blocked_ns;       // of which in the runtime's blocking hooks
+  uint64_t samples;          // the sampler's samples of the thread between entry and exit
+  uint64_t threads;          // distinct threads that took this path
+};
+
+struct RunEnd {
+  uint64_t end_ns;          // CLOCK_MONOTONIC
+  uint64_t paths;           // Path records written
+  uint64_t dropped_entries; // entries not recorded: a thread's table or active stack full
+  uint64_t truncated_walks; // walks that stopped early (kPathTruncated)
+};
+
+static_assert(sizeof(FileHeader) == 16, "layout");
+static_assert(sizeof(ChunkHeader) == 16, "layout");
+static_assert(sizeof(RunBegin) == 40, "layout");
+static_assert(sizeof(StringHead) == 8, "layout");
+static_assert(sizeof(Function) == 16, "layout");
+static_assert(sizeof(Frame) == 8, "layout");
+static_assert(sizeof(PathHead) == 72, "layout");
+static_assert(sizeof(RunEnd) == 32, "layout");
+
+} // namespace causal::paths_format
+
+#endif
