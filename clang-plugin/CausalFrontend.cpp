@@ -13,20 +13,25 @@
 //     added once (and then with default options: the plugin arguments below
 //     need the pass added by this action);
 //   * registers the function attributes [[causal::progress]] (also
-//     __attribute__((causal_progress))) and
+//     __attribute__((causal_progress))), [[causal::path]] (also
+//     __attribute__((causal_path))) and
 //     __attribute__((causal_transaction("name"))); causal/causal.h wraps them
-//     in CAUSAL_PROGRESS_FUNCTION and CAUSAL_TRANSACTION("name"), defined to
+//     in CAUSAL_PROGRESS_FUNCTION, CAUSAL_PATH and CAUSAL_TRANSACTION("name"), defined to
 //     nothing unless this plugin predefines __CAUSAL_ATTRIBUTES__. They reach
-//     the IR as annotations (llvm.global.annotations "causal.progress" and
-//     "causal.transaction=<name>"), which the pass lowers to progress points.
+//     the IR as annotations (llvm.global.annotations "causal.progress",
+//     "causal.path" and "causal.transaction=<name>"), which the pass lowers
+//     to progress points and to the call-path entry and exits.
 //
 // Arguments: -fplugin-arg-causal-<arg>, see KnownPluginArguments, and the
-// progress point specs progress=, progress-fn=, latency= (pass/ProgressSpec.h).
+// progress point specs progress=, progress-fn=, latency= (pass/ProgressSpec.h),
+// and the functions chosen for call paths paths=NAME,... and paths-file=FILE
+// (pass/PathSpec.h; the file is read here, an unreadable one is an error).
 //
 //===----------------------------------------------------------------------===//
 
 #include "CausalInstrument.h"
 #include "FrontendInterface.h"
+#include "PathSpec.h"
 
 #include "causal/abi.h"
 
@@ -81,7 +86,7 @@ std::string listOfProgressArguments() {
   const ProgressOptionParser *Parsers = progressOptionParsers(Count);
   for (size_t I = 0; I < Count; ++I)
     List += ", " + std::string(Parsers[I].Name) + "=...";
-  return List;
+  return List + ", paths=..., paths-file=...";
 }
 
 std::string listOfKnownArguments() {
@@ -121,6 +126,18 @@ void raiseDebugInfoToLineTables(CodeGenOptions &CodeGenOpts) {
     CodeGenOpts.DwarfVersion = 5;
 }
 
+/// paths=NAME,... and paths-file=FILE (pass/PathSpec.h): true when Arg is one
+/// and is valid; false with Error set when it is one and is not, false with
+/// Error empty when it is not one.
+bool parsePathsArgument(const std::string &Arg, std::vector<std::string> &Out, std::string &Error) {
+  const std::string List = "paths=", File = "paths-file=";
+  if (Arg.compare(0, List.size(), List) == 0)
+    return splitPathPatterns(Arg.substr(List.size()), Out, Error);
+  if (Arg.compare(0, File.size(), File) == 0)
+    return readPathPatternsFile(Arg.substr(File.size()), Out, Error);
+  return false;
+}
+
 class CausalPluginAction : public PluginASTAction {
 public:
   bool ParseArgs(const CompilerInstance &CI, const std::vector<std::string> &Args) override {
@@ -144,7 +161,8 @@ public:
       if (Known)
         continue;
       std::string Error;
-      if (parseProgressOption(Arg, Options.ProgressPoints, Error))
+      if (parseProgressOption(Arg, Options.ProgressPoints, Error) ||
+          parsePathsArgument(Arg, Options.PathPatterns, Error))
         continue;
       if (!Error.empty()) {
         Diags.Report(Diags.getCustomDiagID(DiagnosticsEngine::Error,
@@ -228,6 +246,29 @@ struct ProgressAttrInfo : public ParsedAttrInfo {
   }
 };
 
+/// [[causal::path]]: the call paths of the function are collected
+/// (docs/paths.md).
+struct PathAttrInfo : public ParsedAttrInfo {
+  PathAttrInfo() {
+    static constexpr Spelling Spellings[] = {{ParsedAttr::AS_GNU, "causal_path"},
+                                             {ParsedAttr::AS_CXX11, "causal::path"},
+                                             {ParsedAttr::AS_C23, "causal::path"}};
+    this->Spellings = Spellings;
+  }
+  bool diagAppertainsToDecl(Sema &S, const ParsedAttr &Attr, const Decl *D) const override {
+    return appertainsToFunction(S, Attr, D);
+  }
+  AttrHandling handleDeclAttribute(Sema &S, Decl *D, const ParsedAttr &Attr) const override {
+    if (Attr.getNumArgs() != 0) {
+      S.Diag(Attr.getLoc(), S.getDiagnostics().getCustomDiagID(
+                                DiagnosticsEngine::Error, "'path' attribute takes no arguments"));
+      return AttributeNotApplied;
+    }
+    annotateFunction(S, D, Attr, "causal.path");
+    return AttributeApplied;
+  }
+};
+
 /// __attribute__((causal_transaction("name"))): entry begins and each return
 /// ends a transaction of latency point "name". The [[causal::transaction]]
 /// spellings are registered but cannot get the name: clang 19 and 22 parse
@@ -268,6 +309,8 @@ struct TransactionAttrInfo : public ParsedAttrInfo {
 
 static ParsedAttrInfoRegistry::Add<ProgressAttrInfo> RegisterProgressAttr("causal_progress",
                                                                           "[[causal::progress]]");
+static ParsedAttrInfoRegistry::Add<PathAttrInfo> RegisterPathAttr("causal_path",
+                                                                  "[[causal::path]]");
 static ParsedAttrInfoRegistry::Add<TransactionAttrInfo>
     RegisterTransactionAttr("causal_transaction", "[[causal::transaction(\"name\")]]");
 

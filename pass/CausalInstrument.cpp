@@ -21,6 +21,17 @@
 //     same check goes before the inline increments of Coz's coz.h macros
 //     (recognized by the _call_coz_get_counter call that fills the counter
 //     pointer, before inlining).
+//   * Call paths of chosen functions (abi.h "Call paths of chosen functions").
+//     Each defined function that a -fcausal-paths name or glob matches, or
+//     that has the plugin's [[causal::path]] attribute (annotation
+//     "causal.path"), gets a descriptor (linkonce_odr hidden, COMDAT of its
+//     own name, section CAUSAL_PATH_FN_SECTION), an entry check of the
+//     descriptor's `enabled` byte that calls CAUSAL_PATH_ENTER_FN when it is
+//     set, and at every way out (returns, and a cleanup landing pad for the
+//     calls that may throw, made by EscapeEnumerator) a call of
+//     CAUSAL_PATH_EXIT_FN when the entry returned a token. Placed before
+//     inlining, so inlined copies carry it; at OptimizerLast each inlined
+//     copy's entry call gets the string of the frames inlining removed.
 //   * Sync hooks (abi.h "Hooks"). Each direct call of a declared function X
 //     of a CAUSAL_HOOK line of causal/hooks.def calls instead
 //     `&HOOK != null ? HOOK : X` with HOOK the extern_weak
@@ -29,7 +40,8 @@
 //   * Module registration: a constructor CAUSAL_MODULE_CTOR_NAME (priority
 //     CAUSAL_MODULE_CTOR_PRIORITY) that passes the bounds of the image's
 //     CAUSAL_LINETAB_SECTION to CAUSAL_REGISTER_MODULE_FN and then the bounds
-//     of its CAUSAL_COUNTER_SECTION to CAUSAL_REGISTER_COUNTERS_FN (hidden
+//     of its CAUSAL_COUNTER_SECTION to CAUSAL_REGISTER_COUNTERS_FN and of its
+//     CAUSAL_PATH_FN_SECTION to CAUSAL_REGISTER_PATH_FNS_FN (hidden
 //     extern_weak __start_/__stop_ symbols, null when the image has no such
 //     section), and a destructor CAUSAL_MODULE_DTOR_NAME that calls
 //     CAUSAL_UNREGISTER_MODULE_FN. The constructor is the same in every
@@ -51,16 +63,21 @@
 // -O level); hooks and registration at OptimizerLast. opt's
 // causal-instrument does both. Every step is idempotent: the constructor is
 // emitted once, markers and sync calls are gone once rewritten, and the
-// build-time points mark the module (named metadata causal.progress_placed).
+// build-time points mark the module (named metadata causal.progress_placed),
+// as do the call-path instrumentation (causal.paths_placed) and the
+// inlined_at strings (an entry call's argument is rewritten only while null).
 //
 //===----------------------------------------------------------------------===//
 
 #include "CausalInstrument.h"
+#include "PathSpec.h"
 
 #include "causal/abi.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/Config/llvm-config.h"
@@ -81,10 +98,12 @@
 #include "llvm/Support/Path.h"
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/EscapeEnumerator.h"
 #include "llvm/Transforms/Utils/Local.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
 #include <cstdlib>
+#include <fnmatch.h>
 
 using namespace llvm;
 using namespace causal;
@@ -120,6 +139,17 @@ static cl::list<std::string>
     ClLatency("causal-latency",
               cl::desc("Latency point NAME:BEGIN:END (FILE:LINE or fn:FUNC each)"), cl::Hidden);
 
+static cl::list<std::string>
+    ClPaths("causal-paths",
+            cl::desc("Collect the call paths of the functions NAME,... (symbols, demangled names "
+                     "with or without parameters, or fnmatch globs of them)"),
+            cl::Hidden);
+static cl::list<std::string>
+    ClPathsFile("causal-paths-file",
+                cl::desc("Collect the call paths of the functions named in FILE (one a line, "
+                         "'#' comments)"),
+                cl::Hidden);
+
 static CausalInstrumentOptions overrideFromCommandLine(CausalInstrumentOptions Options,
                                                        std::vector<std::string> &Errors) {
   if (ClRegisterModule.getNumOccurrences())
@@ -136,6 +166,16 @@ static CausalInstrumentOptions overrideFromCommandLine(CausalInstrumentOptions O
   Add(ClProgress, parseProgressLineSpec);
   Add(ClProgressFn, parseProgressFunctionSpec);
   Add(ClLatency, parseLatencySpec);
+  for (const std::string &List : ClPaths) {
+    std::string Error;
+    if (!splitPathPatterns(List, Options.PathPatterns, Error))
+      Errors.push_back("-causal-paths=" + List + ": " + Error);
+  }
+  for (const std::string &File : ClPathsFile) {
+    std::string Error;
+    if (!readPathPatternsFile(File, Options.PathPatterns, Error))
+      Errors.push_back("-causal-paths-file=" + File + ": " + Error);
+  }
   return Options;
 }
 
@@ -154,6 +194,10 @@ const char *const ProgressPlacedMetadata = "causal.progress_placed";
 /// Annotation strings of the front-end plugin's attributes.
 const char *const ProgressAnnotation = "causal.progress";
 const char *const TransactionAnnotationPrefix = "causal.transaction=";
+const char *const PathAnnotation = "causal.path";
+/// Named metadata that marks a module whose chosen functions are
+/// instrumented for call paths.
+const char *const PathsPlacedMetadata = "causal.paths_placed";
 
 /// An error without a source location (a malformed option, a line without
 /// code): printed as "causal: <message>", fails the compilation.
@@ -224,7 +268,8 @@ public:
   ModuleInstrumenter(Module &M, const CausalInstrumentOptions &Options)
       : M(M), Options(Options), TargetTriple(M.getTargetTriple()), Ctx(M.getContext()),
         PtrTy(PointerType::getUnqual(Ctx)), VoidTy(Type::getVoidTy(Ctx)),
-        Int32Ty(Type::getInt32Ty(Ctx)), Int64Ty(Type::getInt64Ty(Ctx)) {}
+        Int8Ty(Type::getInt8Ty(Ctx)), Int32Ty(Type::getInt32Ty(Ctx)),
+        Int64Ty(Type::getInt64Ty(Ctx)) {}
 
   bool instrument(CausalInstrumentPhase Phase) {
     // Counters and hooks rely on ELF section bounds and weak undefined
@@ -235,8 +280,10 @@ public:
     Changed |= lowerProgressMarkers();
     Changed |= placeBuildTimeProgressPoints();
     Changed |= settleAtCozProgressPoints();
+    Changed |= instrumentPathFunctions();
     if (Phase == CausalInstrumentPhase::Early)
       return Changed;
+    Changed |= nameInlinedPathEntries();
     if (Options.SyncHooks)
       Changed |= rewriteSyncCalls();
     if (Options.RegisterModule)
@@ -250,12 +297,18 @@ private:
   bool placeBuildTimeProgressPoints();
   void placeAtFunction(Function &F, uint32_t Kind, StringRef Name);
   bool placeAtLines(ArrayRef<const ProgressPointSpec *> Specs);
-  void recordProgressRequests(ArrayRef<const ProgressPointSpec *> Specs,
-                              const std::vector<bool> &Matched);
+  void recordRequests(const char *Section, StringRef Name, ArrayRef<std::string> Requests,
+                      const std::vector<bool> &Matched);
   GlobalVariable *getOrCreateCounter(uint32_t Kind, StringRef Name);
   void emitIncrement(Instruction *Before, uint32_t Kind, StringRef Name, DebugLoc Loc);
   void emitVisitCheck(AtomicRMWInst *Increment);
   bool settleAtCozProgressPoints();
+  void forEachAnnotatedFunction(function_ref<void(Function &, StringRef)> Visit);
+  // Call paths.
+  bool instrumentPathFunctions();
+  GlobalVariable *getOrCreatePathDescriptor(Function &F);
+  void instrumentPathFunction(Function &F);
+  bool nameInlinedPathEntries();
   void
   collectAttributePoints(SmallVectorImpl<std::tuple<Function *, uint32_t, std::string>> &Points);
 
@@ -265,7 +318,8 @@ private:
   // Registration.
   bool emitModuleRegistration();
   GlobalVariable *getOrInsertSectionBound(StringRef SymbolName);
-  FunctionCallee getOrInsertWeakRuntimeFunction(StringRef Name, ArrayRef<Type *> Params);
+  FunctionCallee getOrInsertWeakRuntimeFunction(StringRef Name, ArrayRef<Type *> Params,
+                                                Type *Result = nullptr);
   Function *createModuleInitFunction(StringRef Name);
   BasicBlock *appendCallIfDefined(BasicBlock *At, FunctionCallee Callee, ArrayRef<Value *> Args);
 
@@ -275,6 +329,7 @@ private:
   LLVMContext &Ctx;
   PointerType *PtrTy;
   Type *VoidTy;
+  IntegerType *Int8Ty;
   IntegerType *Int32Ty;
   IntegerType *Int64Ty;
 };
@@ -503,11 +558,9 @@ bool ModuleInstrumenter::settleAtCozProgressPoints() {
   return !Visits.empty();
 }
 
-// Functions with the front-end plugin's attributes, from
-// llvm.global.annotations: (function, kind, name); a transaction gives a
-// begin and an end entry.
-void ModuleInstrumenter::collectAttributePoints(
-    SmallVectorImpl<std::tuple<Function *, uint32_t, std::string>> &Points) {
+// Calls Visit(function, annotation) for each entry of llvm.global.annotations
+// that annotates a function definition (the front-end plugin's attributes).
+void ModuleInstrumenter::forEachAnnotatedFunction(function_ref<void(Function &, StringRef)> Visit) {
   GlobalVariable *Annotations = M.getGlobalVariable("llvm.global.annotations");
   if (!Annotations || !Annotations->hasInitializer())
     return;
@@ -522,14 +575,23 @@ void ModuleInstrumenter::collectAttributePoints(
     StringRef Annotation;
     if (!F || F->isDeclaration() || !getConstantStringInfo(Entry->getOperand(1), Annotation))
       continue;
+    Visit(*F, Annotation);
+  }
+}
+
+// Functions with the progress attributes: (function, kind, name); a
+// transaction gives a begin and an end entry.
+void ModuleInstrumenter::collectAttributePoints(
+    SmallVectorImpl<std::tuple<Function *, uint32_t, std::string>> &Points) {
+  forEachAnnotatedFunction([&](Function &F, StringRef Annotation) {
     if (Annotation == ProgressAnnotation) {
-      Points.emplace_back(F, CAUSAL_COUNTER_THROUGHPUT, functionNameOf(F->getName()));
+      Points.emplace_back(&F, CAUSAL_COUNTER_THROUGHPUT, functionNameOf(F.getName()));
     } else if (Annotation.starts_with(TransactionAnnotationPrefix)) {
       std::string Name = Annotation.drop_front(strlen(TransactionAnnotationPrefix)).str();
-      Points.emplace_back(F, CAUSAL_COUNTER_BEGIN, Name);
-      Points.emplace_back(F, CAUSAL_COUNTER_END, Name);
+      Points.emplace_back(&F, CAUSAL_COUNTER_BEGIN, Name);
+      Points.emplace_back(&F, CAUSAL_COUNTER_END, Name);
     }
-  }
+  });
 }
 
 // Begin points at the function's entry, the others before each return.
@@ -666,7 +728,10 @@ bool ModuleInstrumenter::placeBuildTimeProgressPoints() {
           Matched[I] = true;
         }
     }
-    recordProgressRequests(FunctionSpecs, Matched);
+    std::vector<std::string> Origins;
+    for (const ProgressPointSpec *Spec : FunctionSpecs)
+      Origins.push_back(Spec->Origin);
+    recordRequests(CAUSAL_PROGRESS_REQUESTS_SECTION, "causal.progress_requests", Origins, Matched);
   }
   for (auto &[F, Kind, Name] : FunctionPoints) {
     placeAtFunction(*F, Kind, Name);
@@ -676,21 +741,260 @@ bool ModuleInstrumenter::placeBuildTimeProgressPoints() {
   return true;
 }
 
-// The function-named progress options of this module and whether each matched
-// here, for causal-ld's warning about names that match no function anywhere
-// (causal/abi.h, CAUSAL_PROGRESS_REQUESTS_SECTION).
-void ModuleInstrumenter::recordProgressRequests(ArrayRef<const ProgressPointSpec *> Specs,
-                                                const std::vector<bool> &Matched) {
+// The function names the build asked for and whether each matched a function
+// of this module, for causal-ld's warning about names that match no function
+// anywhere: one record "1\tREQUEST\n" or "0\tREQUEST\n" each, in Section
+// (causal/abi.h, CAUSAL_PROGRESS_REQUESTS_SECTION and
+// CAUSAL_PATH_REQUESTS_SECTION).
+void ModuleInstrumenter::recordRequests(const char *Section, StringRef Name,
+                                        ArrayRef<std::string> Requests,
+                                        const std::vector<bool> &Matched) {
   std::string Records;
-  for (unsigned I = 0; I < Specs.size(); ++I)
-    Records += (Matched[I] ? "1\t" : "0\t") + Specs[I]->Origin + "\n";
+  for (unsigned I = 0; I < Requests.size(); ++I)
+    Records += (Matched[I] ? "1\t" : "0\t") + Requests[I] + "\n";
   Constant *Data = ConstantDataArray::getString(Ctx, Records, /*AddNull=*/false);
-  auto *Requests =
-      new GlobalVariable(M, Data->getType(), /*isConstant=*/true, GlobalValue::PrivateLinkage, Data,
-                         "causal.progress_requests");
-  Requests->setSection(CAUSAL_PROGRESS_REQUESTS_SECTION);
-  Requests->setAlignment(Align(1));
-  appendToUsed(M, {Requests});
+  auto *RequestsVar = new GlobalVariable(M, Data->getType(), /*isConstant=*/true,
+                                         GlobalValue::PrivateLinkage, Data, Name);
+  RequestsVar->setSection(Section);
+  RequestsVar->setAlignment(Align(1));
+  appendToUsed(M, {RequestsVar});
+}
+
+// ---- Call paths ------------------------------------------------------------------
+
+/// Text for the strings of the call-path records: tabs and newlines (the
+/// separators of the inlined_at string) and other control characters dropped.
+static std::string withoutControlCharacters(StringRef Text) {
+  std::string Result;
+  for (char C : Text)
+    if (static_cast<unsigned char>(C) >= 0x20 && C != 0x7f)
+      Result += C;
+  return Result;
+}
+
+/// Whether a function can carry the call-path entry and exits: defined here
+/// (not available_externally: its code is not emitted), not the runtime's
+/// own, not naked (no code may be added around its assembly).
+static bool canCollectPaths(const Function &F) {
+  return !F.isDeclaration() && !F.hasAvailableExternallyLinkage() &&
+         !F.getName().starts_with("__causal") && !F.hasFnAttribute(Attribute::Naked);
+}
+
+/// Whether Pattern, as written by the user, names one of Names (the symbol,
+/// its demangled name, the demangled name without parameters): equal to it,
+/// or an fnmatch glob that matches it.
+static bool pathPatternMatches(const std::string &Pattern, ArrayRef<std::string> Names) {
+  for (const std::string &Name : Names)
+    if (Name == Pattern || fnmatch(Pattern.c_str(), Name.c_str(), 0) == 0)
+      return true;
+  return false;
+}
+
+// The chosen functions: those a -fcausal-paths name or glob matches and
+// those with [[causal::path]]. Each matched name leaves a request record for
+// causal-ld (CAUSAL_PATH_REQUESTS_SECTION). Once per module.
+bool ModuleInstrumenter::instrumentPathFunctions() {
+  if (M.getNamedMetadata(PathsPlacedMetadata))
+    return false;
+  SetVector<Function *> Chosen;
+  forEachAnnotatedFunction([&](Function &F, StringRef Annotation) {
+    if (Annotation == PathAnnotation)
+      Chosen.insert(&F);
+  });
+  const std::vector<std::string> &Patterns = Options.PathPatterns;
+  if (Chosen.empty() && Patterns.empty())
+    return false;
+  if (!Patterns.empty()) {
+    std::vector<bool> Matched(Patterns.size(), false);
+    for (Function &F : M) {
+      if (!canCollectPaths(F))
+        continue;
+      const std::string Names[] = {F.getName().str(), demangle(F.getName().str()),
+                                   functionNameOf(F.getName())};
+      for (unsigned I = 0; I < Patterns.size(); ++I)
+        if (pathPatternMatches(Patterns[I], Names)) {
+          Matched[I] = true;
+          Chosen.insert(&F);
+        }
+    }
+    recordRequests(CAUSAL_PATH_REQUESTS_SECTION, "causal.path_requests", Patterns, Matched);
+  }
+  for (Function *F : Chosen)
+    if (canCollectPaths(*F))
+      instrumentPathFunction(*F);
+  M.getOrInsertNamedMetadata(PathsPlacedMetadata);
+  return true;
+}
+
+// The descriptor of F, struct causal_path_fn:
+//   { i8 enabled, [3 x i8] reserved, i32 id, ptr symbol, ptr name }
+// linkonce_odr hidden in a COMDAT of its own name (with its two strings), in
+// the writable section CAUSAL_PATH_FN_SECTION: one per symbol and image.
+GlobalVariable *ModuleInstrumenter::getOrCreatePathDescriptor(Function &F) {
+  std::string Symbol = (Twine(CAUSAL_PATH_FN_SYMBOL_PREFIX) + F.getName()).str();
+  if (GlobalVariable *Existing = M.getGlobalVariable(Symbol, /*AllowInternal=*/true))
+    return Existing;
+  Comdat *Group = M.getOrInsertComdat(Symbol);
+  auto makeString = [&](StringRef Text, StringRef Suffix) {
+    Constant *Data = ConstantDataArray::getString(Ctx, Text, /*AddNull=*/true);
+    auto *String = new GlobalVariable(M, Data->getType(), /*isConstant=*/true,
+                                      GlobalValue::PrivateLinkage, Data, Symbol + Suffix);
+    String->setAlignment(Align(1));
+    String->setComdat(Group);
+    return String;
+  };
+  ArrayType *ReservedTy = ArrayType::get(Int8Ty, 3);
+  StructType *DescriptorTy = StructType::get(Int8Ty, ReservedTy, Int32Ty, PtrTy, PtrTy);
+  Constant *Init = ConstantStruct::get(
+      DescriptorTy, {ConstantInt::get(Int8Ty, 0), ConstantAggregateZero::get(ReservedTy),
+                     ConstantInt::get(Int32Ty, 0), makeString(F.getName(), ".symbol"),
+                     makeString(withoutControlCharacters(demangle(F.getName().str())), ".name")});
+  auto *Descriptor = new GlobalVariable(M, DescriptorTy, /*isConstant=*/false,
+                                        GlobalValue::LinkOnceODRLinkage, Init, Symbol);
+  Descriptor->setVisibility(GlobalValue::HiddenVisibility);
+  Descriptor->setSection(CAUSAL_PATH_FN_SECTION);
+  Descriptor->setAlignment(Align(8));
+  Descriptor->setComdat(Group);
+  return Descriptor;
+}
+
+// abi.h, "What the pass emits in a chosen function":
+//
+//   entry:               (after the entry block's allocas)
+//     %causal.path.enabled = load atomic i8, ptr @desc monotonic, align 8
+//     br (icmp ne %enabled, 0), %causal.path.enter, %rest      ; unlikely
+//   causal.path.enter:
+//     %t = call i32 @__causal_path_enter(ptr @desc, ptr null)  ; nounwind
+//   rest:
+//     %causal.path.token = phi i32 [ 0, %entry ], [ %t, %causal.path.enter ]
+//   before each ret / resume (and musttail call), and in a cleanup landing
+//   pad that EscapeEnumerator adds for the calls that may throw:
+//     br (icmp ne %causal.path.token, 0), %causal.path.exit, %next ; unlikely
+//   causal.path.exit:
+//     call void @__causal_path_exit(ptr @desc, i32 %causal.path.token)
+//
+// The inserted code has a location on the function's line (when it has a
+// DISubprogram), so an inlined copy of the entry call says where it was
+// inlined (nameInlinedPathEntries). The load is atomic so that no pass
+// hoists or merges it: the runtime flips the byte while the program runs.
+void ModuleInstrumenter::instrumentPathFunction(Function &F) {
+  GlobalVariable *Descriptor = getOrCreatePathDescriptor(F);
+  FunctionCallee Enter =
+      getOrInsertWeakRuntimeFunction(CAUSAL_PATH_ENTER_FN, {PtrTy, PtrTy}, Int32Ty);
+  FunctionCallee Exit = getOrInsertWeakRuntimeFunction(CAUSAL_PATH_EXIT_FN, {PtrTy, Int32Ty});
+  for (FunctionCallee Callee : {Enter, Exit})
+    if (auto *Declared = dyn_cast<Function>(Callee.getCallee()))
+      Declared->setDoesNotThrow();
+  MDNode *Unlikely = MDBuilder(Ctx).createBranchWeights(1, 1 << 20);
+  DebugLoc FunctionLoc;
+  if (DISubprogram *SP = F.getSubprogram())
+    FunctionLoc = DILocation::get(Ctx, SP->getLine(), 0, SP);
+  Constant *Zero = ConstantInt::get(Int32Ty, 0);
+
+  BasicBlock &Entry = F.getEntryBlock();
+  Instruction *Start = &*Entry.getFirstNonPHIOrDbgOrAlloca();
+  IRBuilder<> IRB(Start);
+  IRB.SetCurrentDebugLocation(FunctionLoc);
+  LoadInst *Enabled = IRB.CreateAlignedLoad(Int8Ty, Descriptor, Align(8), "causal.path.enabled");
+  Enabled->setAtomic(AtomicOrdering::Monotonic);
+  Value *IsEnabled = IRB.CreateICmpNE(Enabled, ConstantInt::get(Int8Ty, 0), "causal.path.on");
+  Instruction *EnterAt =
+      SplitBlockAndInsertIfThen(IsEnabled, Start->getIterator(), /*Unreachable=*/false, Unlikely);
+  BasicBlock *EnterBlock = EnterAt->getParent();
+  EnterBlock->setName("causal.path.enter");
+  // The branches take the location of the code they were split from.
+  Entry.getTerminator()->setDebugLoc(FunctionLoc);
+  EnterAt->setDebugLoc(FunctionLoc);
+  IRBuilder<> EnterIRB(EnterAt);
+  EnterIRB.SetCurrentDebugLocation(FunctionLoc);
+  CallInst *Entered = EnterIRB.CreateCall(Enter, {Descriptor, ConstantPointerNull::get(PtrTy)},
+                                          "causal.path.entered");
+  Entered->setDoesNotThrow();
+  BasicBlock *Rest = Start->getParent();
+  Rest->setName("causal.path.body");
+  IRBuilder<> PhiIRB(Rest, Rest->begin());
+  PhiIRB.SetCurrentDebugLocation(FunctionLoc);
+  PHINode *Token = PhiIRB.CreatePHI(Int32Ty, 2, "causal.path.token");
+  Token->addIncoming(Zero, &Entry);
+  Token->addIncoming(Entered, EnterBlock);
+
+  // Every way out first, then the code at each: EscapeEnumerator walks the
+  // blocks, which the splits below would add to.
+  SmallVector<Instruction *, 8> Exits;
+  // The cleanup landing pad of a C++ function without one uses the C++
+  // personality of the module, rather than EscapeEnumerator's default (C's).
+  if (!F.hasPersonalityFn())
+    if (Function *CxxPersonality = M.getFunction("__gxx_personality_v0"))
+      F.setPersonalityFn(CxxPersonality);
+  EscapeEnumerator Escapes(F, "causal.path.cleanup", /*HandleExceptions=*/true);
+  while (IRBuilder<> *At = Escapes.Next())
+    Exits.push_back(&*At->GetInsertPoint());
+  for (Instruction *At : Exits) {
+    DebugLoc Loc = At->getDebugLoc() ? At->getDebugLoc() : FunctionLoc;
+    IRBuilder<> ExitIRB(At);
+    ExitIRB.SetCurrentDebugLocation(Loc);
+    Value *HasToken = ExitIRB.CreateICmpNE(Token, Zero, "causal.path.recorded");
+    Instruction *ExitAt =
+        SplitBlockAndInsertIfThen(HasToken, At->getIterator(), /*Unreachable=*/false, Unlikely);
+    ExitAt->getParent()->setName("causal.path.exit");
+    At->getParent()->setName("causal.path.out");
+    IRBuilder<> CallIRB(ExitAt);
+    CallIRB.SetCurrentDebugLocation(Loc);
+    CallIRB.CreateCall(Exit, {Descriptor, Token})->setDoesNotThrow();
+  }
+}
+
+// An entry call inlined into other functions gets, instead of its null
+// inlined_at, the frames the inlining removed, innermost first:
+// "FUNCTION\tFILE:LINE\n" each, FUNCTION the demangled name of the function
+// that inlined the call, FILE:LINE where it did (abi.h), FILE as the DWARF
+// line table's absolute path with "." and ".." removed. Equal strings are
+// one constant.
+bool ModuleInstrumenter::nameInlinedPathEntries() {
+  Function *Enter = M.getFunction(CAUSAL_PATH_ENTER_FN);
+  if (!Enter)
+    return false;
+  StringMap<GlobalVariable *> Strings;
+  bool Changed = false;
+  for (User *U : Enter->users()) {
+    auto *Call = dyn_cast<CallBase>(U);
+    if (!Call || Call->getCalledOperand() != Enter || Call->arg_size() != 2 ||
+        !isa<ConstantPointerNull>(Call->getArgOperand(1)))
+      continue;
+    const DILocation *Loc = Call->getDebugLoc().get();
+    if (!Loc || !Loc->getInlinedAt())
+      continue;
+    std::string Frames;
+    for (const DILocation *At = Loc->getInlinedAt(); At; At = At->getInlinedAt()) {
+      // Its linkage name demangled. Line-tables-only DWARF has none: then
+      // the symbol of the function the call is in, if this is its
+      // subprogram (the name causal-ld's line table gives that code), else
+      // the DWARF name.
+      std::string Function;
+      if (const DISubprogram *SP = At->getScope()->getSubprogram()) {
+        if (!SP->getLinkageName().empty())
+          Function = demangle(SP->getLinkageName().str());
+        else if (SP == Call->getFunction()->getSubprogram())
+          Function = demangle(Call->getFunction()->getName().str());
+        else
+          Function = SP->getName().str();
+      }
+      std::string File = At->getFile() ? pathOf(At->getFile()) : std::string();
+      Frames += withoutControlCharacters(Function) + "\t" + withoutControlCharacters(File) + ":" +
+                std::to_string(At->getLine()) + "\n";
+    }
+    GlobalVariable *&String = Strings[Frames];
+    if (!String) {
+      Constant *Data = ConstantDataArray::getString(Ctx, Frames, /*AddNull=*/true);
+      String = new GlobalVariable(M, Data->getType(), /*isConstant=*/true,
+                                  GlobalValue::PrivateLinkage, Data, "causal.inlined_at");
+      String->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+      String->setAlignment(Align(1));
+    }
+    Call->setArgOperand(1, String);
+    Changed = true;
+  }
+  return Changed;
 }
 
 // ---- Sync hooks ----------------------------------------------------------------
@@ -758,6 +1062,8 @@ bool ModuleInstrumenter::emitModuleRegistration() {
   GlobalVariable *Stop = getOrInsertSectionBound(CAUSAL_LINETAB_STOP_SYMBOL);
   GlobalVariable *CountersStart = getOrInsertSectionBound(CAUSAL_COUNTER_START_SYMBOL);
   GlobalVariable *CountersStop = getOrInsertSectionBound(CAUSAL_COUNTER_STOP_SYMBOL);
+  GlobalVariable *PathFnsStart = getOrInsertSectionBound(CAUSAL_PATH_FN_START_SYMBOL);
+  GlobalVariable *PathFnsStop = getOrInsertSectionBound(CAUSAL_PATH_FN_STOP_SYMBOL);
 
   Function *Ctor = createModuleInitFunction(CAUSAL_MODULE_CTOR_NAME);
   BasicBlock *Next = BasicBlock::Create(Ctx, "entry", Ctor);
@@ -767,6 +1073,9 @@ bool ModuleInstrumenter::emitModuleRegistration() {
   Next = appendCallIfDefined(
       Next, getOrInsertWeakRuntimeFunction(CAUSAL_REGISTER_COUNTERS_FN, {PtrTy, PtrTy}),
       {CountersStart, CountersStop});
+  Next = appendCallIfDefined(
+      Next, getOrInsertWeakRuntimeFunction(CAUSAL_REGISTER_PATH_FNS_FN, {PtrTy, PtrTy}),
+      {PathFnsStart, PathFnsStop});
   ReturnInst::Create(Ctx, Next);
   appendToGlobalCtors(M, Ctor, CAUSAL_MODULE_CTOR_PRIORITY, /*Data=*/Ctor);
 
@@ -795,8 +1104,10 @@ GlobalVariable *ModuleInstrumenter::getOrInsertSectionBound(StringRef SymbolName
 // A runtime entry point as an extern_weak declaration, so the object links
 // without the runtime; callers test its address before calling it.
 FunctionCallee ModuleInstrumenter::getOrInsertWeakRuntimeFunction(StringRef Name,
-                                                                  ArrayRef<Type *> Params) {
-  FunctionCallee Callee = M.getOrInsertFunction(Name, FunctionType::get(VoidTy, Params, false));
+                                                                  ArrayRef<Type *> Params,
+                                                                  Type *Result) {
+  FunctionCallee Callee =
+      M.getOrInsertFunction(Name, FunctionType::get(Result ? Result : VoidTy, Params, false));
   if (auto *F = dyn_cast<Function>(Callee.getCallee()))
     if (F->isDeclaration())
       F->setLinkage(GlobalValue::ExternalWeakLinkage);

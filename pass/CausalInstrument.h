@@ -34,12 +34,18 @@ struct CausalInstrumentOptions {
   bool SyncHooks = true;
   /// Progress points named at build time (-fcausal-progress and friends).
   std::vector<ProgressPointSpec> ProgressPoints;
+  /// Functions chosen for call-path profiling (-fcausal-paths,
+  /// -fcausal-paths-file; pass/PathSpec.h): symbols, demangled names with or
+  /// without parameters, or fnmatch globs of them, as written.
+  std::vector<std::string> PathPatterns;
 };
 
-/// Which steps a run performs. Progress points are placed before the
-/// optimizer runs (PipelineStart), so function returns and source lines are
-/// those of the source, not of inlined or merged code; the rest (sync hooks,
-/// module registration) at OptimizerLast. opt's causal-instrument does all.
+/// Which steps a run performs. Progress points and the entry and exits of
+/// the functions chosen for call paths are placed before the optimizer runs
+/// (PipelineStart), so function returns and source lines are those of the
+/// source, not of inlined or merged code, and inlined copies carry them; the
+/// rest (sync hooks, module registration, the inlined_at strings of the
+/// call-path entries) at OptimizerLast. opt's causal-instrument does all.
 enum class CausalInstrumentPhase { Early, Full };
 
 class CausalInstrumentPass : public llvm::PassInfoMixin<CausalInstrumentPass> {
@@ -53,7 +59,8 @@ public:
   static bool isRequired() { return true; }
 
 private:
-  /// Malformed -causal-progress* command-line specs, reported when run.
+  /// Malformed -causal-progress* command-line specs and unreadable
+  /// -causal-paths-file files, reported when run.
   /// Declared first: the constructor fills it while initializing Options.
   std::vector<std::string> OptionErrors;
   CausalInstrumentOptions Options;

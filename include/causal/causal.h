@@ -14,6 +14,9 @@
  *                                    point named after the function
  *   CAUSAL_TRANSACTION("name")       entry begins and each return ends
  *                                    transaction "name"
+ *   CAUSAL_PATH                      the calling contexts the function is
+ *                                    entered from are collected (call paths,
+ *                                    docs/paths.md)
  *
  * and, around a hand-written busy wait (`causal run --waits`, docs/waits.md):
  *
@@ -96,9 +99,11 @@ void __causal_spin_wake(const void *object);
  * carries the name argument in both. */
 #if defined(__CAUSAL_ATTRIBUTES__)
 #define CAUSAL_PROGRESS_FUNCTION __attribute__((causal_progress))
+#define CAUSAL_PATH __attribute__((causal_path))
 #define CAUSAL_TRANSACTION(name) __attribute__((causal_transaction(name)))
 #else
 #define CAUSAL_PROGRESS_FUNCTION
+#define CAUSAL_PATH
 #define CAUSAL_TRANSACTION(name)
 #endif
 

@@ -20,9 +20,12 @@
 //   -fcausal-progress-fn=FUNC           -> -fplugin-arg-causal-progress-fn=...
 //   -fcausal-latency=NAME:BEGIN:END     -> -fplugin-arg-causal-latency=...
 //   -fno-causal-sync-hooks              -> -fplugin-arg-causal-no-sync-hooks
+//   -fcausal-paths=NAME,...             -> -fplugin-arg-causal-paths=...
+//   -fcausal-paths-file=FILE            -> -fplugin-arg-causal-paths-file=FILE
 //
-// Malformed specs are an error here, with or without -fcausal-profile (the
-// rules are those of pass/ProgressSpec.h, shared with the plugin).
+// Malformed specs and unreadable -fcausal-paths-file files are an error
+// here, with or without -fcausal-profile (the rules are those of
+// pass/ProgressSpec.h and pass/PathSpec.h, shared with the plugin).
 //
 // Each group is added only when that step runs, so clang never warns about an
 // unused argument. Our own -fcausal-* flags are removed; any other -fcausal-*
@@ -32,6 +35,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "InstallLayout.h"
+#include "PathSpec.h"
 #include "ProgressSpec.h"
 
 #include <cerrno>
@@ -79,8 +83,9 @@ using causal::isExecutableFile;
 struct CausalSettings {
   bool Profile = false;
   bool SyncHooks = true;
-  /// Progress point plugin arguments, "progress=...", in command-line order.
-  std::vector<std::string> ProgressArguments;
+  /// Plugin arguments with a value, "progress=...", "paths=...", in
+  /// command-line order.
+  std::vector<std::string> PluginArguments;
 };
 
 /// Checks a progress point spec (fails with the spec's error) and keeps it
@@ -91,7 +96,28 @@ void addProgressArgument(CausalSettings &Settings, const char *Option, const std
   std::string Argument = std::string(Option) + "=" + Value;
   if (!causal::parseProgressOption(Argument, Parsed, Error))
     fail("-fcausal-" + Argument + ": " + Error);
-  Settings.ProgressArguments.push_back(Argument);
+  Settings.PluginArguments.push_back(Argument);
+}
+
+/// -fcausal-paths=NAME,...: checks the list (fails with its error) and keeps
+/// it for the plugin as "paths=<Value>".
+void addPathsArgument(CausalSettings &Settings, const std::string &Value) {
+  std::vector<std::string> Names;
+  std::string Error;
+  if (!causal::splitPathPatterns(Value, Names, Error))
+    fail("-fcausal-paths=" + Value + ": " + Error);
+  Settings.PluginArguments.push_back("paths=" + Value);
+}
+
+/// -fcausal-paths-file=FILE: fails now if the file cannot be read (the
+/// plugin reads it again, in the same working directory).
+void addPathsFileArgument(CausalSettings &Settings, const std::string &Value) {
+  std::vector<std::string> Names;
+  std::string Error;
+  if (Value.empty() || !causal::readPathPatternsFile(Value, Names, Error))
+    fail("-fcausal-paths-file=" + Value + ": " +
+         (Value.empty() ? std::string("expected a file name") : Error));
+  Settings.PluginArguments.push_back("paths-file=" + Value);
 }
 
 /// One flag of ours. A spelling ending in '=' takes a joined value. New
@@ -110,6 +136,9 @@ const CausalFlag KnownCausalFlags[] = {
      [](CausalSettings &S, const std::string &V) { addProgressArgument(S, "progress-fn", V); }},
     {"-fcausal-latency=",
      [](CausalSettings &S, const std::string &V) { addProgressArgument(S, "latency", V); }},
+    {"-fcausal-paths=", [](CausalSettings &S, const std::string &V) { addPathsArgument(S, V); }},
+    {"-fcausal-paths-file=",
+     [](CausalSettings &S, const std::string &V) { addPathsFileArgument(S, V); }},
     {"-fcausal-sync-hooks", [](CausalSettings &S, const std::string &) { S.SyncHooks = true; }},
     {"-fno-causal-sync-hooks", [](CausalSettings &S, const std::string &) { S.SyncHooks = false; }},
 };
@@ -415,7 +444,7 @@ int main(int argc, char **argv) {
         const std::string PluginArg = "-fplugin-arg-" CAUSAL_PLUGIN_NAME "-";
         if (!Settings.SyncHooks)
           Added.push_back(PluginArg + "no-sync-hooks");
-        for (const std::string &Argument : Settings.ProgressArguments)
+        for (const std::string &Argument : Settings.PluginArguments)
           Added.push_back(PluginArg + Argument);
       }
       if (Summary.links()) {

@@ -411,10 +411,44 @@ bool linkArguments(const linker::LinkArgs &L, bool IsLld, const std::string &Rea
   return true;
 }
 
+/// The requests of the image's request section (causal/abi.h,
+/// CAUSAL_PROGRESS_REQUESTS_SECTION, CAUSAL_PATH_REQUESTS_SECTION) that no
+/// module matched, in first-seen order. The section holds the records
+/// "M\tREQUEST\n" of every module: REQUEST matched in some module if any M is
+/// 1.
+std::vector<std::string> unmatchedRequests(const linetable::ElfImage &Image, StringRef Section) {
+  const linetable::Section *Requests = Image.findSection(Section);
+  if (!Requests)
+    return {};
+  Expected<ArrayRef<uint8_t>> Bytes = Image.contents(*Requests);
+  if (!Bytes) {
+    consumeError(Bytes.takeError());
+    return {};
+  }
+  std::vector<std::pair<std::string, bool>> Seen; // in first-seen order
+  StringRef Rest(reinterpret_cast<const char *>(Bytes->data()), Bytes->size());
+  while (!Rest.empty()) {
+    auto [Record, Tail] = Rest.split('\n');
+    Rest = Tail;
+    if (Record.size() < 3 || Record[1] != '\t')
+      continue; // padding or damage: nothing to say about it
+    std::string Request = Record.drop_front(2).str();
+    auto It = llvm::find_if(Seen, [&](const auto &S) { return S.first == Request; });
+    if (It == Seen.end())
+      Seen.emplace_back(Request, Record[0] == '1');
+    else
+      It->second |= Record[0] == '1';
+  }
+  std::vector<std::string> Unmatched;
+  for (const auto &[Request, Matched] : Seen)
+    if (!Matched)
+      Unmatched.push_back(Request);
+  return Unmatched;
+}
+
 /// Warns when link 1's image has no instrumented code (it would run and
-/// profile nothing, silently) and names the -fcausal-progress-fn options that
-/// matched no function in any of its modules (causal/abi.h,
-/// CAUSAL_PROGRESS_REQUESTS_SECTION).
+/// profile nothing, silently), names the -fcausal-progress-fn options and the
+/// -fcausal-paths names that matched no function in any of its modules.
 void checkInstrumentation(const linker::LinkArgs &L, const linetable::ElfImage &Image) {
   // Every instrumented module's constructor calls the runtime's registration,
   // so an image with instrumented code imports it.
@@ -422,34 +456,15 @@ void checkInstrumentation(const linker::LinkArgs &L, const linetable::ElfImage &
     warning(L.Output + ": no object of this link was compiled with -fcausal-profile: it runs, "
                        "but none of its code is profiled (add -fcausal-profile to the compile "
                        "flags too, not only to the link)");
-  const linetable::Section *Requests = Image.findSection(CAUSAL_PROGRESS_REQUESTS_SECTION);
-  if (!Requests)
-    return;
-  Expected<ArrayRef<uint8_t>> Bytes = Image.contents(*Requests);
-  if (!Bytes) {
-    consumeError(Bytes.takeError());
-    return;
-  }
-  // Records "M\tOPTION\n": OPTION matched in some module if any M is 1.
-  std::vector<std::pair<std::string, bool>> Options; // in first-seen order
-  StringRef Rest(reinterpret_cast<const char *>(Bytes->data()), Bytes->size());
-  while (!Rest.empty()) {
-    auto [Record, Tail] = Rest.split('\n');
-    Rest = Tail;
-    if (Record.size() < 3 || Record[1] != '\t')
-      continue; // padding or damage: nothing to say about it
-    std::string Option = Record.drop_front(2).str();
-    auto It = llvm::find_if(Options, [&](const auto &O) { return O.first == Option; });
-    if (It == Options.end())
-      Options.emplace_back(Option, Record[0] == '1');
-    else
-      It->second |= Record[0] == '1';
-  }
-  for (const auto &[Option, Matched] : Options)
-    if (!Matched)
-      warning(L.Output + ": " + Option +
-              " matched no function defined in this link, so it placed no progress point (C++ "
-              "names are qualified: ns::Server::handle)");
+  for (const std::string &Option : unmatchedRequests(Image, CAUSAL_PROGRESS_REQUESTS_SECTION))
+    warning(L.Output + ": " + Option +
+            " matched no function defined in this link, so it placed no progress point (C++ "
+            "names are qualified: ns::Server::handle)");
+  for (const std::string &Name : unmatchedRequests(Image, CAUSAL_PATH_REQUESTS_SECTION))
+    warning(L.Output + ": -fcausal-paths: '" + Name +
+            "' matched no function defined in this link, so no call paths are collected for it "
+            "(a name is a symbol, a qualified C++ name such as ns::Server::handle, with or "
+            "without its parameters, or a glob of one)");
 }
 
 /// The line table of link 1's DWARF (empty without line info), after the

@@ -2,8 +2,9 @@
 ; COMDAT of its own name, registered through llvm.global_ctors/dtors with the
 ; function as associated data, calling the extern_weak runtime hooks only when
 ; they are defined, with the hidden extern_weak bounds of the line table and,
-; after it, of the counter section (also in a module without counters: the
-; constructor is one COMDAT per image, so every module's copy is the same).
+; after it, of the counter section and of the call-path descriptor section
+; (also in a module without counters or chosen functions: the constructor is
+; one COMDAT per image, so every module's copy is the same).
 ; RUN: %opt -load-pass-plugin %plugin -passes=causal-instrument -S %s -o - | FileCheck %s
 
 target triple = "x86_64-unknown-linux-gnu"
@@ -19,6 +20,8 @@ define i32 @work(i32 %x) {
 ; CHECK-DAG: @__stop_causal_lines = extern_weak hidden constant i8
 ; CHECK-DAG: @__start_causal_counters = extern_weak hidden constant i8
 ; CHECK-DAG: @__stop_causal_counters = extern_weak hidden constant i8
+; CHECK-DAG: @__start_causal_path_fns = extern_weak hidden constant i8
+; CHECK-DAG: @__stop_causal_path_fns = extern_weak hidden constant i8
 ; CHECK-DAG: @llvm.global_ctors = appending global [1 x { i32, ptr, ptr }] [{ i32, ptr, ptr } { i32 101, ptr @causal.module_ctor, ptr @causal.module_ctor }]
 ; CHECK-DAG: @llvm.global_dtors = appending global [1 x { i32, ptr, ptr }] [{ i32, ptr, ptr } { i32 101, ptr @causal.module_dtor, ptr @causal.module_dtor }]
 
@@ -40,10 +43,17 @@ define i32 @work(i32 %x) {
 ; CHECK-NEXT:    call void @__causal_register_counters(ptr @__start_causal_counters, ptr @__stop_causal_counters)
 ; CHECK-NEXT:    br label %[[RET1]]
 ; CHECK:       [[RET1]]:
+; CHECK-NEXT:    [[PRESENT3:%.*]] = icmp ne ptr @__causal_register_path_fns, null
+; CHECK-NEXT:    br i1 [[PRESENT3]], label %[[CALL3:.*]], label %[[RET3:.*]]
+; CHECK:       [[CALL3]]:
+; CHECK-NEXT:    call void @__causal_register_path_fns(ptr @__start_causal_path_fns, ptr @__stop_causal_path_fns)
+; CHECK-NEXT:    br label %[[RET3]]
+; CHECK:       [[RET3]]:
 ; CHECK-NEXT:    ret void
 
 ; CHECK-DAG: declare extern_weak void @__causal_register_module(ptr, ptr)
 ; CHECK-DAG: declare extern_weak void @__causal_register_counters(ptr, ptr)
+; CHECK-DAG: declare extern_weak void @__causal_register_path_fns(ptr, ptr)
 
 ; CHECK-LABEL: define linkonce_odr hidden void @causal.module_dtor() {{.*}}comdat {
 ; CHECK:         [[PRESENT2:%.*]] = icmp ne ptr @__causal_unregister_module, null
