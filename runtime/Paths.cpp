@@ -410,6 +410,23 @@ uint32_t functionId(const char *symbol, const char *name) {
 
 // ---- The walk ----------------------------------------------------------------------
 
+// A word of the thread's own stack, checked to lie within it: a stale frame
+// pointer may point into a sanitizer's redzone of a local, which is no bug
+// of the program (so, in a sanitized build, read uninstrumented: out of line).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define CAUSAL_STACK_READ noinline, no_sanitize("address", "thread")
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define CAUSAL_STACK_READ noinline, no_sanitize("address", "thread")
+#endif
+#endif
+#ifndef CAUSAL_STACK_READ
+#define CAUSAL_STACK_READ always_inline
+#endif
+inline __attribute__((CAUSAL_STACK_READ)) uintptr_t stackWord(uintptr_t address) {
+  return *reinterpret_cast<const volatile uintptr_t *>(address);
+}
+
 bool inInstrumentedCode(uintptr_t address) {
   for (uint32_t slot = 0, used = g_modules.slotsUsed(); slot < used; ++slot)
     if (g_modules.codeRange(slot).contains(address) && g_modules.isActive(slot))
@@ -492,8 +509,7 @@ uint32_t walkStack(ThreadState *state, uintptr_t ret0, uintptr_t fp, uintptr_t s
       // A frame without a frame pointer: the unwinder's turn.
       return finishWithUnwinder(state, frames, n, last_sp, flags);
     }
-    const uintptr_t *frame = reinterpret_cast<const uintptr_t *>(fp);
-    uintptr_t next = frame[0], ret = frame[1];
+    uintptr_t next = stackWord(fp), ret = stackWord(fp + 8);
     if (*fp_count < kMaxDepth)
       fps[(*fp_count)++] = fp;
     if (ret == 0 || g_runtime_code.contains(ret)) // the base, or the runtime's thread start
@@ -640,7 +656,7 @@ __causal_path_enter(struct causal_path_fn *fn, const char *inlined_at) {
   // -fno-omit-frame-pointer).
   uintptr_t frame = uintptr_t(__builtin_frame_address(0));
   uintptr_t sp = frame + 16;
-  uintptr_t fp0 = *reinterpret_cast<const uintptr_t *>(frame);
+  uintptr_t fp0 = stackWord(frame);
   uint64_t frames[kMaxDepth];
   uintptr_t fps[kMaxDepth];
   uint32_t fp_count = 0, flags = 0;
@@ -663,7 +679,7 @@ __causal_path_enter(struct causal_path_fn *fn, const char *inlined_at) {
     for (uint32_t j = 1; j < fp_count; ++j)
       if (fps[j] == e.fp) {
         seen = true;
-        same = reinterpret_cast<const uintptr_t *>(e.fp)[1] == e.ret_above;
+        same = stackWord(e.fp + 8) == e.ret_above;
         break;
       }
     if (seen ? !same : (fp_count != 0 && e.fp <= fps[fp_count - 1]))
@@ -696,7 +712,7 @@ __causal_path_enter(struct causal_path_fn *fn, const char *inlined_at) {
   e.fn = id;
   e.record = record;
   e.fp = fp0;
-  e.ret_above = fp_count != 0 && fps[0] == fp0 ? reinterpret_cast<const uintptr_t *>(fp0)[1] : 0;
+  e.ret_above = fp_count != 0 && fps[0] == fp0 ? stackWord(fp0 + 8) : 0;
   t->serial = (t->serial + 1) & 0x7fffff;
   e.token = (t->serial << 8) | (slot + 1);
   t->depth = slot + 1;
