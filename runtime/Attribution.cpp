@@ -384,6 +384,43 @@ SampleOutcome attributePerfSample(const PerfSample &sample, ThreadState *thread,
   return toOutcome(walkKernelCallchain(sample, out));
 }
 
+int unwindCallersOf(uintptr_t ip, uintptr_t sp, uintptr_t *out, unsigned max, bool *more) {
+  *more = false;
+  if (!g_unwinding_ready || !enterUnwinder())
+    return -1;
+  // The local address space (its lookups may take the loader's lock: this
+  // is the program's context, not a signal handler).
+  unw_context_t context;
+  unw_cursor_t cursor;
+  int stored = -1;
+  if (g_api.getcontext(&context) >= 0 && g_api.init_local(&cursor, &context) >= 0) {
+    unsigned n = 0;
+    for (unsigned steps = 0; steps < 2 * g_setup.max_frames + max; ++steps) {
+      unw_word_t frame_ip = 0, frame_sp = 0;
+      g_api.get_reg(&cursor, UNW_REG_IP, &frame_ip);
+      if (stored < 0) {
+        g_api.get_reg(&cursor, UNW_REG_SP, &frame_sp);
+        if (frame_ip == ip && frame_sp == sp)
+          stored = 0;
+      } else {
+        if (frame_ip == 0)
+          break;
+        if (n == max) {
+          *more = true;
+          break;
+        }
+        out[n++] = uintptr_t(frame_ip);
+      }
+      if (g_api.step(&cursor) <= 0)
+        break;
+    }
+    if (stored == 0)
+      stored = int(n);
+  }
+  leaveUnwinder();
+  return stored;
+}
+
 SampleOutcome attributeSignalContext(void *ucontext, ThreadState *thread, ResolvedAddress *out) {
   auto *uc = static_cast<ucontext_t *>(ucontext);
   PerfSample sample;

@@ -76,6 +76,14 @@ SampleOutcome attributePerfSample(const PerfSample &sample, ThreadState *thread,
 /// argument.
 SampleOutcome attributeSignalContext(void *ucontext, ThreadState *thread, ResolvedAddress *out);
 
+/// Not signal-safe (the entry of a chosen function, runtime/Paths.cpp): unwinds
+/// the calling thread's own stack with libunwind from here, skips frames
+/// until the one whose IP is |ip| and stack pointer |sp|, then stores the
+/// return addresses of its callers, innermost first, at most |max| (|*more|:
+/// frames were left). Returns how many were stored, or -1 if libunwind is
+/// not loaded, a fork is under way, or that frame was not found.
+int unwindCallersOf(uintptr_t ip, uintptr_t sp, uintptr_t *out, unsigned max, bool *more);
+
 } // namespace causal::rt
 
 #endif // CAUSAL_RUNTIME_ATTRIBUTION_H

@@ -12,6 +12,7 @@
 #include "Experiment.h"
 #include "FastClock.h"
 #include "Lifecycle.h"
+#include "Paths.h"
 #include "Runtime.h"
 #include "Sampler.h"
 #include "Waits.h"
@@ -55,6 +56,7 @@ void forkChild() {
   profileForkChild();
   threadsForkChild(self);
   waitsForkChild(self); // a run of its own in PROFILE.waits
+  pathsForkChild(self); // and in PROFILE.paths; its entries under way go on
   if (self)
     self->local_delay_ns.store(g_experiment.global_delay_ns.load());
   experimentsForkChild();

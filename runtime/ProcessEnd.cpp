@@ -14,6 +14,7 @@
 
 #include "Experiment.h"
 #include "Lifecycle.h"
+#include "Paths.h"
 #include "ProfileWriter.h"
 #include "Runtime.h"
 #include "Sampler.h"
@@ -281,6 +282,10 @@ void writeProfileIfDue() {
       !g_next_part_ns.compare_exchange_strong(due, now + g_config.flush_seconds * 1000000000ull))
     return;
   writeProfileSoFar();
+  // PROFILE.paths whole again, by the profiler thread only (its writer is
+  // not signal-safe: without a profiler thread the paths wait for the end).
+  if (isProfilerThread())
+    writePaths(false);
 }
 
 bool profilingBounded() { return g_config.duration_seconds || g_config.stop_file[0]; }
@@ -341,6 +346,7 @@ void writeProfileOnce() {
   // writing below is the profiler's time, not the program's.
   if (ThreadState *self = tls_thread)
     stopThreadSampling(self);
+  writePaths(true); // PROFILE.paths: the whole run, its entries under way as ended now
   // A part being written by another thread is finished first; this thread
   // (a signal that interrupted its own part) writes after it all the same.
   bool writer = takePartWriter(CAUSAL_PART_WAIT_NS);

@@ -8,6 +8,7 @@
 //   * registration (here): __causal_register_module / _unregister_module and
 //     __causal_register_counters, called by each instrumented image's
 //     constructor/destructor (possibly before the runtime's own constructor);
+//     __causal_register_path_fns too (Paths.cpp, with the paths' collection);
 //   * threads (Threads.cpp): every new thread samples itself from its first
 //     instruction of user code until it ends;
 //   * fork (Fork.cpp): the child re-arms sampling for its one thread and
@@ -24,6 +25,7 @@
 #include "Attribution.h"
 #include "Experiment.h"
 #include "Lifecycle.h"
+#include "Paths.h"
 #include "Sampler.h"
 #include "Waits.h"
 
@@ -145,6 +147,7 @@ void initialize() {
   startProfileClock();
   readSettings(&g_config, &g_experiment_setup.config);
   setupWaits(g_config.output_path, g_config.waits_classes);
+  setupPaths(g_config.output_path, g_config.paths_cpu_clock);
   registerExitWriter();
 
   startAttribution();

@@ -150,6 +150,7 @@ void readRuntimeSettings(RuntimeConfig *c) {
     c->duration_seconds = 0;
     c->stop_file[0] = 0;
   }
+  c->paths_cpu_clock = settingOn(Setting::PATHS_CPU_CLOCK);
   namespace wf = causal::waits_format;
   const char *waits = readSetting(Setting::WAITS).text;
   c->waits_classes = !strcmp(waits, "sync")  ? wf::kWaitSync

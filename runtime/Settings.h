@@ -35,6 +35,7 @@ struct RuntimeConfig {
   uint32_t waits_classes = 0;          ///< --waits: waits_format::WaitClass bits (0: off)
   uint64_t duration_seconds = 0;       ///< profiling ends after this long (0: at the end)
   char stop_file[PATH_MAX] = {};       ///< profiling ends once this file exists (empty: none)
+  bool paths_cpu_clock = false;        ///< --paths-cpu-clock (CAUSAL_PATHS itself: Paths.cpp)
 };
 
 /// A variable's value as its kind reads it. Flag, Switch: |number| 0 or 1;

@@ -34,6 +34,8 @@ static void resetState(ThreadState *state) {
   state->choice_random += reinterpret_cast<uintptr_t>(state);
   state->local_delay_ns.store(0, std::memory_order_relaxed);
   state->blocking_calls.store(0, std::memory_order_relaxed);
+  state->path_depth = 0; // the paths themselves were merged when the last owner ended
+  state->path_blocked_ns = 0;
   state->excess_delay_ns = 0;
   state->window_runnable_ns = 0;
   state->sync_calls = 0;

@@ -32,6 +32,7 @@ namespace causal::rt {
 enum class SamplerKind : uint8_t { None, Perf, Timer };
 
 struct WaitBuffer; // Waits.h
+struct PathThread; // Paths.h
 
 struct ThreadState {
   // ---- Ownership ------------------------------------------------------------
@@ -75,6 +76,9 @@ struct ThreadState {
   // ---- Causal experiments (Experiment.h) ------------------------------------
   std::atomic<uint64_t> local_delay_ns; // delays this thread has taken/owes
   std::atomic<uint32_t> blocking_calls; // >0 while in a blocking call (a wake-up credits it)
+  uint32_t path_depth;        // --paths: entries of chosen functions active (Paths.h); while
+                              // nonzero the blocking hooks add their calls' time to:
+  uint64_t path_blocked_ns;   // --paths: time in blocking hooks with a path entry active
   uint64_t wait_credit_to_ns; // the local count the last selected wait brings it to (0: none),
                               // applied after the blocking call's own credit (applyWaitCredit,
                               // WaitTargets.h); next to the count every hook reads already
@@ -97,6 +101,7 @@ struct ThreadState {
   uint64_t paused_ns;                     // time this thread paused to pay delays (tests)
   uint64_t coz_pre_block_global_ns;       // global count at _coz_pre_block
   WaitBuffer *waits; // --waits: this thread's episodes (null: not recorded); kept on reuse
+  PathThread *paths; // --paths: this thread's paths (null: no entry yet); kept on reuse
 
   // ---- Waits as experiment targets (WaitTargets.h) --------------------------
   std::atomic<uint64_t>

@@ -11,6 +11,7 @@
 
 #include "Experiment.h"
 #include "Lifecycle.h"
+#include "Paths.h"
 #include "Runtime.h"
 #include "Sampler.h"
 #include "Waits.h"
@@ -41,6 +42,7 @@ void endThread(void *value) {
   }
   threadEnds(state);
   waitsThreadEnds(state); // its episodes, its Thread record; its joiners' waker
+  pathsThreadEnds(state); // its path entries closed, its paths merged into the process's
   g_threads.release(state);
   // The last program thread ends (the main thread called pthread_exit
   // earlier): the profiler thread must not keep the process alive.

@@ -43,9 +43,11 @@ struct SettingInfo {
            kind == SettingKind::Number || kind == SettingKind::Floor ||
            kind == SettingKind::Optional;
   }
-  /// True for a Choice whose option may be given without a word (`--OPTION`
-  /// alone sets the |min|-th word of |arg|).
-  constexpr bool wordOptional() const { return kind == SettingKind::Choice && min != 0; }
+  /// True for a Choice or a Text whose option may be given without a value
+  /// (`--OPTION` alone sets the |min|-th '|'-separated word of |arg|).
+  constexpr bool wordOptional() const {
+    return (kind == SettingKind::Choice || kind == SettingKind::Text) && min != 0;
+  }
   /// True for an option that takes no argument and sets |arg|.
   constexpr bool optionSetsValue() const {
     return kind == SettingKind::Flag || kind == SettingKind::Switch;

@@ -292,6 +292,36 @@
  * beyond, records name no text (id 0). */
 #define CAUSAL_WAITS_STRING_SLOTS 16384u
 
+/* ---- Call paths (`causal run --paths`, runtime/Paths.cpp, docs/paths.md) --
+ * Return addresses a path keeps at most (the chosen function's own entry
+ * included); a deeper stack keeps its innermost ones and is marked
+ * truncated (paths_format.h kPathTruncated). */
+#define CAUSAL_PATHS_MAX_DEPTH 64u
+/* Entries of chosen functions active at once in one thread (nested chosen
+ * functions; recursion takes none); a deeper entry is not recorded and is
+ * counted as dropped. At most 255 (the token holds the slot in a byte). */
+#define CAUSAL_PATHS_ACTIVE_DEPTH 128u
+/* Distinct paths one thread records (its table, mmap'd at the thread's first
+ * entry, 88 bytes a path) and the return addresses they hold together (8
+ * bytes each); an entry on a new path beyond either is counted as dropped. */
+#define CAUSAL_PATHS_THREAD_PATHS 4096u
+#define CAUSAL_PATHS_THREAD_FRAMES 65536u
+/* Distinct paths of the whole process: the table that ended threads' paths
+ * are merged into, and the writer's (each of this many paths, and 16 times
+ * as many return addresses); beyond, a path is left out of the file. */
+#define CAUSAL_PATHS_PROCESS_PATHS 65536u
+/* Chosen functions the process may register (distinct symbols), and the
+ * names or globs CAUSAL_PATHS may list. */
+#define CAUSAL_PATHS_MAX_FUNCTIONS 4096u
+#define CAUSAL_PATHS_MAX_PATTERNS 64u
+/* Return addresses at a stack's base (the code that calls main, a thread's
+ * start) found to have no instrumented frame above them: the walk stops there
+ * without asking libunwind again. */
+#define CAUSAL_PATHS_BASE_ADDRESSES 256u
+/* Distinct texts (function names, FILE:LINE) one write of PROFILE.paths can
+ * define (a power of two; half of it is used); beyond, frames name no text. */
+#define CAUSAL_PATHS_STRING_SLOTS 65536u
+
 /* Prefix of every message the runtime prints. */
 #define CAUSAL_MESSAGE_PREFIX "causal: "
 

@@ -174,6 +174,9 @@ inline void beforeWaking() {
 struct BlockScope {
   ThreadState *state;
   uint64_t global_before = 0;
+  // --paths (runtime/Paths.h): when the call began, if the thread had a path
+  // entry active (0: not timed). One load and a branch on the fast path.
+  uint64_t path_block_start = 0;
   BlockScope() : state(tls_thread) {
     if (state) {
       countProgramCall(state);
@@ -181,11 +184,22 @@ struct BlockScope {
         payBeforeCall();
       enterBlockingCall(state);
       global_before = g_experiment.global_delay_ns.load(std::memory_order_relaxed);
+      if (__builtin_expect(state->path_depth != 0, 0) && !inRuntimeWork(state))
+        path_block_start = fastMonotonicNs(); // not libunwind's locks in the sample handler
     }
   }
   ~BlockScope() {
+    endPathBlock();
     if (state && !left)
       leaveBlockingCall(state);
+  }
+  // The call's time, up to its return, into the thread's blocked total (not
+  // the delays a timed-out call pays after it).
+  void endPathBlock() {
+    if (__builtin_expect(path_block_start != 0, 0)) {
+      state->path_blocked_ns += fastMonotonicNs() - path_block_start;
+      path_block_start = 0;
+    }
   }
   void woken(bool by_other_thread) {
     if (state && by_other_thread && !inRuntimeWork(state))
@@ -196,6 +210,7 @@ struct BlockScope {
   void timedOut() {
     if (!state)
       return;
+    endPathBlock();
     leaveBlockingCall(state); // running again: the drain may wait for it
     left = true;
     applyWaitCredit(state); // a selected wait's (WaitTargets.h): before paying the others'

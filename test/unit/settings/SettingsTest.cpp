@@ -107,6 +107,14 @@ TEST(Settings, RowsAreConsistent) {
           << "the default is not one of the choices";
       break;
     }
+    case SettingKind::Text:
+      if (s.min != 0) { // `--OPTION` alone sets the min-th word of ARG
+        unsigned long long words = 1;
+        for (const char *c = s.arg; *c; ++c)
+          words += *c == '|';
+        EXPECT_LE(s.min, words) << "the text the option alone sets is not a word of its ARG";
+      }
+      break;
     default:
       break;
     }

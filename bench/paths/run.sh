@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# bench/paths/run.sh - what the entry and exit of a chosen function cost (causal run --paths).
+#
+# README
+#   paths_cost.cpp calls a chosen function (descriptor and entry/exit calls written by hand as
+#   the pass emits them) at the bottom of ten frames of instrumented code (one code section
+#   with a line table built in memory), N times a loop, and prints the thread CPU time per
+#   call of the fastest of 7 loops. Linked with libcausal_rt.so as causal-ld links programs
+#   (the runtime's sampler on, no experiments). Ways, interleaved within each round:
+#     off        CAUSAL_PATHS unset: the descriptor stays disabled, the pass's check alone
+#     paths      CAUSAL_PATHS=all: each call walks 12 frames (10 levels, the chosen function,
+#                main's), looks the path up in the thread's table, reads the TSC clock twice
+#     cpu-clock  the same with CAUSAL_PATHS_CPU_CLOCK=1: clock_gettime(CLOCK_THREAD_CPUTIME_ID)
+#                at the entry and at the exit as well
+#   The cost of an entry and exit is a way's time minus off's. Table: median (min-max) over
+#   the rounds. Run time: about 1 min for 5 rounds; --quick: 1 round of tenth-length loops.
+#
+# usage: bench/paths/run.sh [--build-dir DIR] [--cache-dir DIR] [--rounds N] [--quick]
+#   --build-dir  causal build tree (default: $CAUSAL_BUILD_DIR, else ../../build)
+#   --cache-dir  binaries and results (default: <build-dir>/bench-cache/paths)
+# Results: stdout and <cache-dir>/results.md; raw data <cache-dir>/runs.tsv.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+. "$here/../common/lib.sh"
+rounds=5 quick=0
+bench_args "--rounds=rounds --quick=quick!" "$@"
+bench_positive --rounds "$rounds"
+bench_setup paths "" lib/libcausal_rt.so
+calls=200000
+if [ "$quick" = 1 ]; then rounds=1 calls=20000; fi
+
+clangxx="${clang}++"
+[ -x "$clangxx" ] || clangxx=clang++
+"$clangxx" -O2 -fno-omit-frame-pointer -I"$src/include" -I"$src/test/unit/runtime" \
+  "$here/paths_cost.cpp" -o "$cache/paths_cost" \
+  -Wl,--push-state,--no-as-needed "$build/lib/libcausal_rt.so" -Wl,--pop-state \
+  -Wl,-rpath,"$build/lib"
+
+load_before="$(bench_load)"
+bench_mark_start
+raw="$cache/runs.tsv"
+printf 'round\tway\tns_per_call\n' > "$raw"
+run() { # ROUND WAY
+  local env=(CAUSAL_OUTPUT="$cache/profile.coz" CAUSAL_EXPERIMENTS=0) out
+  case "$2" in
+    paths) env+=(CAUSAL_PATHS=all) ;;
+    cpu-clock) env+=(CAUSAL_PATHS=all CAUSAL_PATHS_CPU_CLOCK=1) ;;
+  esac
+  rm -f "$cache/profile.coz" "$cache/profile.coz.paths"
+  out="$(env "${env[@]}" "$cache/paths_cost" "$calls")"
+  case "$2:$out" in
+    off:*enabled=0* | paths:*enabled=1* | cpu-clock:*enabled=1*) ;;
+    *) echo "run.sh: $2: unexpected output: $out" >&2; exit 1 ;;
+  esac
+  printf '%s\t%s\t%s\n' "$1" "$2" "$(echo "$out" | sed -n 's/^ns_per_call=\([0-9.]*\).*/\1/p')" >> "$raw"
+}
+for round in $(seq 1 "$rounds"); do
+  for way in off paths cpu-clock; do run "$round" "$way"; done
+done
+load_after="$(bench_load)"
+
+python3 - "$raw" "$cache/results.md" "$rounds" "$calls" "$load_before" "$load_after" "$(bench_machine)" <<'PY'
+import statistics, sys
+from collections import defaultdict
+raw, out, rounds, calls, before, after, machine = sys.argv[1:]
+runs = defaultdict(list)
+for line in open(raw).read().splitlines()[1:]:
+    rnd, way, ns = line.split('\t')
+    runs[way].append(float(ns))
+off = statistics.median(runs['off'])
+lines = [f"Thread CPU time per call of a chosen function at depth 10 (its caller chain: ten frames"
+         f" of instrumented code), median (min-max) over {rounds} rounds of the fastest of 7 loops"
+         f" of {calls} calls; {machine}; load average before {before}, after {after}.", "",
+         "| way | ns per call | entry + exit (minus off) |", "|---|---|---|"]
+for way, label in (("off", "off (descriptor disabled)"), ("paths", "--paths"),
+                   ("cpu-clock", "--paths --paths-cpu-clock")):
+    v = runs[way]
+    lines.append(f"| {label} | {statistics.median(v):.1f} ({min(v):.1f}-{max(v):.1f}) | "
+                 f"{statistics.median(v) - off:+.1f} |")
+open(out, 'w').write('\n'.join(lines) + '\n')
+print('\n'.join(lines))
+PY

@@ -1,0 +1,1179 @@
+//===- runtime/Paths.cpp - Call paths of chosen functions (--paths) -------===//
+//
+// The collector of Paths.h: registration of the chosen functions, the entry
+// and exit calls the pass places in them, and the writer of PROFILE.paths
+// (causal/paths_format.h, docs/paths.md "Collecting paths").
+//
+//===----------------------------------------------------------------------===//
+
+#include "Paths.h"
+
+#include "Attribution.h"
+#include "FastClock.h"
+#include "ModuleRegistry.h"
+#include "Runtime.h"
+#include "Sampler.h"
+#include "Settings.h"
+#include "SpinLock.h"
+#include "Support.h"
+
+#include "causal/abi.h"
+#include "causal/paths_format.h"
+#include "causal/tunables.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace causal::rt {
+
+namespace pf = causal::paths_format;
+
+namespace {
+
+constexpr uint32_t kMaxDepth = CAUSAL_PATHS_MAX_DEPTH;
+constexpr uint32_t kActiveDepth = CAUSAL_PATHS_ACTIVE_DEPTH;
+static_assert(kActiveDepth >= 1 && kActiveDepth <= 255, "a token holds the slot in a byte");
+// Token of a recursive entry: its time is the outer entry's, its exit does
+// nothing. Other tokens: a serial number (23 bits) and the slot + 1 (8 bits).
+constexpr uint32_t kRecursiveToken = 0x80000000u;
+
+void *mapZeroed(size_t bytes) {
+  void *memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return memory == MAP_FAILED ? nullptr : memory;
+}
+
+// Counters the owner thread updates and the writer reads: relaxed atomic
+// stores and loads (plain moves on x86-64), so that the writer's reads are
+// no data race.
+inline void add(uint64_t *field, uint64_t value) {
+  __atomic_store_n(field, *field + value, __ATOMIC_RELAXED);
+}
+inline uint64_t read(const uint64_t *field) { return __atomic_load_n(field, __ATOMIC_RELAXED); }
+
+// ---- Path tables ------------------------------------------------------------------
+
+struct Record {
+  uint64_t hash;
+  const char *inlined_at;
+  uint32_t fn;     // function id
+  uint16_t depth;  // return addresses (frames[0]: the entry call's, in F)
+  uint16_t flags;  // pf::PathFlags
+  uint32_t frames; // index of the first in the table's pool
+  uint32_t threads;
+  uint64_t calls, recursive_calls, cpu_ns, wall_ns, blocked_ns, samples;
+};
+
+// Open addressing over records appended in order; the owner inserts, a
+// writer may read records [0, count) at any time (count is published with
+// a release store after the record and its frames).
+struct Table {
+  uint32_t path_capacity;
+  uint32_t frame_capacity;
+  uint32_t slot_mask;
+  uint32_t count;
+  uint32_t frames_used;
+  uint32_t *slots; // record index + 1; 0: empty
+  Record *records;
+  uint64_t *frames;
+};
+
+size_t tableBytes(uint32_t paths, uint32_t frames) {
+  return size_t(paths) * 2 * sizeof(uint32_t) + size_t(paths) * sizeof(Record) +
+         size_t(frames) * sizeof(uint64_t);
+}
+
+// Lays a table out in |memory| (tableBytes of it, zeroed).
+void placeTable(Table *t, char *memory, uint32_t paths, uint32_t frames) {
+  t->path_capacity = paths;
+  t->frame_capacity = frames;
+  t->slot_mask = paths * 2 - 1; // paths is a power of two: at most half full
+  t->count = 0;
+  t->frames_used = 0;
+  t->records = reinterpret_cast<Record *>(memory);
+  t->frames = reinterpret_cast<uint64_t *>(memory + size_t(paths) * sizeof(Record));
+  t->slots = reinterpret_cast<uint32_t *>(memory + size_t(paths) * sizeof(Record) +
+                                          size_t(frames) * sizeof(uint64_t));
+}
+
+void clearTable(Table *t) {
+  if (t->count == 0)
+    return;
+  memset(t->slots, 0, sizeof(uint32_t) * (size_t(t->slot_mask) + 1));
+  t->frames_used = 0;
+  __atomic_store_n(&t->count, 0, __ATOMIC_RELEASE);
+}
+
+uint64_t keyHash(uint32_t fn, const char *inlined_at, uint32_t flags, const uint64_t *frames,
+                 uint32_t depth) {
+  uint64_t h =
+      (uint64_t(fn) << 32 | flags) ^ uint64_t(uintptr_t(inlined_at)) * 0x9e3779b97f4a7c15ull;
+  for (uint32_t i = 0; i < depth; ++i)
+    h = (h ^ frames[i]) * 0x100000001b3ull + (h >> 29);
+  h ^= h >> 31;
+  h *= 0xbf58476d1ce4e5b9ull;
+  return h ^ (h >> 29);
+}
+
+// The record of the key, inserted if new; UINT32_MAX if the table is full.
+uint32_t intern(Table *t, uint64_t hash, uint32_t fn, const char *inlined_at, uint32_t flags,
+                const uint64_t *frames, uint32_t depth) {
+  uint32_t index = uint32_t(hash >> 17) & t->slot_mask;
+  for (uint32_t probe = 0; probe <= t->slot_mask; ++probe, index = (index + 1) & t->slot_mask) {
+    uint32_t slot = t->slots[index];
+    if (slot != 0) {
+      const Record &r = t->records[slot - 1];
+      if (r.hash == hash && r.fn == fn && r.inlined_at == inlined_at && r.depth == depth &&
+          r.flags == flags && !memcmp(t->frames + r.frames, frames, depth * sizeof(uint64_t)))
+        return slot - 1;
+      continue;
+    }
+    if (t->count == t->path_capacity || t->frames_used + depth > t->frame_capacity)
+      return UINT32_MAX;
+    uint32_t at = t->count;
+    Record &r = t->records[at];
+    memset(&r, 0, sizeof(r));
+    r.hash = hash;
+    r.inlined_at = inlined_at;
+    r.fn = fn;
+    r.depth = uint16_t(depth);
+    r.flags = uint16_t(flags);
+    r.frames = t->frames_used;
+    memcpy(t->frames + t->frames_used, frames, depth * sizeof(uint64_t));
+    t->frames_used += depth;
+    t->slots[index] = at + 1;
+    __atomic_store_n(&t->count, at + 1, __ATOMIC_RELEASE);
+    return at;
+  }
+  return UINT32_MAX;
+}
+
+// Adds |from|'s records with anything in them to |into|. |one_thread|: from a
+// thread's table (each of its paths counts one thread), else a merged table.
+// Returns the records that did not fit.
+uint64_t mergeTable(Table *into, const Table *from, bool one_thread) {
+  uint64_t lost = 0;
+  uint32_t count = __atomic_load_n(&from->count, __ATOMIC_ACQUIRE);
+  for (uint32_t i = 0; i < count; ++i) {
+    const Record &r = from->records[i];
+    uint64_t calls = read(&r.calls), recursive = read(&r.recursive_calls);
+    if (calls == 0 && recursive == 0)
+      continue;
+    uint32_t at =
+        intern(into, r.hash, r.fn, r.inlined_at, r.flags, from->frames + r.frames, r.depth);
+    if (at == UINT32_MAX) {
+      ++lost;
+      continue;
+    }
+    Record &m = into->records[at];
+    m.threads += one_thread ? 1 : r.threads;
+    m.calls += calls;
+    m.recursive_calls += recursive;
+    m.cpu_ns += read(&r.cpu_ns);
+    m.wall_ns += read(&r.wall_ns);
+    m.blocked_ns += read(&r.blocked_ns);
+    m.samples += read(&r.samples);
+  }
+  return lost;
+}
+
+// ---- State ---------------------------------------------------------------------
+
+struct Entry {
+  uint32_t fn;
+  uint32_t token;
+  uint32_t record; // in the thread's table
+  uint32_t reserved;
+  uintptr_t fp;        // the frame pointer of the code that entered (F, or where F was inlined)
+  uintptr_t ret_above; // the return address in that frame then (0: not read)
+  uint64_t wall_start, cpu_start, blocked_start, samples_start;
+};
+
+} // namespace
+
+struct PathThread {
+  pid_t tid; // the owner (a reused ThreadState, a fork child: another)
+  uint32_t depth;
+  uint32_t serial;
+  volatile sig_atomic_t busy; // in enter/exit: a signal handler's entry is not recorded
+  uint64_t dropped;           // entries not recorded (the writer reads them)
+  uint64_t truncated;         // walks that stopped early
+  Table table;
+  Entry active[kActiveDepth];
+};
+
+namespace {
+
+// Functions, registered by image constructors.
+struct FunctionInfo {
+  const char *symbol; // copies (the image may be unloaded)
+  const char *name;
+  bool enabled; // enabled in this process at any time
+};
+SpinLock g_register_lock;
+FunctionInfo *g_functions = nullptr;  // CAUSAL_PATHS_MAX_FUNCTIONS
+uint32_t *g_function_slots = nullptr; // by symbol: index + 1
+constexpr uint32_t kFunctionSlots = CAUSAL_PATHS_MAX_FUNCTIONS * 2;
+std::atomic<uint32_t> g_function_count{0};
+bool g_functions_full_said = false;
+char *g_arena = nullptr; // copies of names
+size_t g_arena_left = 0;
+
+// CAUSAL_PATHS, read at the first registration or at start-up.
+struct Selection {
+  bool parsed;
+  bool all;
+  uint32_t count;
+  char text[4096];
+  const char *patterns[CAUSAL_PATHS_MAX_PATTERNS];
+  bool matched[CAUSAL_PATHS_MAX_PATTERNS];
+};
+Selection g_selection;
+std::atomic<bool> g_any_enabled{false};
+
+// Collection and writing.
+std::atomic<bool> g_collecting{false}; // enter records (set at start-up, cleared by the last write)
+bool g_cpu_clock = false;
+AddressRange g_runtime_code;
+std::atomic<uintptr_t> g_bases[CAUSAL_PATHS_BASE_ADDRESSES];
+std::atomic<uint32_t> g_base_count{0};
+
+SpinLock g_paths_lock; // the process's table, the writer
+Table g_process;       // paths of the threads that ended
+Table g_merged;        // the writer's
+uint64_t g_ended_dropped = 0, g_ended_truncated = 0;
+bool g_ready = false; // setupPaths allocated the tables
+bool g_finished = false;
+char g_path[PATH_MAX + 8];
+uint64_t g_run = 0, g_run_start_ns = 0, g_run_realtime_ns = 0;
+std::atomic<uint64_t> g_thread_bytes{0};
+
+// ---- Choosing ----------------------------------------------------------------------
+
+bool inertByEnvironment() {
+  uint32_t status = g_status.load(std::memory_order_acquire);
+  return status == kInert || (status == kUninitialized && settingOn(Setting::DISABLE));
+}
+
+// Splits CAUSAL_PATHS at commas outside (), <> and [] (a demangled name's
+// parameter list, a template's arguments and a glob's class hold commas).
+void parseSelection() {
+  Selection &s = g_selection;
+  if (s.parsed)
+    return;
+  s.parsed = true;
+  if (inertByEnvironment())
+    return;
+  const char *value = readSetting(Setting::PATHS).text;
+  if (!value)
+    return;
+  formatTo(s.text, sizeof(s.text), "%s", value);
+  char *p = s.text;
+  while (*p) {
+    while (*p == ' ' || *p == ',')
+      ++p;
+    if (!*p)
+      break;
+    char *begin = p;
+    int nesting = 0;
+    for (; *p && !(*p == ',' && nesting == 0); ++p) {
+      if (*p == '(' || *p == '<' || *p == '[')
+        ++nesting;
+      else if ((*p == ')' || *p == '>' || *p == ']') && nesting > 0)
+        --nesting;
+    }
+    char *end = p;
+    if (*p)
+      *p++ = '\0';
+    while (end > begin && end[-1] == ' ')
+      *--end = '\0';
+    if (!strcmp(begin, "all")) {
+      s.all = true;
+    } else if (s.count < CAUSAL_PATHS_MAX_PATTERNS) {
+      s.patterns[s.count++] = begin;
+    } else {
+      message("%s: more than %u names; '%s' and the ones after it are ignored", CAUSAL_ENV_PATHS,
+              CAUSAL_PATHS_MAX_PATTERNS, begin);
+      break;
+    }
+  }
+}
+
+// |name| without its parameter list (and what follows it: " const").
+void withoutParameters(const char *name, char *out, size_t size) {
+  formatTo(out, size, "%s", name);
+  char *close = strrchr(out, ')');
+  if (!close)
+    return;
+  int nesting = 0;
+  for (char *c = close; c >= out; --c) {
+    if (*c == ')')
+      ++nesting;
+    else if (*c == '(' && --nesting == 0) {
+      if (c > out)
+        *c = '\0';
+      return;
+    }
+  }
+}
+
+bool chosen(const char *symbol, const char *name) {
+  Selection &s = g_selection;
+  if (s.all)
+    return true;
+  char bare[1024];
+  withoutParameters(name, bare, sizeof(bare));
+  bool any = false;
+  for (uint32_t i = 0; i < s.count; ++i) {
+    const char *p = s.patterns[i];
+    if (!fnmatch(p, symbol, 0) || !fnmatch(p, name, 0) || !fnmatch(p, bare, 0)) {
+      s.matched[i] = true;
+      any = true;
+    }
+  }
+  return any;
+}
+
+const char *copyText(const char *text) {
+  size_t size = strlen(text) + 1;
+  if (size > g_arena_left) {
+    size_t chunk = size > 65536 ? size : 65536;
+    char *memory = static_cast<char *>(mapZeroed(chunk));
+    if (!memory)
+      return nullptr;
+    g_arena = memory;
+    g_arena_left = chunk;
+  }
+  char *copy = g_arena;
+  memcpy(copy, text, size);
+  g_arena += size;
+  g_arena_left -= size;
+  return copy;
+}
+
+uint64_t hashText(const char *text, size_t length) {
+  uint64_t hash = 0xcbf29ce484222325ull; // FNV-1a
+  for (size_t i = 0; i < length; ++i)
+    hash = (hash ^ uint8_t(text[i])) * 0x100000001b3ull;
+  return hash;
+}
+
+// The function's id for |symbol| (a new one if new); 0 if no room.
+uint32_t functionId(const char *symbol, const char *name) {
+  if (!g_functions) {
+    g_functions =
+        static_cast<FunctionInfo *>(mapZeroed(sizeof(FunctionInfo) * CAUSAL_PATHS_MAX_FUNCTIONS));
+    g_function_slots = static_cast<uint32_t *>(mapZeroed(sizeof(uint32_t) * kFunctionSlots));
+    if (!g_functions || !g_function_slots) {
+      g_functions = nullptr;
+      return 0;
+    }
+  }
+  uint32_t mask = kFunctionSlots - 1;
+  uint32_t index = uint32_t(hashText(symbol, strlen(symbol)) >> 20) & mask;
+  for (uint32_t probe = 0; probe <= mask; ++probe, index = (index + 1) & mask) {
+    uint32_t slot = g_function_slots[index];
+    if (slot != 0) {
+      if (!strcmp(g_functions[slot - 1].symbol, symbol))
+        return slot;
+      continue;
+    }
+    uint32_t count = g_function_count.load(std::memory_order_relaxed);
+    if (count == CAUSAL_PATHS_MAX_FUNCTIONS) {
+      if (!g_functions_full_said)
+        message("more than %u functions chosen for --paths (CAUSAL_PATHS_MAX_FUNCTIONS); '%s' "
+                "and later ones are not collected",
+                CAUSAL_PATHS_MAX_FUNCTIONS, name);
+      g_functions_full_said = true;
+      return 0;
+    }
+    FunctionInfo &f = g_functions[count];
+    f.symbol = copyText(symbol);
+    f.name = copyText(name);
+    if (!f.symbol || !f.name)
+      return 0;
+    f.enabled = chosen(symbol, name);
+    g_function_slots[index] = count + 1;
+    g_function_count.store(count + 1, std::memory_order_release);
+    return count + 1;
+  }
+  return 0;
+}
+
+// ---- The walk ----------------------------------------------------------------------
+
+// A word of the thread's own stack, checked to lie within it: a stale frame
+// pointer may point into a sanitizer's redzone of a local, which is no bug
+// of the program (so, in a sanitized build, read uninstrumented: out of line).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define CAUSAL_STACK_READ noinline, no_sanitize("address", "thread")
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define CAUSAL_STACK_READ noinline, no_sanitize("address", "thread")
+#endif
+#endif
+#ifndef CAUSAL_STACK_READ
+#define CAUSAL_STACK_READ always_inline
+#endif
+inline __attribute__((CAUSAL_STACK_READ)) uintptr_t stackWord(uintptr_t address) {
+  return *reinterpret_cast<const volatile uintptr_t *>(address);
+}
+
+bool inInstrumentedCode(uintptr_t address) {
+  for (uint32_t slot = 0, used = g_modules.slotsUsed(); slot < used; ++slot)
+    if (g_modules.codeRange(slot).contains(address) && g_modules.isActive(slot))
+      return true;
+  return false;
+}
+
+bool isKnownBase(uintptr_t address) {
+  uint32_t count = g_base_count.load(std::memory_order_acquire);
+  if (count > CAUSAL_PATHS_BASE_ADDRESSES)
+    count = CAUSAL_PATHS_BASE_ADDRESSES;
+  for (uint32_t i = 0; i < count; ++i)
+    if (g_bases[i].load(std::memory_order_relaxed) == address)
+      return true;
+  return false;
+}
+
+void addBase(uintptr_t address) {
+  if (isKnownBase(address))
+    return;
+  uint32_t at = g_base_count.load(std::memory_order_relaxed);
+  if (at >= CAUSAL_PATHS_BASE_ADDRESSES)
+    return;
+  // A slot may be taken twice by racing threads: a duplicate costs nothing.
+  if (g_base_count.compare_exchange_strong(at, at + 1, std::memory_order_acq_rel))
+    g_bases[at].store(address, std::memory_order_release);
+}
+
+// Finishes the walk with libunwind from the frame whose return address
+// frames[n - 1] was read at |sp| - 8 (the caller's stack pointer once it
+// returns: |sp|). Returns the new depth.
+uint32_t finishWithUnwinder(ThreadState *state, uint64_t *frames, uint32_t n, uintptr_t sp,
+                            uint32_t *flags) {
+  uintptr_t found[kMaxDepth];
+  bool more = false;
+  state->in_handler.store(1, std::memory_order_relaxed); // its locks and reads are ours
+  int got = unwindCallersOf(uintptr_t(frames[n - 1]), sp, found, kMaxDepth - n, &more);
+  state->in_handler.store(0, std::memory_order_relaxed);
+  if (got < 0) {
+    *flags |= pf::kPathTruncated;
+    return n;
+  }
+  uint32_t kept = n;
+  bool instrumented_above = false;
+  for (int i = 0; i < got; ++i) {
+    uintptr_t ret = found[i];
+    if (ret == 0 || g_runtime_code.contains(ret)) { // a thread's start
+      more = false;
+      break;
+    }
+    instrumented_above |= inInstrumentedCode(ret);
+    frames[kept++] = ret;
+  }
+  if (!instrumented_above && !more) {
+    // Only code we did not compile up to the stack's base (what calls main,
+    // a thread's start): the path ends at frames[n - 1], now and from now on.
+    addBase(uintptr_t(frames[n - 1]));
+    return n;
+  }
+  if (more)
+    *flags |= pf::kPathTruncated;
+  return kept;
+}
+
+// The calling context: frames[0] = |ret0| (the entry call's return address,
+// in F or where F was inlined), then the callers, innermost first, from the
+// frame-pointer chain whose first frame pointer is |fp| (F's), |sp0| the
+// stack pointer F called from. |fps| gets the frame pointers the chain went
+// through (valid frames of this stack, innermost first).
+uint32_t walkStack(ThreadState *state, uintptr_t ret0, uintptr_t fp, uintptr_t sp0,
+                   uint64_t *frames, uintptr_t *fps, uint32_t *fp_count, uint32_t *flags) {
+  uint32_t n = 0;
+  *fp_count = 0;
+  frames[n++] = ret0;
+  uintptr_t low = sp0;     // frame pointers above the stack pointer only
+  uintptr_t last_sp = sp0; // where frames[n - 1] returns to
+  const AddressRange stack = state->stack;
+  for (;;) {
+    if ((fp & 7) != 0 || fp < low || !stack.contains(fp) || !stack.contains(fp + 15)) {
+      // A frame without a frame pointer: the unwinder's turn.
+      return finishWithUnwinder(state, frames, n, last_sp, flags);
+    }
+    uintptr_t next = stackWord(fp), ret = stackWord(fp + 8);
+    if (*fp_count < kMaxDepth)
+      fps[(*fp_count)++] = fp;
+    if (ret == 0 || g_runtime_code.contains(ret)) // the base, or the runtime's thread start
+      return n;
+    if (isKnownBase(ret)) {
+      if (n == kMaxDepth) {
+        *flags |= pf::kPathTruncated;
+        return n;
+      }
+      frames[n++] = ret;
+      return n;
+    }
+    if (n == kMaxDepth) {
+      *flags |= pf::kPathTruncated;
+      return n;
+    }
+    frames[n++] = ret;
+    last_sp = fp + 16;
+    if (!inInstrumentedCode(ret)) // a caller we did not compile: it may keep no frame pointer
+      return finishWithUnwinder(state, frames, n, last_sp, flags);
+    low = fp + 16;
+    fp = next;
+  }
+}
+
+// ---- Entries -------------------------------------------------------------------------
+
+// Closes the thread's active entries down to |depth|.
+void closeDownTo(PathThread *t, ThreadState *state, uint32_t depth) {
+  if (t->depth <= depth)
+    return;
+  uint64_t now = fastMonotonicNs();
+  uint64_t cpu = g_cpu_clock ? threadCpuNs() : 0;
+  uint64_t blocked = state->path_blocked_ns;
+  uint64_t samples = __atomic_load_n(&state->samples, __ATOMIC_RELAXED);
+  for (uint32_t i = t->depth; i-- > depth;) {
+    const Entry &e = t->active[i];
+    Record &r = t->table.records[e.record];
+    add(&r.calls, 1);
+    add(&r.wall_ns, now > e.wall_start ? now - e.wall_start : 0);
+    if (g_cpu_clock)
+      add(&r.cpu_ns, cpu > e.cpu_start ? cpu - e.cpu_start : 0);
+    add(&r.blocked_ns, blocked - e.blocked_start);
+    add(&r.samples, samples > e.samples_start ? samples - e.samples_start : 0);
+  }
+  t->depth = depth;
+  state->path_depth = depth;
+}
+
+// Starts the entry at the top now (clocks read last: the walk is not F's time).
+void startEntry(Entry *e, ThreadState *state) {
+  e->blocked_start = state->path_blocked_ns;
+  e->samples_start = __atomic_load_n(&state->samples, __ATOMIC_RELAXED);
+  e->cpu_start = g_cpu_clock ? threadCpuNs() : 0;
+  e->wall_start = fastMonotonicNs();
+}
+
+void resetThread(PathThread *t, pid_t tid) {
+  clearTable(&t->table);
+  t->depth = 0;
+  __atomic_store_n(&t->dropped, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&t->truncated, 0, __ATOMIC_RELAXED);
+  t->tid = tid;
+}
+
+// The calling thread's paths (allocated at its first entry); null if no memory.
+PathThread *threadPaths(ThreadState *state) {
+  PathThread *t = state->paths;
+  pid_t tid = threadId(state);
+  if (!t) {
+    size_t bytes =
+        sizeof(PathThread) + tableBytes(CAUSAL_PATHS_THREAD_PATHS, CAUSAL_PATHS_THREAD_FRAMES);
+    char *memory = static_cast<char *>(mapZeroed(bytes));
+    if (!memory)
+      return nullptr;
+    t = reinterpret_cast<PathThread *>(memory);
+    placeTable(&t->table, memory + sizeof(PathThread), CAUSAL_PATHS_THREAD_PATHS,
+               CAUSAL_PATHS_THREAD_FRAMES);
+    t->tid = tid;
+    g_thread_bytes.fetch_add(bytes, std::memory_order_relaxed);
+    __atomic_store_n(&state->paths, t, __ATOMIC_RELEASE);
+  } else if (t->tid != tid) { // a state reused without its last owner's end
+    resetThread(t, tid);
+    state->path_depth = 0;
+  }
+  return t;
+}
+
+static_assert(CAUSAL_PATHS_THREAD_PATHS &&
+                  !(CAUSAL_PATHS_THREAD_PATHS & (CAUSAL_PATHS_THREAD_PATHS - 1)),
+              "a power of two");
+static_assert(CAUSAL_PATHS_PROCESS_PATHS &&
+                  !(CAUSAL_PATHS_PROCESS_PATHS & (CAUSAL_PATHS_PROCESS_PATHS - 1)),
+              "a power of two");
+
+} // namespace
+
+} // namespace causal::rt
+
+using namespace causal::rt;
+
+// ---- The pass's calls (causal/abi.h) ------------------------------------------------------
+
+extern "C" CAUSAL_RT_EXPORT void __causal_register_path_fns(struct causal_path_fn *start,
+                                                            struct causal_path_fn *stop) {
+  if (!start || !stop || stop <= start || inertByEnvironment())
+    return;
+  g_register_lock.lock();
+  parseSelection();
+  for (causal_path_fn *d = start; d < stop; ++d) {
+    if (!d->symbol)
+      continue;
+    uint32_t id = __atomic_load_n(&d->id, __ATOMIC_RELAXED);
+    uint32_t count = g_function_count.load(std::memory_order_relaxed);
+    if (id == 0 || id > count || strcmp(g_functions[id - 1].symbol, d->symbol))
+      id = functionId(d->symbol, d->name ? d->name : d->symbol);
+    if (id == 0)
+      continue;
+    __atomic_store_n(&d->id, id, __ATOMIC_RELAXED);
+    if (g_functions[id - 1].enabled) {
+      g_any_enabled.store(true, std::memory_order_relaxed);
+      __atomic_store_n(&d->enabled, uint8_t(1), __ATOMIC_RELEASE);
+    }
+  }
+  g_register_lock.unlock();
+}
+
+extern "C" CAUSAL_RT_EXPORT __attribute__((noinline)) uint32_t
+__causal_path_enter(struct causal_path_fn *fn, const char *inlined_at) {
+  ThreadState *state = tls_thread;
+  if (!state || !fn || !g_collecting.load(std::memory_order_relaxed) || inRuntimeWork(state))
+    return 0;
+  uint32_t id = __atomic_load_n(&fn->id, __ATOMIC_RELAXED);
+  if (id == 0)
+    return 0;
+  PathThread *t = state->paths;
+  if (__builtin_expect(!t || t->tid != threadId(state), 0) && !(t = threadPaths(state)))
+    return 0;
+  if (t->busy) // a signal handler interrupted this thread's entry or exit
+    return 0;
+  t->busy = 1;
+  // The caller's stack pointer at the call and F's frame pointer (this
+  // function keeps a frame pointer: the runtime is built with
+  // -fno-omit-frame-pointer).
+  uintptr_t frame = uintptr_t(__builtin_frame_address(0));
+  uintptr_t sp = frame + 16;
+  uintptr_t fp0 = stackWord(frame);
+  uint64_t frames[kMaxDepth];
+  uintptr_t fps[kMaxDepth];
+  uint32_t fp_count = 0, flags = 0;
+  uintptr_t ret0 = uintptr_t(__builtin_return_address(0));
+  uint32_t depth = walkStack(state, ret0, fp0, sp, frames, fps, &fp_count, &flags);
+  // Entries whose frames are gone (longjmp, an exception through a frame
+  // without the exit's cleanup) are closed as if they exited now: F again
+  // from the same frame, or a frame the walk did not go through (or went
+  // through holding another return address: reused) although it lies
+  // below the walk's end. The first such entry and every one above it.
+  uint32_t live = 0;
+  for (; live < t->depth; ++live) {
+    const Entry &e = t->active[live];
+    if (e.fp == fp0) {
+      if (e.fn == id)
+        break;
+      continue; // F inlined where the other chosen function was (or is)
+    }
+    bool seen = false, same = false;
+    for (uint32_t j = 1; j < fp_count; ++j)
+      if (fps[j] == e.fp) {
+        seen = true;
+        same = stackWord(e.fp + 8) == e.ret_above;
+        break;
+      }
+    if (seen ? !same : (fp_count != 0 && e.fp <= fps[fp_count - 1]))
+      break;
+  }
+  closeDownTo(t, state, live);
+  for (uint32_t i = 0; i < t->depth; ++i) {
+    if (t->active[i].fn == id) { // recursion: the outer entry's time
+      add(&t->table.records[t->active[i].record].recursive_calls, 1);
+      t->busy = 0;
+      return kRecursiveToken | (i + 1);
+    }
+  }
+  if (t->depth == kActiveDepth) {
+    add(&t->dropped, 1);
+    t->busy = 0;
+    return 0;
+  }
+  if (flags & pf::kPathTruncated)
+    add(&t->truncated, 1);
+  uint32_t record = intern(&t->table, keyHash(id, inlined_at, flags, frames, depth), id, inlined_at,
+                           flags, frames, depth);
+  if (record == UINT32_MAX) {
+    add(&t->dropped, 1);
+    t->busy = 0;
+    return 0;
+  }
+  uint32_t slot = t->depth;
+  Entry &e = t->active[slot];
+  e.fn = id;
+  e.record = record;
+  e.fp = fp0;
+  e.ret_above = fp_count != 0 && fps[0] == fp0 ? stackWord(fp0 + 8) : 0;
+  t->serial = (t->serial + 1) & 0x7fffff;
+  e.token = (t->serial << 8) | (slot + 1);
+  t->depth = slot + 1;
+  state->path_depth = slot + 1;
+  startEntry(&e, state);
+  t->busy = 0;
+  return e.token;
+}
+
+extern "C" CAUSAL_RT_EXPORT void __causal_path_exit(struct causal_path_fn *, uint32_t token) {
+  if (token == 0 || (token & kRecursiveToken))
+    return;
+  ThreadState *state = tls_thread;
+  PathThread *t = state ? state->paths : nullptr;
+  if (!t || t->tid != threadId(state) || t->busy)
+    return;
+  uint32_t slot = (token & 0xff) - 1;
+  if (slot >= t->depth || t->active[slot].token != token)
+    return; // stale: closed already (longjmp), or of another thread's state
+  t->busy = 1;
+  closeDownTo(t, state, slot);
+  t->busy = 0;
+}
+
+// ---- Life cycle ---------------------------------------------------------------------------
+
+namespace causal::rt {
+
+namespace {
+
+void startRun() {
+  g_run_start_ns = fastMonotonicNs();
+  g_run_realtime_ns = realtimeNs();
+  g_run = (uint64_t(getpid()) << 32) ^ (g_run_start_ns & 0xffffffffull);
+  g_finished = false;
+  g_ended_dropped = g_ended_truncated = 0;
+  clearTable(&g_process);
+}
+
+} // namespace
+
+bool pathsRequested() { return g_selection.all || g_selection.count > 0; }
+
+void setupPaths(const char *profile_path, bool cpu_clock) {
+  g_register_lock.lock();
+  parseSelection();
+  g_register_lock.unlock();
+  if (!pathsRequested())
+    return;
+  struct stat st; // a profile sent to a device (/dev/null) sends its paths there too
+  bool device = rawSyscall(SYS_stat, long(profile_path), long(&st)) == 0 && S_ISCHR(st.st_mode);
+  formatTo(g_path, sizeof(g_path), "%s%s", profile_path, device ? "" : pf::kSuffix);
+  size_t bytes = tableBytes(CAUSAL_PATHS_PROCESS_PATHS, CAUSAL_PATHS_PROCESS_PATHS * 16);
+  char *process = static_cast<char *>(mapZeroed(bytes));
+  char *merged = static_cast<char *>(mapZeroed(bytes));
+  if (!process || !merged) {
+    message("out of memory for --paths; no paths are collected");
+    return;
+  }
+  placeTable(&g_process, process, CAUSAL_PATHS_PROCESS_PATHS, CAUSAL_PATHS_PROCESS_PATHS * 16);
+  placeTable(&g_merged, merged, CAUSAL_PATHS_PROCESS_PATHS, CAUSAL_PATHS_PROCESS_PATHS * 16);
+#ifndef CAUSAL_RT_STATIC
+  g_runtime_code = executableRangeOf(reinterpret_cast<const void *>(&setupPaths));
+#endif
+  g_cpu_clock = cpu_clock;
+  initFastClock(); // calibrated now (about 1 ms), not in the first entry
+  startRun();
+  g_ready = true;
+  g_collecting.store(true, std::memory_order_release);
+}
+
+void pathsThreadEnds(ThreadState *state) {
+  PathThread *t = state ? state->paths : nullptr;
+  if (!t || t->tid != threadId(state) || !g_ready)
+    return;
+  t->busy = 1;
+  closeDownTo(t, state, 0);
+  g_paths_lock.lock();
+  if (!g_finished) {
+    g_ended_dropped += read(&t->dropped) + mergeTable(&g_process, &t->table, true);
+    g_ended_truncated += read(&t->truncated);
+  }
+  resetThread(t, 0);
+  g_paths_lock.unlock();
+  t->busy = 0;
+}
+
+void pathsForkChild(ThreadState *self) {
+  g_paths_lock.reset(); // a holder was another thread of the parent
+  if (!g_ready)
+    return;
+  for (uint32_t i = 0, used = g_threads.slotsUsed(); i < used; ++i) {
+    ThreadState *state = g_threads.slot(i);
+    if (state && state != self && state->paths)
+      resetThread(state->paths, 0); // the parent's threads
+  }
+  startRun();
+  PathThread *t = self ? self->paths : nullptr;
+  if (!t)
+    return;
+  // The entries under way go on in the child, as entered at the fork; what
+  // the parent's run measured is the parent's.
+  Table &table = t->table;
+  for (uint32_t i = 0; i < table.count; ++i) {
+    Record &r = table.records[i];
+    r.calls = r.recursive_calls = r.cpu_ns = r.wall_ns = r.blocked_ns = r.samples = 0;
+  }
+  t->dropped = t->truncated = 0;
+  t->busy = 0;
+  t->tid = pid_t(rawSyscall(SYS_gettid));
+  for (uint32_t i = 0; i < t->depth; ++i)
+    startEntry(&t->active[i], self);
+}
+
+// ---- The writer -----------------------------------------------------------------------
+
+namespace {
+
+constexpr size_t kStagingBytes = 256 * 1024;
+char *g_staging = nullptr;
+size_t g_staged = 0;
+int g_fd = -1;
+bool g_write_failed_said = false;
+
+struct StringSlot {
+  uint64_t key;
+  uint32_t id;
+};
+constexpr uint32_t kStringSlots = CAUSAL_PATHS_STRING_SLOTS;
+StringSlot *g_strings = nullptr;
+uint32_t g_next_string = 1;
+
+int rawOpen(const char *path, int flags) {
+  return int(rawSyscall(SYS_openat, AT_FDCWD, long(path), flags | O_CLOEXEC, 0644));
+}
+
+bool writeAll(int fd, const char *data, size_t size) {
+  while (size > 0) {
+    long n = rawSyscall(SYS_write, fd, long(data), long(size));
+    if (n == -EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    data += n;
+    size -= size_t(n);
+  }
+  return true;
+}
+
+// Opens the sidecar for appending; a new or empty file gets its header.
+bool openSidecar() {
+  if (g_fd >= 0)
+    return true;
+  int fd = rawOpen(g_path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL);
+  bool fresh = fd >= 0;
+  if (!fresh) {
+    fd = rawOpen(g_path, O_WRONLY | O_APPEND | O_CREAT);
+    if (fd < 0)
+      return false;
+    struct stat st;
+    fresh = rawSyscall(SYS_fstat, fd, long(&st)) == 0 && st.st_size == 0;
+  }
+  if (fresh) {
+    pf::FileHeader header;
+    memcpy(header.magic, pf::kMagic, sizeof(header.magic));
+    header.version = pf::kVersion;
+    header.header_size = sizeof(header);
+    writeAll(fd, reinterpret_cast<const char *>(&header), sizeof(header));
+  }
+  g_fd = fd;
+  return true;
+}
+
+void writeStaged() {
+  if (g_staged == 0)
+    return;
+  if (!openSidecar() || !writeAll(g_fd, g_staging, g_staged)) {
+    if (!g_write_failed_said)
+      message("cannot write the paths to %s", g_path);
+    g_write_failed_said = true;
+  }
+  g_staged = 0;
+}
+
+void closeSidecar() {
+  writeStaged();
+  if (g_fd >= 0)
+    rawSyscall(SYS_close, g_fd);
+  g_fd = -1;
+}
+
+// Room for a chunk of |payload| bytes (whole chunks are written); null if
+// it can never fit.
+char *stageChunk(pf::ChunkType type, size_t payload) {
+  size_t total = sizeof(pf::ChunkHeader) + payload;
+  if (total > kStagingBytes)
+    return nullptr;
+  if (g_staged + total > kStagingBytes)
+    writeStaged();
+  pf::ChunkHeader header;
+  header.type = uint32_t(type);
+  header.size = uint32_t(payload);
+  header.run = g_run;
+  memcpy(g_staging + g_staged, &header, sizeof(header));
+  char *at = g_staging + g_staged + sizeof(header);
+  g_staged += total;
+  return at;
+}
+
+uint32_t defineString(const char *text, size_t length) {
+  if (length == 0 || !g_strings)
+    return 0;
+  uint64_t key = hashText(text, length) | 1;
+  uint32_t mask = kStringSlots - 1;
+  uint32_t index = uint32_t((key * 0x9e3779b97f4a7c15ull) >> 40) & mask;
+  for (uint32_t probe = 0; probe <= mask; ++probe, index = (index + 1) & mask) {
+    StringSlot &slot = g_strings[index];
+    if (slot.key == key)
+      return slot.id;
+    if (slot.key != 0)
+      continue;
+    if (g_next_string >= kStringSlots / 2) // keep the table from filling up
+      return 0;
+    char *at = stageChunk(pf::ChunkType::String, sizeof(pf::StringHead) + length);
+    if (!at)
+      return 0;
+    pf::StringHead head;
+    head.id = g_next_string++;
+    head.length = uint32_t(length);
+    memcpy(at, &head, sizeof(head));
+    memcpy(at + sizeof(head), text, length);
+    slot.key = key;
+    slot.id = head.id;
+    return head.id;
+  }
+  return 0;
+}
+
+uint32_t textString(const char *text) { return text ? defineString(text, strlen(text)) : 0; }
+
+// The frame of code at |address| (a call: a return address - 1).
+pf::Frame frameAt(uintptr_t address) {
+  pf::Frame frame = {0, 0};
+  char text[PATH_MAX + 32];
+  ResolvedAddress where;
+  g_modules.beginRead();
+  if (g_modules.resolve(address, &where)) {
+    const causal_linetab_header *table = g_modules.table(where.module);
+    if (table && where.line < table->num_lines) {
+      const causal_linetab_line &line = causal_linetab_lines(table)[where.line];
+      const char *file = causal_linetab_file(table, line.file_index);
+      size_t length = formatTo(text, sizeof(text), "%s:%u", file ? file : "?", line.line);
+      frame.location = defineString(text, length);
+      frame.function = textString(causal_linetab_function(table, where.line));
+    }
+    g_modules.endRead();
+    return frame;
+  }
+  g_modules.endRead();
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void *>(address), &info) && info.dli_fname && info.dli_fbase) {
+    const char *slash = strrchr(info.dli_fname, '/');
+    const char *base = slash ? slash + 1 : info.dli_fname;
+    if (!*base)
+      base = "?";
+    size_t length = formatTo(text, sizeof(text), "%s+0x%llx", base,
+                             (unsigned long long)(address + 1 - uintptr_t(info.dli_fbase)));
+    frame.location = defineString(text, length);
+  }
+  return frame;
+}
+
+// Frames of an inlined_at string ("FUNCTION\tFILE:LINE\n", innermost first),
+// outermost first into |out|; how many.
+uint32_t inlinedFrames(const char *text, pf::Frame *out, uint32_t max) {
+  pf::Frame frames[kMaxDepth];
+  uint32_t n = 0;
+  for (const char *line = text; line && *line && n < kMaxDepth && n < max;) {
+    const char *end = strchr(line, '\n');
+    size_t length = end ? size_t(end - line) : strlen(line);
+    const char *tab = static_cast<const char *>(memchr(line, '\t', length));
+    pf::Frame f = {0, 0};
+    if (tab) {
+      f.function = defineString(line, size_t(tab - line));
+      f.location = defineString(tab + 1, length - size_t(tab - line) - 1);
+    } else {
+      f.function = defineString(line, length);
+    }
+    frames[n++] = f;
+    line = end ? end + 1 : nullptr;
+  }
+  for (uint32_t i = 0; i < n; ++i)
+    out[i] = frames[n - 1 - i];
+  return n;
+}
+
+void stagePath(const Record &r, const uint64_t *frames, uint32_t id, uint32_t fn_name) {
+  pf::Frame out[2 * kMaxDepth + 1];
+  uint32_t depth = 0;
+  for (uint32_t i = r.depth; i-- > 1;) // the callers, outermost first
+    out[depth++] = frameAt(uintptr_t(frames[i]) - 1);
+  if (r.inlined_at)
+    depth += inlinedFrames(r.inlined_at, out + depth, kMaxDepth);
+  pf::Frame self = frameAt(uintptr_t(frames[0]) - 1);
+  self.function = fn_name;
+  out[depth++] = self;
+  size_t payload = sizeof(pf::PathHead) + depth * sizeof(pf::Frame);
+  char *at = stageChunk(pf::ChunkType::Path, payload);
+  if (!at)
+    return;
+  pf::PathHead head;
+  memset(&head, 0, sizeof(head));
+  head.id = id;
+  head.function = r.fn;
+  head.depth = depth;
+  head.flags = r.flags;
+  head.calls = r.calls;
+  head.recursive_calls = r.recursive_calls;
+  head.cpu_ns = r.cpu_ns;
+  head.wall_ns = r.wall_ns;
+  head.blocked_ns = r.blocked_ns;
+  head.samples = r.samples;
+  head.threads = r.threads;
+  memcpy(at, &head, sizeof(head));
+  memcpy(at + sizeof(head), out, depth * sizeof(pf::Frame));
+}
+
+void sayUnmatchedNames() {
+  const Selection &s = g_selection;
+  for (uint32_t i = 0; i < s.count; ++i)
+    if (!s.matched[i])
+      message("--paths: no function named '%s' was chosen at build time (build with "
+              "-fcausal-paths=%s)",
+              s.patterns[i], s.patterns[i]);
+}
+
+// The entries the calling thread has under way, as if they ended now (into
+// the merged table only).
+void addOpenEntries(ThreadState *self, uint64_t *lost) {
+  PathThread *t = self ? self->paths : nullptr;
+  if (!t || t->tid != threadId(self) || t->depth == 0)
+    return;
+  uint64_t now = fastMonotonicNs();
+  uint64_t cpu = g_cpu_clock ? threadCpuNs() : 0;
+  uint64_t samples = __atomic_load_n(&self->samples, __ATOMIC_RELAXED);
+  for (uint32_t i = 0; i < t->depth; ++i) {
+    const Entry &e = t->active[i];
+    const Record &r = t->table.records[e.record];
+    bool had = r.calls != 0 || r.recursive_calls != 0; // merged already: its thread counted
+    uint32_t at =
+        intern(&g_merged, r.hash, r.fn, r.inlined_at, r.flags, t->table.frames + r.frames, r.depth);
+    if (at == UINT32_MAX) {
+      ++*lost;
+      continue;
+    }
+    Record &m = g_merged.records[at];
+    m.threads += had ? 0 : 1;
+    m.calls += 1;
+    m.wall_ns += now > e.wall_start ? now - e.wall_start : 0;
+    if (g_cpu_clock)
+      m.cpu_ns += cpu > e.cpu_start ? cpu - e.cpu_start : 0;
+    m.blocked_ns += self->path_blocked_ns - e.blocked_start;
+    m.samples += samples > e.samples_start ? samples - e.samples_start : 0;
+  }
+}
+
+} // namespace
+
+void writePaths(bool last) {
+  if (!g_ready) {
+    if (last && pathsRequested())
+      sayUnmatchedNames();
+    return;
+  }
+  ThreadState *self = tls_thread;
+  // The writer's own I/O and the loader's lock (dladdr) are the runtime's.
+  sig_atomic_t was_in_runtime = self ? self->in_handler.load(std::memory_order_relaxed) : 0;
+  if (self)
+    self->in_handler.store(1, std::memory_order_relaxed);
+  g_paths_lock.lock();
+  bool write = !g_finished && g_any_enabled.load(std::memory_order_relaxed) &&
+               g_function_count.load(std::memory_order_acquire) > 0;
+  if (last) {
+    g_collecting.store(false, std::memory_order_relaxed);
+    g_finished = true;
+  }
+  if (write && !g_staging) {
+    g_staging = static_cast<char *>(mapZeroed(kStagingBytes));
+    g_strings = static_cast<StringSlot *>(mapZeroed(sizeof(StringSlot) * kStringSlots));
+    if (!g_staging || !g_strings) {
+      message("out of memory for writing the paths; %s is not written", g_path);
+      write = false;
+    }
+  }
+  if (write) {
+    // Everything so far, merged: the ended threads' and the live ones'.
+    clearTable(&g_merged);
+    uint64_t dropped = g_ended_dropped, truncated = g_ended_truncated;
+    dropped += mergeTable(&g_merged, &g_process, false);
+    for (uint32_t i = 0, used = g_threads.slotsUsed(); i < used; ++i) {
+      ThreadState *state = g_threads.slot(i);
+      PathThread *t = state ? __atomic_load_n(&state->paths, __ATOMIC_ACQUIRE) : nullptr;
+      if (!t)
+        continue;
+      dropped += read(&t->dropped) + mergeTable(&g_merged, &t->table, true);
+      truncated += read(&t->truncated);
+    }
+    addOpenEntries(self, &dropped);
+
+    memset(g_strings, 0, sizeof(StringSlot) * kStringSlots);
+    g_next_string = 1;
+    g_staged = 0;
+    pf::RunBegin begin;
+    memset(&begin, 0, sizeof(begin));
+    begin.start_ns = g_run_start_ns;
+    begin.realtime_ns = g_run_realtime_ns;
+    begin.pid = uint32_t(getpid());
+    begin.flags = g_cpu_clock ? uint32_t(pf::kCpuClock) : 0u;
+    begin.sample_period_ns = g_config.period_ns;
+    char *at = stageChunk(pf::ChunkType::RunBegin, sizeof(begin));
+    // The executable's path follows as the run's first String (id 1).
+    char exe[PATH_MAX];
+    long n = rawSyscall(SYS_readlink, long("/proc/self/exe"), long(exe), sizeof(exe) - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    begin.program_name = textString(exe);
+    memcpy(at, &begin, sizeof(begin));
+
+    uint32_t functions = g_function_count.load(std::memory_order_acquire);
+    uint32_t names[CAUSAL_PATHS_MAX_FUNCTIONS];
+    for (uint32_t i = 0; i < functions; ++i) {
+      const FunctionInfo &f = g_functions[i];
+      pf::Function record;
+      record.id = i + 1;
+      record.symbol = textString(f.symbol);
+      record.name = names[i] = textString(f.name);
+      record.enabled = f.enabled ? 1 : 0;
+      if (char *where = stageChunk(pf::ChunkType::Function, sizeof(record)))
+        memcpy(where, &record, sizeof(record));
+    }
+    uint64_t written = 0;
+    for (uint32_t i = 0; i < g_merged.count; ++i) {
+      const Record &r = g_merged.records[i];
+      if (r.fn == 0 || r.fn > functions)
+        continue;
+      stagePath(r, g_merged.frames + r.frames, uint32_t(written + 1), names[r.fn - 1]);
+      ++written;
+    }
+    pf::RunEnd end;
+    end.end_ns = fastMonotonicNs();
+    end.paths = written;
+    end.dropped_entries = dropped;
+    end.truncated_walks = truncated;
+    if (char *where = stageChunk(pf::ChunkType::RunEnd, sizeof(end)))
+      memcpy(where, &end, sizeof(end));
+    closeSidecar();
+  }
+  g_paths_lock.unlock();
+  if (self)
+    self->in_handler.store(was_in_runtime, std::memory_order_relaxed);
+  if (last)
+    sayUnmatchedNames();
+}
+
+} // namespace causal::rt

@@ -1,0 +1,62 @@
+//===- runtime/Paths.h - Call paths of chosen functions (--paths) ---------===//
+//
+// `causal run --paths[=NAME,...]` (CAUSAL_PATHS): the calling contexts of the
+// functions chosen at build time (causal/abi.h, "Call paths of chosen
+// functions"), with their calls, wall, CPU and blocked time and samples,
+// written to PROFILE.paths in the layout of causal/paths_format.h
+// (docs/paths.md, "Collecting paths").
+//
+//   * Registration (__causal_register_path_fns, from image constructors,
+//     possibly before the runtime's own): each distinct symbol gets an id;
+//     the descriptors CAUSAL_PATHS chooses are enabled.
+//   * __causal_path_enter / __causal_path_exit: per thread, no lock, no
+//     malloc. The thread's PathThread (mmap'd at its first entry, kept with
+//     its ThreadState) holds the stack of active entries and an
+//     open-addressing table of its paths, keyed by (function, inlined_at,
+//     return addresses). The calling context is found by walking the frame
+//     pointers from the entry call, finished by libunwind where the chain
+//     leaves instrumented code.
+//   * Blocked time: the blocking hooks add their calls' time to
+//     ThreadState::path_blocked_ns while ThreadState::path_depth != 0.
+//   * A thread that ends merges its paths into the process's table (under a
+//     spin lock) and empties its own for the next owner of its state.
+//   * Writing (process end: exit, _exit, exec; and the profiler thread's
+//     periodic flush): the process's table and every live thread's, merged,
+//     each time the whole run so far. Not from signal handlers.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CAUSAL_RUNTIME_PATHS_H
+#define CAUSAL_RUNTIME_PATHS_H
+
+#include "ThreadState.h"
+
+#include <stdint.h>
+
+namespace causal::rt {
+
+/// Whether any descriptor may be enabled (CAUSAL_PATHS chose something). Set
+/// at start-up or at the first registration, whichever comes first.
+bool pathsRequested();
+
+/// Start-up (Runtime.cpp), after the settings: |profile_path| + ".paths" is
+/// the sidecar; |cpu_clock|: --paths-cpu-clock. Enables the descriptors
+/// registered before.
+void setupPaths(const char *profile_path, bool cpu_clock);
+
+/// The calling thread ends (Threads.cpp): its active entries are closed and
+/// its paths merged into the process's.
+void pathsThreadEnds(ThreadState *state);
+
+/// Fork child (Fork.cpp): the parent's paths are dropped; the entries
+/// |self| had active go on, as if entered at the fork.
+void pathsForkChild(ThreadState *self);
+
+/// Writes PROFILE.paths: the whole run so far (|last|: the process's end:
+/// RunEnd is written, the unmatched names of CAUSAL_PATHS are said, and no
+/// entry is recorded afterwards). Not signal-safe; never from a signal
+/// handler.
+void writePaths(bool last);
+
+} // namespace causal::rt
+
+#endif // CAUSAL_RUNTIME_PATHS_H

@@ -1,0 +1,468 @@
+//===- test/unit/runtime/PathsTest.cpp - Call paths of chosen functions ---===//
+//
+// Runs paths_target (descriptors and entry/exit calls written by hand, as
+// the pass emits them) under the runtime with CAUSAL_PATHS and reads the
+// PROFILE.paths it writes with a small reader of causal/paths_format.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RunTarget.h"
+#include "Sanitizers.h"
+
+#include "causal/paths_format.h"
+
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace pf = causal::paths_format;
+
+struct Frame {
+  std::string function, location;
+};
+
+struct Path {
+  pf::PathHead head;
+  std::vector<Frame> frames;
+  /// "A > B > C", the frames' functions outermost first ("?" unknown).
+  std::string chain() const {
+    std::string text;
+    for (const Frame &f : frames)
+      text += (text.empty() ? "" : " > ") + (f.function.empty() ? "?" : f.function);
+    return text;
+  }
+  bool has(const std::string &function) const {
+    for (const Frame &f : frames)
+      if (f.function == function)
+        return true;
+    return false;
+  }
+};
+
+struct Function {
+  pf::Function record;
+  std::string symbol, name;
+};
+
+struct PathRun {
+  pf::RunBegin begin;
+  std::string program;
+  std::vector<Function> functions;
+  std::vector<Path> paths;
+  bool ended = false;
+  pf::RunEnd end;
+  const Function *function(const std::string &name) const {
+    for (const Function &f : functions)
+      if (f.name == name)
+        return &f;
+    return nullptr;
+  }
+  /// The paths of the function named |name|.
+  /// Every path, one a line, for failure messages.
+  std::string describe() const {
+    std::string text;
+    for (const Path &p : paths) {
+      text += std::to_string(p.head.function) + " calls " + std::to_string(p.head.calls) +
+              " flags " + std::to_string(p.head.flags) + ": ";
+      for (const Frame &f : p.frames)
+        text += (f.function.empty() ? "?" : f.function) + "@" + f.location + " > ";
+      text += "\n";
+    }
+    return text;
+  }
+  std::vector<const Path *> pathsOf(const std::string &name) const {
+    std::vector<const Path *> out;
+    const Function *f = function(name);
+    for (const Path &p : paths)
+      if (f && p.head.function == f->record.id)
+        out.push_back(&p);
+    return out;
+  }
+};
+
+/// Every run of the file, in order of first appearance; for each, the chunks
+/// after its last RunBegin. |error| says what is wrong, if anything.
+std::vector<PathRun> readPaths(const std::string &file, std::string *error) {
+  std::string bytes = causal::test::readFile(file);
+  std::vector<PathRun> runs;
+  std::map<uint64_t, size_t> index;
+  std::map<uint64_t, std::map<uint32_t, std::string>> strings;
+  if (bytes.size() < sizeof(pf::FileHeader)) {
+    *error = "no header";
+    return runs;
+  }
+  pf::FileHeader header;
+  memcpy(&header, bytes.data(), sizeof(header));
+  if (memcmp(header.magic, pf::kMagic, 8) || header.version != pf::kVersion) {
+    *error = "bad magic or version";
+    return runs;
+  }
+  size_t at = header.header_size;
+  auto text = [&](uint64_t run, uint32_t id) {
+    if (id == 0)
+      return std::string();
+    auto &table = strings[run];
+    auto found = table.find(id);
+    if (found == table.end()) {
+      *error = "string " + std::to_string(id) + " used before it is defined";
+      return std::string();
+    }
+    return found->second;
+  };
+  while (at < bytes.size()) {
+    pf::ChunkHeader chunk;
+    if (at + sizeof(chunk) > bytes.size()) {
+      *error = "truncated chunk header";
+      break;
+    }
+    memcpy(&chunk, bytes.data() + at, sizeof(chunk));
+    at += sizeof(chunk);
+    if (at + chunk.size > bytes.size()) {
+      *error = "truncated chunk";
+      break;
+    }
+    const char *p = bytes.data() + at;
+    at += chunk.size;
+    if (chunk.type == uint32_t(pf::ChunkType::RunBegin)) {
+      if (!index.count(chunk.run)) {
+        index[chunk.run] = runs.size();
+        runs.emplace_back();
+      }
+      PathRun &run = runs[index[chunk.run]];
+      run = PathRun();
+      strings[chunk.run].clear();
+      memcpy(&run.begin, p, sizeof(run.begin));
+      continue;
+    }
+    if (!index.count(chunk.run)) {
+      *error = "a chunk before its run's RunBegin";
+      continue;
+    }
+    PathRun &run = runs[index[chunk.run]];
+    switch (pf::ChunkType(chunk.type)) {
+    case pf::ChunkType::String: {
+      pf::StringHead head;
+      memcpy(&head, p, sizeof(head));
+      strings[chunk.run][head.id] = std::string(p + sizeof(head), head.length);
+      if (head.id == run.begin.program_name)
+        run.program = strings[chunk.run][head.id];
+      break;
+    }
+    case pf::ChunkType::Function: {
+      Function f;
+      memcpy(&f.record, p, sizeof(f.record));
+      f.symbol = text(chunk.run, f.record.symbol);
+      f.name = text(chunk.run, f.record.name);
+      run.functions.push_back(f);
+      break;
+    }
+    case pf::ChunkType::Path: {
+      Path path;
+      memcpy(&path.head, p, sizeof(path.head));
+      if (sizeof(path.head) + path.head.depth * sizeof(pf::Frame) != chunk.size) {
+        *error = "a path's size does not match its depth";
+        break;
+      }
+      for (uint32_t i = 0; i < path.head.depth; ++i) {
+        pf::Frame frame;
+        memcpy(&frame, p + sizeof(path.head) + i * sizeof(frame), sizeof(frame));
+        path.frames.push_back({text(chunk.run, frame.function), text(chunk.run, frame.location)});
+      }
+      run.paths.push_back(path);
+      break;
+    }
+    case pf::ChunkType::RunEnd:
+      run.ended = true;
+      memcpy(&run.end, p, sizeof(run.end));
+      break;
+    default:
+      break;
+    }
+  }
+  return runs;
+}
+
+size_t countOf(const std::string &text, const std::string &what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+class PathsTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    dir_ = causal::test::makeTempDir(::testing::TempDir(), "causal-paths-test");
+    ASSERT_FALSE(dir_.empty());
+  }
+  void TearDown() override { causal::test::removeTree(dir_); }
+
+  causal::test::TargetResult run(const std::string &mode,
+                                 std::map<std::string, std::string> env = {}) {
+    env.emplace("CAUSAL_OUTPUT", "profile.coz");
+    env.emplace("CAUSAL_EXPERIMENTS", "0");
+    auto result = causal::test::runTarget(CAUSAL_PATHS_TARGET, {mode}, env, dir_);
+    EXPECT_TRUE(result.exited) << result.err;
+    EXPECT_EQ(result.status, 0) << result.err;
+    return result;
+  }
+  std::string pathsFile() const { return dir_ + "/profile.coz.paths"; }
+  bool pathsWritten() const {
+    struct stat st;
+    return stat(pathsFile().c_str(), &st) == 0;
+  }
+  /// The file's one run (checks that it is one, whole, without errors).
+  PathRun onlyRun() {
+    std::string error;
+    std::vector<PathRun> runs = readPaths(pathsFile(), &error);
+    EXPECT_EQ(error, "");
+    EXPECT_EQ(runs.size(), 1u);
+    if (runs.empty())
+      return PathRun();
+    EXPECT_TRUE(runs[0].ended);
+    EXPECT_EQ(runs[0].end.paths, runs[0].paths.size());
+    EXPECT_EQ(runs[0].end.dropped_entries, 0u);
+    return runs[0];
+  }
+
+  std::string dir_;
+};
+
+// (a) Three callers, 1:2:7 calls of the same work: three paths, each naming
+// its caller, exact calls, wall shares as the program measured them itself
+// around each call (within 5 points: the entry's clock reads are a few
+// hundred ns from the program's, over 1 ms calls) and, loosely, as the
+// calls (15 points: preemptions on a loaded 2-CPU machine lengthen a few
+// calls by several ms out of 100); CPU shares (the thread CPU clock, which
+// preemption does not advance) as the calls, within 5 points.
+TEST_F(PathsTest, ThreeCallersGetThreePathsWithExactCallsAndWallShares) {
+  for (bool cpu_clock : {false, true}) {
+    SCOPED_TRACE(cpu_clock ? "--paths-cpu-clock" : "no cpu clock");
+    std::map<std::string, std::string> env = {{"CAUSAL_PATHS", "all"}};
+    if (cpu_clock)
+      env["CAUSAL_PATHS_CPU_CLOCK"] = "1";
+    unlink(pathsFile().c_str());
+    auto result = run("callers", env);
+    double truth[3], truth_total = 0;
+    for (int i = 0; i < 3; ++i)
+      truth_total += truth[i] =
+          double(causal::test::outputValue(result.out, std::string("wall_") + char('a' + i)));
+    ASSERT_GT(truth_total, 0) << result.out;
+    PathRun r = onlyRun();
+    EXPECT_EQ(r.begin.flags, cpu_clock ? uint32_t(pf::kCpuClock) : 0u);
+    EXPECT_NE(r.program.find("paths_target"), std::string::npos) << r.program;
+    EXPECT_GT(r.begin.sample_period_ns, 0u);
+    const Function *helper = r.function("helper(int)");
+    ASSERT_NE(helper, nullptr);
+    EXPECT_EQ(helper->symbol, "_Z6helperi");
+    EXPECT_EQ(helper->record.enabled, 1u);
+    EXPECT_EQ(r.functions.size(), 5u) << "one Function per distinct symbol";
+    std::vector<const Path *> paths = r.pathsOf("helper(int)");
+    ASSERT_EQ(paths.size(), 4u) << r.describe();
+    std::map<std::string, const Path *> by_caller;
+    for (const Path *p : paths) {
+      EXPECT_EQ(p->head.flags, 0u) << p->chain();
+      EXPECT_EQ(p->head.threads, 1u);
+      EXPECT_EQ(p->head.recursive_calls, 0u);
+      ASSERT_GE(p->frames.size(), 3u);
+      EXPECT_EQ(p->frames.back().function, "helper(int)");
+      for (const char *caller : {"callerA()", "callerB()", "callerC()", "callerD()"})
+        if (p->has(caller))
+          by_caller[caller] = p;
+    }
+    ASSERT_EQ(by_caller.size(), 4u);
+    uint64_t expected_calls[] = {10, 20, 70};
+    const char *callers[] = {"callerA()", "callerB()", "callerC()"};
+    double total_wall = 0, total_cpu = 0;
+    for (const char *caller : callers) {
+      total_wall += double(by_caller[caller]->head.wall_ns);
+      total_cpu += double(by_caller[caller]->head.cpu_ns);
+    }
+    for (int i = 0; i < 3; ++i) {
+      const Path *p = by_caller[callers[i]];
+      SCOPED_TRACE(p->chain());
+      EXPECT_EQ(p->head.calls, expected_calls[i]);
+      // Outermost first: ... realMain > runMode > callerX > helper, with
+      // the locations of the line table.
+      size_t n = p->frames.size();
+      ASSERT_GE(n, 4u);
+      EXPECT_EQ(p->frames[n - 2].function, callers[i]);
+      EXPECT_EQ(p->frames[n - 2].location, "paths_target.cpp:" + std::to_string(110 + 10 * i));
+      EXPECT_EQ(p->frames[n - 1].location, "paths_target.cpp:100");
+      EXPECT_EQ(p->frames[n - 3].function, "runMode(char const*)");
+      EXPECT_EQ(p->frames[n - 4].function, "realMain(int, char**)");
+      double share = double(p->head.wall_ns) / total_wall;
+      EXPECT_NEAR(share, truth[i] / truth_total, 0.05);
+      EXPECT_NEAR(share, double(expected_calls[i]) / 100.0, 0.15);
+      // Each call burns 1 ms of CPU time: its wall time is at least that.
+      EXPECT_GE(p->head.wall_ns, expected_calls[i] * 1000000);
+      if (cpu_clock) {
+        EXPECT_GE(p->head.cpu_ns, expected_calls[i] * 1000000);
+        EXPECT_NEAR(double(p->head.cpu_ns) / total_cpu, double(expected_calls[i]) / 100.0, 0.05);
+      } else {
+        EXPECT_EQ(p->head.cpu_ns, 0u);
+      }
+      EXPECT_EQ(p->head.blocked_ns, 0u);
+    }
+    // The inlined entry: the frames inlining removed come between the
+    // walked callers and helper itself, outermost first.
+    const Path *inlined = by_caller["callerD()"];
+    size_t n = inlined->frames.size();
+    ASSERT_GE(n, 4u);
+    EXPECT_EQ(inlined->head.calls, 1u);
+    EXPECT_EQ(inlined->frames[n - 3].function, "callerD()");
+    EXPECT_EQ(inlined->frames[n - 3].location, "paths_target.cpp:400");
+    EXPECT_EQ(inlined->frames[n - 2].function, "wrapper(int)");
+    EXPECT_EQ(inlined->frames[n - 2].location, "inlined.cpp:7");
+    EXPECT_EQ(inlined->frames[n - 1].function, "helper(int)");
+    EXPECT_EQ(inlined->frames[n - 4].function, "runMode(char const*)");
+  }
+}
+
+// (b) Recursion: the outermost entries are the calls; the inner ones are
+// counted apart and their time is the outer entry's.
+TEST_F(PathsTest, RecursionCountsOutermostCallsAndRecursiveOnesApart) {
+  run("recursion", {{"CAUSAL_PATHS", "recurse"}});
+  PathRun r = onlyRun();
+  std::vector<const Path *> paths = r.pathsOf("recurse(int)");
+  ASSERT_EQ(paths.size(), 1u);
+  EXPECT_EQ(paths[0]->head.calls, 3u);
+  EXPECT_EQ(paths[0]->head.recursive_calls, 15u);
+  EXPECT_GE(paths[0]->head.wall_ns, 3 * 100000u);
+  EXPECT_EQ(paths[0]->frames.back().function, "recurse(int)");
+  EXPECT_EQ(paths[0]->frames[paths[0]->frames.size() - 2].function, "runMode(char const*)");
+}
+
+// (c) longjmp out of a chosen function: the entry is closed (at the next
+// entry, as if it ended then), and the later paths are right.
+TEST_F(PathsTest, AnEntryLeftByLongjmpIsClosed) {
+  run("longjmp", {{"CAUSAL_PATHS", "all"}});
+  PathRun r = onlyRun();
+  std::vector<const Path *> jumper = r.pathsOf("jumper()");
+  ASSERT_EQ(jumper.size(), 1u);
+  EXPECT_EQ(jumper[0]->head.calls, 5u);
+  // Had a stale entry stayed open, it would hold helper's 30 ms.
+  EXPECT_LT(jumper[0]->head.wall_ns, 10000000u);
+  std::vector<const Path *> helper = r.pathsOf("helper(int)");
+  ASSERT_EQ(helper.size(), 1u) << r.describe();
+  EXPECT_EQ(helper[0]->head.calls, 3u);
+  EXPECT_TRUE(helper[0]->has("callerA()"));
+  EXPECT_FALSE(helper[0]->has("jumper()"));
+  EXPECT_GE(helper[0]->head.wall_ns, 30000000u);
+}
+
+// (d) Many threads: one path, every thread's calls, the threads counted.
+TEST_F(PathsTest, ThreadsOfOnePathAreMergedAndCounted) {
+  run("threads", {{"CAUSAL_PATHS", "helper"}});
+  PathRun r = onlyRun();
+  std::vector<const Path *> helper = r.pathsOf("helper(int)");
+  ASSERT_EQ(helper.size(), 1u);
+  EXPECT_EQ(helper[0]->head.calls, 320u);
+  EXPECT_EQ(helper[0]->head.threads, 32u);
+  EXPECT_EQ(helper[0]->head.flags, 0u) << helper[0]->chain();
+  EXPECT_EQ(helper[0]->chain(), "threadMain(void*) > callerA() > helper(int)");
+}
+
+// (e) CAUSAL_PATHS: globs choose; a name that matches nothing is said once.
+TEST_F(PathsTest, SelectionByGlobAndANameMatchingNothingIsSaidOnce) {
+  auto result = run("callers", {{"CAUSAL_PATHS", "help*,nosuchfunction"}});
+  PathRun r = onlyRun();
+  EXPECT_EQ(r.function("helper(int)")->record.enabled, 1u);
+  EXPECT_EQ(r.function("recurse(int)")->record.enabled, 0u);
+  EXPECT_EQ(r.function("jumper()")->record.enabled, 0u);
+  EXPECT_EQ(r.pathsOf("helper(int)").size(), 4u);
+  EXPECT_EQ(countOf(result.err, "causal: --paths: no function named 'nosuchfunction' was chosen "
+                                "at build time (build with -fcausal-paths=nosuchfunction)"),
+            1u)
+      << result.err;
+  EXPECT_EQ(countOf(result.err, "help*"), 0u) << result.err;
+
+  // The demangled name without its parameters, and the symbol.
+  auto ids = run("ids", {{"CAUSAL_PATHS", "recurse, _Z6jumperv"}});
+  EXPECT_NE(ids.out.find("descriptor recurse(int) enabled 1"), std::string::npos) << ids.out;
+  EXPECT_NE(ids.out.find("descriptor jumper() enabled 1"), std::string::npos) << ids.out;
+  EXPECT_NE(ids.out.find("descriptor helper(int) enabled 0"), std::string::npos) << ids.out;
+  EXPECT_EQ(countOf(ids.err, "no function named"), 0u) << ids.err;
+}
+
+// (f) fork: the child writes a run of its own, without the parent's paths;
+// the entry under way at the fork goes on in both.
+TEST_F(PathsTest, AForkChildWritesItsOwnRun) {
+  auto result = run("fork", {{"CAUSAL_PATHS", "all"}});
+  EXPECT_NE(result.out.find("status 0"), std::string::npos) << result.out;
+  std::string error;
+  std::vector<PathRun> runs = readPaths(pathsFile(), &error);
+  EXPECT_EQ(error, "");
+  ASSERT_EQ(runs.size(), 2u);
+  const PathRun *parent = nullptr, *child = nullptr;
+  unsigned long long child_pid =
+      strtoull(result.out.c_str() + result.out.find("child ") + 6, nullptr, 10);
+  for (const PathRun &r : runs)
+    (r.begin.pid == child_pid ? child : parent) = &r;
+  ASSERT_NE(parent, nullptr);
+  ASSERT_NE(child, nullptr);
+  EXPECT_NE(parent->begin.pid, child->begin.pid);
+  EXPECT_TRUE(parent->ended);
+  EXPECT_TRUE(child->ended);
+  uint64_t parent_calls = 0;
+  for (const Path *p : parent->pathsOf("helper(int)"))
+    parent_calls += p->head.calls;
+  EXPECT_EQ(parent_calls, 4u);
+  std::vector<const Path *> child_helper = child->pathsOf("helper(int)");
+  ASSERT_EQ(child_helper.size(), 1u) << child->describe();
+  EXPECT_EQ(child_helper[0]->head.calls, 3u);
+  EXPECT_EQ(child_helper[0]->chain().find("forker() > callerA() > helper(int)") !=
+                std::string::npos,
+            true)
+      << child_helper[0]->chain();
+  for (const PathRun *r : {parent, child}) {
+    std::vector<const Path *> forker = r->pathsOf("forker()");
+    ASSERT_EQ(forker.size(), 1u);
+    EXPECT_EQ(forker[0]->head.calls, 1u);
+  }
+}
+
+// (g) Blocked time: the sleeps and the timed wait inside the chosen function.
+// At least the time asked for (100 + 20 ms); at most its wall time.
+TEST_F(PathsTest, BlockedTimeCoversSleepsAndTimedWaits) {
+  run("blocked", {{"CAUSAL_PATHS", "all"}});
+  PathRun r = onlyRun();
+  std::vector<const Path *> sleeper = r.pathsOf("sleeper()");
+  ASSERT_EQ(sleeper.size(), 1u);
+  EXPECT_EQ(sleeper[0]->head.calls, 1u);
+  EXPECT_GE(sleeper[0]->head.blocked_ns, 115000000u);
+  EXPECT_LE(sleeper[0]->head.blocked_ns, sleeper[0]->head.wall_ns);
+  std::vector<const Path *> helper = r.pathsOf("helper(int)");
+  ASSERT_EQ(helper.size(), 1u);
+  EXPECT_EQ(helper[0]->head.blocked_ns, 0u);
+}
+
+// (h) Without CAUSAL_PATHS nothing is enabled (the pass's check keeps the
+// entry call from being made at all), ids are given all the same, and no
+// file is written.
+TEST_F(PathsTest, NothingIsEnabledOrWrittenWithoutThePathsSetting) {
+  auto ids = run("ids");
+  EXPECT_EQ(countOf(ids.out, "enabled 0"), 6u) << ids.out;
+  EXPECT_EQ(countOf(ids.out, "enabled 1"), 0u) << ids.out;
+  // Two descriptors of one symbol share its id; ids run from 1.
+  EXPECT_EQ(countOf(ids.out, "descriptor helper(int) enabled 0 id 1"), 2u) << ids.out;
+  for (int id = 2; id <= 5; ++id)
+    EXPECT_EQ(countOf(ids.out, "enabled 0 id " + std::to_string(id) + "\n"), 1u) << ids.out;
+  run("callers");
+  EXPECT_FALSE(pathsWritten());
+  // A name that matches nothing: the warning, and no file.
+  auto none = run("callers", {{"CAUSAL_PATHS", "nothing*"}});
+  EXPECT_FALSE(pathsWritten());
+  EXPECT_EQ(countOf(none.err, "no function named 'nothing*'"), 1u) << none.err;
+  // CAUSAL_DISABLE: nothing at all.
+  auto disabled = run("ids", {{"CAUSAL_PATHS", "all"}, {"CAUSAL_DISABLE", "1"}});
+  EXPECT_EQ(countOf(disabled.out, "enabled 1"), 0u) << disabled.out;
+}
+
+} // namespace

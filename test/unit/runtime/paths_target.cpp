@@ -1,0 +1,289 @@
+//===- test/unit/runtime/paths_target.cpp - Chosen functions, by hand -----===//
+//
+// The program PathsTest runs: it declares causal_path_fn descriptors in the
+// section the pass uses, registers them from a constructor as the pass's
+// module constructor does, and calls __causal_path_enter/__causal_path_exit
+// in the pattern the pass emits. Its functions live in one code section
+// that a line table built in memory describes, one line per function, so
+// that the paths' frames have names and FILE:LINE locations.
+//
+//   paths_target MODE   (stdout: what the test checks besides PROFILE.paths)
+//     callers    helper() from callerA/B/C 1:2:7 times (1 ms of CPU each
+//                call, interleaved), and once inlined (an inlined_at string)
+//     recursion  recurse(5) three times: 3 outermost calls, 15 recursive
+//     longjmp    jumper() left by longjmp five times, then helper() 3 times
+//     threads    32 threads, each helper() 10 times from callerA
+//     fork       helper() twice, then a fork inside forker(): the child calls
+//                helper() three times, the parent once
+//     blocked    sleeper(): nanosleep 5 x 20 ms, a 20 ms timed-out condition
+//                wait; helper() once
+//     ids        prints each descriptor's enabled flag and id
+//
+//===----------------------------------------------------------------------===//
+
+#include "TargetSupport.h"
+
+#include "causal/abi.h"
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+extern "C" void __causal_register_module(const void *start, const void *stop);
+
+// ---- Descriptors, as the pass emits them ------------------------------------
+
+#define CAUSAL_TEST_DESCRIPTOR(var, symbol, name)                                                  \
+  __attribute__((section(CAUSAL_PATH_FN_SECTION), used, aligned(8)))                               \
+  causal_path_fn var = {0, {0, 0, 0}, 0, symbol, name};
+
+CAUSAL_TEST_DESCRIPTOR(g_helper_fn, "_Z6helperi", "helper(int)")
+CAUSAL_TEST_DESCRIPTOR(g_recurse_fn, "_Z7recursei", "recurse(int)")
+CAUSAL_TEST_DESCRIPTOR(g_jumper_fn, "_Z6jumperv", "jumper()")
+CAUSAL_TEST_DESCRIPTOR(g_sleeper_fn, "_Z7sleeperv", "sleeper()")
+CAUSAL_TEST_DESCRIPTOR(g_forker_fn, "_Z6forkerv", "forker()")
+// Another image's copy of helper's descriptor (an inline function's): one id.
+CAUSAL_TEST_DESCRIPTOR(g_helper_copy_fn, "_Z6helperi", "helper(int)")
+
+extern "C" causal_path_fn __start_causal_path_fns[];
+extern "C" causal_path_fn __stop_causal_path_fns[];
+
+// The module constructor's call (after the counters', which this program has none of).
+__attribute__((constructor)) void registerPathFns() {
+  __causal_register_path_fns(__start_causal_path_fns, __stop_causal_path_fns);
+  __causal_register_path_fns(__start_causal_path_fns, __stop_causal_path_fns); // idempotent
+}
+
+// The code the pass puts at F's entry and at its ways out.
+#define PATH_ENTER(fn, inlined_at)                                                                 \
+  uint32_t path_token = 0;                                                                         \
+  if (__builtin_expect(__atomic_load_n(&(fn).enabled, __ATOMIC_RELAXED) != 0, 0))                  \
+  path_token = __causal_path_enter(&(fn), inlined_at)
+#define PATH_EXIT(fn)                                                                              \
+  do {                                                                                             \
+    if (path_token != 0)                                                                           \
+      __causal_path_exit(&(fn), path_token);                                                       \
+  } while (0)
+
+#define CODE __attribute__((noinline, section("causal_test_paths")))
+
+extern "C" const char __start_causal_test_paths[];
+extern "C" const char __stop_causal_test_paths[];
+
+namespace {
+
+uint64_t g_work_ns = 1000000; // CPU time of one helper() call
+// Loop counts the compiler cannot unroll: each call site is a path of its own.
+volatile int g_two = 2, g_three = 3, g_five = 5, g_seven = 7, g_ten = 10;
+jmp_buf g_jump;
+
+} // namespace
+
+// ---- The program's functions (one line each in the table) -----------------
+
+CODE int helper(int salt) {
+  PATH_ENTER(g_helper_fn, nullptr);
+  uint64_t sink = causal::test::burnCpu(g_work_ns, 100 + salt % 3);
+  PATH_EXIT(g_helper_fn);
+  return int(sink & 1);
+}
+
+// Each caller also times its calls of helper() itself (the truth the paths'
+// wall times are compared with: the same preemptions hit both).
+uint64_t g_wall_ns[3];
+#define TIMED(index, call)                                                                         \
+  uint64_t start = causal::test::nowNs();                                                          \
+  int r = call;                                                                                    \
+  g_wall_ns[index] += causal::test::nowNs() - start;                                               \
+  return r
+
+CODE int callerA() { TIMED(0, helper(1) + 1); }
+CODE int callerB() { TIMED(1, helper(2) + 2); }
+CODE int callerC() { TIMED(2, helper(3) + 3); }
+
+// helper() inlined into wrapper() inlined into callerD(): the entry call sits
+// in callerD's code, with the string naming the frames inlining removed.
+CODE int callerD() {
+  PATH_ENTER(g_helper_fn, "wrapper(int)\tinlined.cpp:7\ncallerD()\tpaths_target.cpp:400\n");
+  uint64_t sink = causal::test::burnCpu(g_work_ns, 100);
+  PATH_EXIT(g_helper_fn);
+  return int(sink & 1) + 4;
+}
+
+CODE int recurse(int n) {
+  PATH_ENTER(g_recurse_fn, nullptr);
+  int r = n <= 0 ? int(causal::test::burnCpu(100000, 100) & 1) : recurse(n - 1) + 1;
+  PATH_EXIT(g_recurse_fn);
+  return r;
+}
+
+CODE void jumper() {
+  PATH_ENTER(g_jumper_fn, nullptr);
+  (void)path_token;
+  longjmp(g_jump, 1); // leaves without the exit
+}
+
+CODE void sleeper() {
+  PATH_ENTER(g_sleeper_fn, nullptr);
+  for (int i = 0; i < g_five; ++i) {
+    struct timespec ts = {0, 20000000};
+    nanosleep(&ts, nullptr);
+  }
+  pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+  pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+  pthread_mutex_lock(&mutex);
+  struct timespec deadline = causal::test::realtimeIn(20000000);
+  pthread_cond_timedwait(&cond, &mutex, &deadline);
+  pthread_mutex_unlock(&mutex);
+  PATH_EXIT(g_sleeper_fn);
+}
+
+CODE int forker() {
+  PATH_ENTER(g_forker_fn, nullptr);
+  pid_t child = fork();
+  int result = 0;
+  if (child == 0) {
+    for (int i = 0; i < g_three; ++i)
+      result += callerA();
+  } else {
+    result = callerB();
+    int status = 0;
+    waitpid(child, &status, 0);
+    printf("child %d status %d\n", int(child), status);
+  }
+  PATH_EXIT(g_forker_fn);
+  return child == 0 ? -1 : result;
+}
+
+CODE void *threadMain(void *) {
+  int sum = 0;
+  for (int i = 0; i < g_ten; ++i)
+    sum += callerA();
+  return reinterpret_cast<void *>(intptr_t(sum));
+}
+
+CODE int runMode(const char *mode) {
+  int sum = 0;
+  if (!strcmp(mode, "callers")) {
+    for (int round = 0; round < g_ten; ++round) { // interleaved: the machine's load hits all alike
+      sum += callerA();
+      for (int i = 0; i < g_two; ++i)
+        sum += callerB();
+      for (int i = 0; i < g_seven; ++i)
+        sum += callerC();
+    }
+    sum += callerD();
+    printf("wall_a=%llu wall_b=%llu wall_c=%llu\n", (unsigned long long)g_wall_ns[0],
+           (unsigned long long)g_wall_ns[1], (unsigned long long)g_wall_ns[2]);
+  } else if (!strcmp(mode, "recursion")) {
+    for (int i = 0; i < g_three; ++i)
+      sum += recurse(5);
+  } else if (!strcmp(mode, "longjmp")) {
+    for (int i = 0; i < g_five; ++i)
+      if (!setjmp(g_jump))
+        jumper();
+    g_work_ns = 10000000; // 10 ms: the time a stale jumper() entry would take in
+    for (int i = 0; i < g_three; ++i)
+      sum += callerA();
+  } else if (!strcmp(mode, "threads")) {
+    g_work_ns = 100000;
+    pthread_t threads[32];
+    for (pthread_t &thread : threads)
+      pthread_create(&thread, nullptr, threadMain, nullptr);
+    for (pthread_t &thread : threads)
+      pthread_join(thread, nullptr);
+  } else if (!strcmp(mode, "fork")) {
+    g_work_ns = 100000;
+    for (int i = 0; i < g_two; ++i)
+      sum += callerA();
+    if (forker() < 0) {
+      fflush(stdout);
+      exit(0); // the child: its profile and paths at its exit
+    }
+    sum += callerC();
+  } else if (!strcmp(mode, "blocked")) {
+    sleeper();
+    sum += callerA();
+  } else if (!strcmp(mode, "ids")) {
+    for (causal_path_fn *d = __start_causal_path_fns; d < __stop_causal_path_fns; ++d)
+      printf("descriptor %s enabled %u id %u\n", d->name, unsigned(d->enabled), d->id);
+  } else {
+    fprintf(stderr, "unknown mode %s\n", mode);
+    return -1;
+  }
+  return sum;
+}
+
+CODE int realMain(int, char **argv) {
+  int sum = runMode(argv[1]);
+  printf("done %d\n", sum);
+  return sum < 0 ? 1 : 0;
+}
+
+// ---- The line table of the section ---------------------------------------
+
+namespace {
+
+struct Named {
+  const void *address;
+  const char *name;
+  uint32_t line;
+};
+
+std::unique_ptr<causal::test::InMemoryLineTable> &g_table =
+    *new std::unique_ptr<causal::test::InMemoryLineTable>; // never destroyed: read at exit
+
+void registerTable() {
+  std::vector<Named> functions = {
+      {reinterpret_cast<const void *>(&helper), "helper(int)", 100},
+      {reinterpret_cast<const void *>(&callerA), "callerA()", 110},
+      {reinterpret_cast<const void *>(&callerB), "callerB()", 120},
+      {reinterpret_cast<const void *>(&callerC), "callerC()", 130},
+      {reinterpret_cast<const void *>(&callerD), "callerD()", 140},
+      {reinterpret_cast<const void *>(&recurse), "recurse(int)", 150},
+      {reinterpret_cast<const void *>(&jumper), "jumper()", 160},
+      {reinterpret_cast<const void *>(&sleeper), "sleeper()", 170},
+      {reinterpret_cast<const void *>(&forker), "forker()", 180},
+      {reinterpret_cast<const void *>(&threadMain), "threadMain(void*)", 190},
+      {reinterpret_cast<const void *>(&runMode), "runMode(char const*)", 200},
+      {reinterpret_cast<const void *>(&realMain), "realMain(int, char**)", 210},
+  };
+  std::sort(functions.begin(), functions.end(),
+            [](const Named &a, const Named &b) { return a.address < b.address; });
+  causal::test::LineTableSpec spec;
+  spec.code_vaddr = reinterpret_cast<uintptr_t>(__start_causal_test_paths);
+  spec.files = {"paths_target.cpp"};
+  for (size_t i = 0; i < functions.size(); ++i) {
+    spec.rows.push_back(
+        {uint32_t(reinterpret_cast<const char *>(functions[i].address) - __start_causal_test_paths),
+         uint32_t(i)});
+    spec.lines.push_back({0, functions[i].line});
+    spec.functions.push_back(functions[i].name);
+  }
+  spec.rows.push_back(
+      {uint32_t(__stop_causal_test_paths - __start_causal_test_paths), CAUSAL_NO_LINE});
+  g_table = std::make_unique<causal::test::InMemoryLineTable>(spec);
+  __causal_register_module(g_table->start(), g_table->stop());
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: paths_target MODE\n");
+    return 2;
+  }
+  registerTable();
+  return realMain(argc, argv);
+}
