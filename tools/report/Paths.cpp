@@ -366,6 +366,7 @@ std::string pathsHtmlSection(const PathsAnalysis *a, const PathsFile *file,
       "#paths-section ul { list-style: none; padding-left: 1.2em; margin: 0; }\n"
       "#paths-section > div > details > ul { padding-left: 0; }\n"
       "#paths-section summary { cursor: pointer; }\n"
+      "#paths-section .paths-summary { font-size: .9em; color: #444; }\n"
       "#paths-section code { font-size: .85em; }\n"
       "#paths-section .paths-numbers { font-size: .78em; color: #555; }\n"
       "#paths-section .paths-bar { display: inline-block; height: .6em; background: #4a7bd0; "
