@@ -198,10 +198,12 @@ PathsAnalysis analyzePaths(const PathsFile &file, const PathsAnalysisOptions &op
       Building &b = building[slot->second];
       b.function.cpu = combine(b.function.cpu, runCpu);
       std::vector<PathFrame> frames;
-      frames.reserve(path.frames.size() + 1);
-      if (path.truncated)
+      bool tooDeep = path.frames.size() > kMaxTreeDepth;
+      size_t keep = tooDeep ? kMaxTreeDepth : path.frames.size();
+      frames.reserve(keep + 1);
+      if (path.truncated || tooDeep)
         frames.push_back({kTruncatedFrame, ""});
-      frames.insert(frames.end(), path.frames.begin(), path.frames.end());
+      frames.insert(frames.end(), path.frames.end() - long(keep), path.frames.end());
       b.paths[frames].add(path);
     }
   }

@@ -40,6 +40,11 @@ bool parsePathMetric(const std::string &text, PathMetric &metric);
 /// function is unknown (outside instrumented images).
 inline constexpr const char *kTruncatedFrame = "[truncated]";
 inline constexpr const char *kUnknownFunction = "[unknown]";
+/// The deepest path the trees keep: a deeper one (only a damaged or
+/// unusual file has one; the runtime's walks are far shorter) keeps its
+/// innermost kMaxTreeDepth frames under a kTruncatedFrame, so that every
+/// walk over a tree stays within a small stack.
+inline constexpr size_t kMaxTreeDepth = 1024;
 
 struct PathMetrics {
   uint64_t calls = 0, recursiveCalls = 0, cpuNs = 0, wallNs = 0, blockedNs = 0, samples = 0;

@@ -468,6 +468,33 @@ TEST(PathTree, TruncatedPathsGetAPseudoFrame) {
       (std::vector<std::string>{"[truncated];g (g.c:2);f (f.c:1) 3", "g (g.c:2);f (f.c:1) 1"}));
 }
 
+TEST(PathTree, VeryDeepPathsKeepTheirInnermostFrames) {
+  // 100,000 frames: the tree keeps the innermost kMaxTreeDepth under the
+  // pseudo-frame, and walking it (JSON, text, HTML) stays shallow.
+  PathsWriter w;
+  w.begin(kRun, pf::kCpuClock);
+  w.function(kRun, 1, "f", "f");
+  std::vector<Frame> frames;
+  for (int i = 0; i < 100000; ++i)
+    frames.push_back({"r", "r.c:" + std::to_string(i % 3)});
+  frames.push_back({"f", "f.c:1"});
+  w.path(kRun, 1, 1, frames, calls(1));
+  PathsFile file = readOk(w.bytes);
+  ASSERT_EQ(file.runs[0].paths[0].frames.size(), 100001u);
+  PathsAnalysis a = analyzePaths(file, {});
+  const FunctionPaths &f = a.functions[0];
+  EXPECT_EQ(f.truncatedPaths, 1u);
+  ASSERT_EQ(f.paths.size(), 1u);
+  ASSERT_EQ(f.paths[0].frames.size(), kMaxTreeDepth + 1);
+  EXPECT_EQ(f.paths[0].frames.front().function, "[truncated]");
+  EXPECT_EQ(f.paths[0].frames.back(), (PathFrame{"f", "f.c:1"}));
+  EXPECT_EQ(f.paths[0].frames[1], (PathFrame{"r", "r.c:" + std::to_string((100000 - 1023) % 3)}));
+  size_t depth = 0;
+  for (const PathNode *node = &f.callers; !node->children.empty(); node = &node->children[0])
+    ++depth;
+  EXPECT_EQ(depth, kMaxTreeDepth); // 1023 callers and the pseudo-frame
+}
+
 TEST(PathTree, CpuSourceOverRuns) {
   PathsWriter w;
   w.begin(kRun, 0, 2000);

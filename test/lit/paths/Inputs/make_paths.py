@@ -26,6 +26,7 @@ Scenarios:
   depth0        a path of depth 0
   size-mismatch a path whose depth says 3 frames, its chunk holds 2
   no-runend     demo without its RunEnd (the process died)
+  deep          one path of 5,000 frames (the trees keep the innermost 1,024)
   seeds DIR     (PROFILE is a directory) every scenario's sidecar, for the fuzzer
 """
 import os
@@ -131,6 +132,11 @@ def scenario(name):
         for scale in (1, 2, 3):
             demo(s, scale=scale, with_end=scale < 3)
         s.end(RUN)
+    elif name == "deep":
+        s.begin(RUN, flags=CPU_CLOCK)
+        s.function(RUN, 1, "_Z6helperv", "helper()")
+        frames = [("recurse", "deep.c:%d" % (i % 2)) for i in range(4999)]
+        s.path(RUN, 1, 1, frames + [("helper()", "helper.c:3")], 1, MS, 1, cpu=MS)
     elif name == "no-runend":
         demo(s, with_end=False)
     elif name == "unknown-chunk":
@@ -175,7 +181,7 @@ def main():
     name, target = sys.argv[1], sys.argv[2]
     if name == "seeds":
         os.makedirs(target, exist_ok=True)
-        for each in SCENARIOS:
+        for each in SCENARIOS:  # not "deep": longer than the fuzzer's inputs
             with open(os.path.join(target, each + ".paths"), "wb") as out:
                 out.write(scenario(each))
         return
