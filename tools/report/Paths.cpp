@@ -287,22 +287,27 @@ void renderPathsText(std::ostream &out, const PathsAnalysis &a, const PathsFile 
     for (const TextRow &row : rows)
       width = std::max(width, labelOf(row).size());
     width = std::min<size_t>(width, 100);
-    char line[512];
-    std::snprintf(line, sizeof line, "    %-*s %10s %8s %10s %10s %10s %9s", int(width), "frame",
-                  "calls", "% calls", "cpu", "wall", "blocked", "samples");
-    out << line;
+    // Labels longer than the column (long C++ names) push their numbers
+    // right rather than being cut.
+    auto padded = [&](const std::string &text) {
+      return "    " + text + std::string(text.size() < width ? width - text.size() : 0, ' ');
+    };
+    char line[256];
+    std::snprintf(line, sizeof line, " %10s %8s %10s %10s %10s %9s", "calls", "% calls", "cpu",
+                  "wall", "blocked", "samples");
+    out << padded("frame") << line;
     if (extraShare)
       out << " " << std::string(std::max<int>(0, 10 - int(shareHeader(a.metric).size())), ' ')
           << shareHeader(a.metric);
     out << "\n";
     for (const TextRow &row : rows) {
       const PathMetrics &m = row.metrics ? *row.metrics : row.hidden;
-      std::snprintf(line, sizeof line, "    %-*s %10llu %8s %10s %10s %10s %9llu", int(width),
-                    labelOf(row).c_str(), static_cast<unsigned long long>(m.calls),
+      std::snprintf(line, sizeof line, " %10llu %8s %10s %10s %10s %9llu",
+                    static_cast<unsigned long long>(m.calls),
                     shareText(f.share(m, PathMetric::Calls)).c_str(), duration(m.cpuNs).c_str(),
                     duration(m.wallNs).c_str(), duration(m.blockedNs).c_str(),
                     static_cast<unsigned long long>(m.samples));
-      out << line;
+      out << padded(labelOf(row)) << line;
       if (extraShare) {
         std::snprintf(line, sizeof line, " %10s", shareText(f.share(m, a.metric)).c_str());
         out << line;
