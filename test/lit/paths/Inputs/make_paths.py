@@ -27,6 +27,7 @@ Scenarios:
   size-mismatch a path whose depth says 3 frames, its chunk holds 2
   no-runend     demo without its RunEnd (the process died)
   deep          one path of 5,000 frames (the trees keep the innermost 1,024)
+  long-name     a function whose demangled name has 800 characters
   seeds DIR     (PROFILE is a directory) every scenario's sidecar, for the fuzzer
 """
 import os
@@ -137,6 +138,12 @@ def scenario(name):
         s.function(RUN, 1, "_Z6helperv", "helper()")
         frames = [("recurse", "deep.c:%d" % (i % 2)) for i in range(4999)]
         s.path(RUN, 1, 1, frames + [("helper()", "helper.c:3")], 1, MS, 1, cpu=MS)
+    elif name == "long-name":
+        s.begin(RUN, flags=CPU_CLOCK)
+        long = "std::vector<" * 60 + "int" + ">" * 60 + "::push_back(int const&)"
+        s.function(RUN, 1, "_Zlong", long)
+        s.path(RUN, 1, 1, [("main", "a.c:1"), (long, "v.h:9")], 3, MS, 1, cpu=MS)
+        s.end(RUN, paths=1, truncated=0)
     elif name == "no-runend":
         demo(s, with_end=False)
     elif name == "unknown-chunk":
@@ -172,7 +179,7 @@ def scenario(name):
 
 SCENARIOS = ["demo", "cpu-clock", "two-runs", "flushed", "truncated", "newer", "badmagic",
              "unknown-chunk", "undefined-string", "undefined-function", "depth0",
-             "size-mismatch", "no-runend"]
+             "size-mismatch", "no-runend", "long-name"]
 
 
 def main():
