@@ -254,8 +254,11 @@ void renderPathsText(std::ostream &out, const PathsAnalysis &a, const PathsFile 
       << plural(paths, "path", "paths") << "; trees sorted by " << metricWords(a.metric) << "\n";
   if (a.cpu == CpuSource::Estimated || a.cpu == CpuSource::Mixed) {
     out << "CPU times " << (a.cpu == CpuSource::Mixed ? "of some runs " : "")
-        << "are estimated from samples (samples x " << duration(a.samplePeriodNs)
-        << "): the run did not read the CPU clock (`causal run --paths-cpu-clock` does).\n";
+        << "are estimated from samples (samples x " << duration(a.samplePeriodNs) << "): "
+        << (a.cpu == CpuSource::Mixed ? "those runs"
+            : a.runs == 1             ? "the run"
+                                      : "the runs")
+        << " did not read the CPU clock (`causal run --paths-cpu-clock` does).\n";
   }
   if (a.truncatedWalks)
     out << plural(a.truncatedWalks, "walk", "walks")
