@@ -27,6 +27,7 @@ int reportCommand(const Args &args);  // causal report [options] PROFILE...
 int diffCommand(const Args &args);    // causal diff A B
 int confirmCommand(const Args &args); // causal confirm [options] [PROFILE] -- PROG ARGS
 int waitsCommand(const Args &args);   // causal waits [options] [PROFILE]
+int pathsCommand(const Args &args);   // causal paths report [options] [PROFILE]
 
 // ---- Shared by `causal run` and `causal confirm` (Run.cpp) -----------------
 

@@ -6,7 +6,8 @@
 // files), computes one speedup curve per line and progress point, and prints
 // the ranked lines; --json prints the same numbers as JSON and --html FILE
 // writes a self-contained page with one plot per line and, when the profile
-// has a waits sidecar (PROFILE.waits), its wait-for graph. docs/report.md.
+// has a waits sidecar (PROFILE.waits), its wait-for graph, and with a paths
+// sidecar (PROFILE.paths), the call-path trees. docs/report.md.
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
@@ -19,6 +20,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace {
@@ -134,6 +136,24 @@ int causal::reportCommand(const Args &args) {
       context.waits = &waits;
     } else {
       context.waitsProblem = error;
+    }
+  }
+  // The call-paths section: the paths sidecar of the (single) profile, when
+  // there is one (docs/paths.md).
+  profile::PathsFile pathsFile;
+  profile::PathsAnalysis paths;
+  if (!htmlPath.empty() && inputs.size() == 1 && inputs[0] != "-") {
+    std::string sidecarPath = profile::pathsPathFor(inputs[0]);
+    struct stat info;
+    if (stat(sidecarPath.c_str(), &info) == 0) {
+      std::string error;
+      if (profile::readPathsFile(sidecarPath, pathsFile, error)) {
+        paths = profile::analyzePaths(pathsFile, profile::PathsAnalysisOptions());
+        context.paths = &paths;
+        context.pathsFile = &pathsFile;
+      } else {
+        context.pathsProblem = error;
+      }
     }
   }
   if (!htmlPath.empty()) {

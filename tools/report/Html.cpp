@@ -5,7 +5,9 @@
 // point) with the measured points, their bootstrap band and the regression
 // line, plus sorting and filtering. No network, no external scripts, styles
 // or fonts. With a waits sidecar, a section "What the threads wait for" with
-// the wait-for graph as inline SVG laid out here (tools/report/Waits.cpp).
+// the wait-for graph as inline SVG laid out here (tools/report/Waits.cpp);
+// with a paths sidecar, a section "Call paths" with the calling-context
+// trees of the chosen functions as nested <details> (tools/report/Paths.cpp).
 // The element #causal-status reports "ready: N plots" once the
 // script has drawn everything, or "error: ..." (the browser test reads it).
 //
@@ -316,12 +318,15 @@ const char *const kScript = R"HTML(
 
 void renderHtml(std::ostream &out, const Analysis &analysis, const ReportContext &context) {
   std::string head = kHead;
+  static const char kStatus[] = "<div id=\"status\">";
   if (context.waits || !context.waitsProblem.empty()) {
-    static const char kStatus[] = "<div id=\"status\">";
     head.insert(head.find(kStatus),
                 waitsHtmlSection(context.waits ? *context.waits : profile::WaitAnalysis(),
                                  context.waits ? "" : context.waitsProblem, &analysis));
   }
+  if ((context.paths && context.pathsFile) || !context.pathsProblem.empty())
+    head.insert(head.find(kStatus),
+                pathsHtmlSection(context.paths, context.pathsFile, context.pathsProblem));
   out << head;
   writeAnalysisJson(out, analysis, context);
   out << kScript;

@@ -9,6 +9,8 @@
 #define CAUSAL_REPORT_REPORT_H
 
 #include "Analysis.h"
+#include "PathTree.h"
+#include "PathsReader.h"
 #include "ProfileReader.h"
 #include "WaitEffects.h"
 #include "WaitGraph.h"
@@ -33,6 +35,12 @@ struct ReportContext {
   /// or why there is none (no section when both are empty).
   const profile::WaitAnalysis *waits = nullptr;
   std::string waitsProblem;
+  /// The page's call-paths section: the trees of the profile's paths
+  /// sidecar (with the file, for its runs), or why it could not be read
+  /// (no section when all are empty: no sidecar).
+  const profile::PathsAnalysis *paths = nullptr;
+  const profile::PathsFile *pathsFile = nullptr;
+  std::string pathsProblem;
 };
 
 struct TextOptions {
@@ -135,6 +143,33 @@ void renderEpisodesJson(std::ostream &out, const profile::WaitsFile &waits);
 /// \p problem.
 std::string waitsHtmlSection(const profile::WaitAnalysis &analysis, const std::string &problem,
                              const profile::Analysis *causal = nullptr);
+
+// ---- causal paths (Paths.cpp) ---------------------------------------------
+
+struct PathsViewOptions {
+  bool topDown = false;       // the top-down tree instead of the callers tree
+  profile::TreeLimits limits; // --depth, --min-share
+  bool withLocation = true;   // folded frames with " (FILE:LINE)"
+};
+
+/// Per chosen function: its totals, then its callers tree (or top-down
+/// tree), indented, with calls, share of calls, CPU, wall, blocked time and
+/// samples per node (and the share of the analysis' metric when it is not
+/// calls). \p file gives the runs' descriptions. docs/paths.md.
+void renderPathsText(std::ostream &out, const profile::PathsAnalysis &analysis,
+                     const profile::PathsFile &file, const PathsViewOptions &options);
+/// The same as one JSON object (schema "version": 1, docs/paths.md).
+void renderPathsJson(std::ostream &out, const profile::PathsAnalysis &analysis,
+                     const profile::PathsFile &file, const PathsViewOptions &options);
+/// Folded lines of every function of \p analysis, its metric as the value
+/// (profile::foldedLines): the input of flamegraph.pl, inferno, speedscope.
+void renderPathsFolded(std::ostream &out, const profile::PathsAnalysis &analysis,
+                       const PathsViewOptions &options);
+/// The HTML page's call-paths section (h2#paths): per function
+/// (div.paths-function) its totals and both trees as nested
+/// <details> elements (collapsible, no script), or \p problem.
+std::string pathsHtmlSection(const profile::PathsAnalysis *analysis, const profile::PathsFile *file,
+                             const std::string &problem);
 
 // ---- helpers shared by the renderers ---------------------------------------
 

@@ -1,0 +1,337 @@
+//===- Paths.cpp - `causal paths`: calling contexts of chosen functions ---===//
+//
+// causal paths report [options] [PROFILE]   (default: profile.coz)
+//
+// Reads PROFILE.paths (the sidecar `causal run --paths` writes for programs
+// built with -fcausal-paths=NAME; a path ending in .paths is read as it is),
+// merges each chosen function's calling contexts into trees
+// (tools/profile/PathTree.h) and prints them: text (the callers tree, or
+// top-down), JSON, or folded lines for flame graph tools
+// (tools/report/Paths.cpp). docs/paths.md, "Reading paths (report)".
+//
+//===----------------------------------------------------------------------===//
+#include "Commands.h"
+
+#include "Options.h"
+#include "PathTree.h"
+#include "PathsReader.h"
+#include "Report.h"
+#include "causal/paths_format.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sys/stat.h>
+
+namespace {
+
+void printPathsUsage(FILE *out) {
+  std::fprintf(out, "usage: causal paths <command> [options] [PROFILE]\n"
+                    "\n"
+                    "commands:\n"
+                    "  report   the calling contexts of the functions chosen with\n"
+                    "           -fcausal-paths=NAME, as recorded by `causal run --paths`\n"
+                    "\n"
+                    "'causal paths report --help' describes its options.\n");
+}
+
+void printReportUsage(FILE *out) {
+  std::fprintf(out,
+               "usage: causal paths report [options] [PROFILE]\n"
+               "\n"
+               "Reads PROFILE.paths, the calling contexts of the chosen functions recorded by\n"
+               "`causal run --paths` (default PROFILE: profile.coz; a path ending in .paths is\n"
+               "read as given), and shows per function its totals and the tree of its callers:\n"
+               "which caller makes it matter. docs/paths.md.\n"
+               "\n"
+               "options:\n"
+               "  --metric M        what trees are sorted by and folded lines count: calls,\n"
+               "                    cpu-ns, wall-ns, blocked-ns or samples (default calls)\n"
+               "  --top-down        the top-down tree (outermost frames first) instead of the\n"
+               "                    callers tree\n"
+               "  --function GLOB   only functions whose name or linkage name matches GLOB\n"
+               "                    (shell pattern; repeatable)\n"
+               "  --run N           only run N of the file (1 is the first; repeatable)\n"
+               "  --depth N         show N levels below the function (default 0: all)\n"
+               "  --min-share P     hide branches below P %% of the function's total of the\n"
+               "                    metric (default 0)\n"
+               "  --json            the trees as JSON (docs/paths.md has the schema)\n"
+               "  --folded          one line per path, `frame;...;function VALUE`, for\n"
+               "                    flamegraph.pl, inferno or speedscope\n"
+               "  --no-location     folded frames without their (FILE:LINE)\n"
+               "  --output FILE     write to FILE instead of standard output\n"
+               "  -h, --help        this text\n");
+}
+
+bool endsWith(const std::string &text, const std::string &suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool parseNumber(const std::string &text, double low, double high, double &value) {
+  char *end = nullptr;
+  value = std::strtod(text.c_str(), &end);
+  return !text.empty() && end && *end == '\0' && value >= low && value <= high;
+}
+
+bool sameFile(const std::string &a, const std::string &b) {
+  struct stat x, y;
+  return stat(a.c_str(), &x) == 0 && stat(b.c_str(), &y) == 0 && x.st_dev == y.st_dev &&
+         x.st_ino == y.st_ino;
+}
+
+constexpr const char *kCommand = "causal paths report";
+
+int pathsReport(const causal::Args &args) {
+  using namespace causal;
+  bool json = false, folded = false, topDown = false, noLocation = false;
+  bool depthGiven = false, shareGiven = false;
+  profile::PathsAnalysisOptions analysisOptions;
+  report::PathsViewOptions view;
+  std::string output;
+  std::vector<std::string> inputs;
+  bool onlyInputs = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &arg = args[i];
+    if (onlyInputs || arg.empty() || arg[0] != '-' || arg == "-") {
+      inputs.push_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      onlyInputs = true;
+      continue;
+    }
+    std::string name = arg, text;
+    bool hasValue = false;
+    if (size_t equals = arg.find('='); arg.rfind("--", 0) == 0 && equals != std::string::npos) {
+      name = arg.substr(0, equals);
+      text = arg.substr(equals + 1);
+      hasValue = true;
+    }
+    auto flag = [&](const char *option, bool &to) {
+      if (name != option)
+        return false;
+      if (hasValue) {
+        std::fprintf(stderr, "%s: error: %s takes no value\n", kCommand, option);
+        std::exit(2);
+      }
+      to = true;
+      return true;
+    };
+    // An option with a value, as the next word or after '='.
+    auto value = [&](const char *option) {
+      if (name != option)
+        return false;
+      if (!hasValue) {
+        if (i + 1 >= args.size()) {
+          std::fprintf(stderr, "%s: error: %s needs a value\n", kCommand, option);
+          std::exit(2);
+        }
+        text = args[++i];
+      }
+      return true;
+    };
+    if (arg == "-h" || arg == "--help") {
+      printReportUsage(stdout);
+      return 0;
+    }
+    if (flag("--json", json) || flag("--folded", folded) || flag("--top-down", topDown) ||
+        flag("--no-location", noLocation))
+      continue;
+    if (value("--metric")) {
+      if (!profile::parsePathMetric(text, analysisOptions.metric)) {
+        std::fprintf(stderr,
+                     "%s: error: --metric wants calls, cpu-ns, wall-ns, blocked-ns or samples, "
+                     "not '%s'\n",
+                     kCommand, text.c_str());
+        return 2;
+      }
+    } else if (value("--function")) {
+      if (text.empty()) {
+        std::fprintf(stderr, "%s: error: --function wants a name or pattern\n", kCommand);
+        return 2;
+      }
+      analysisOptions.functions.push_back(text);
+    } else if (value("--run")) {
+      size_t run = 0;
+      if (!parseCount(text, 1, 1000000, run)) {
+        std::fprintf(stderr, "%s: error: --run wants a run number from 1, not '%s'\n", kCommand,
+                     text.c_str());
+        return 2;
+      }
+      analysisOptions.runs.push_back(run - 1);
+    } else if (value("--depth")) {
+      size_t depth = 0;
+      if (!parseCount(text, 0, 100000, depth)) {
+        std::fprintf(stderr, "%s: error: --depth wants a count of levels (0: all), not '%s'\n",
+                     kCommand, text.c_str());
+        return 2;
+      }
+      view.limits.maxDepth = depth;
+      depthGiven = true;
+    } else if (value("--min-share")) {
+      double percent = 0;
+      if (!parseNumber(text, 0, 100, percent)) {
+        std::fprintf(stderr, "%s: error: --min-share wants a percentage 0-100, not '%s'\n",
+                     kCommand, text.c_str());
+        return 2;
+      }
+      view.limits.minShare = percent / 100;
+      shareGiven = true;
+    } else if (value("--output")) {
+      if (text.empty()) {
+        std::fprintf(stderr, "%s: error: --output wants a file name\n", kCommand);
+        return 2;
+      }
+      output = text;
+    } else {
+      std::fprintf(stderr, "%s: error: unknown option '%s'\n", kCommand, arg.c_str());
+      printReportUsage(stderr);
+      return 2;
+    }
+  }
+  if (json && folded) {
+    std::fprintf(stderr, "%s: error: --json and --folded exclude each other\n", kCommand);
+    return 2;
+  }
+  if (folded && (topDown || depthGiven || shareGiven)) {
+    std::fprintf(stderr,
+                 "%s: error: --top-down, --depth and --min-share shape the trees; --folded writes "
+                 "every path whole\n",
+                 kCommand);
+    return 2;
+  }
+  if (noLocation && !folded) {
+    std::fprintf(stderr, "%s: error: --no-location goes with --folded\n", kCommand);
+    return 2;
+  }
+  if (inputs.size() > 1) {
+    std::fprintf(stderr, "%s: error: one profile at a time (got %zu)\n", kCommand, inputs.size());
+    return 2;
+  }
+  std::string input = inputs.empty() ? "profile.coz" : inputs[0];
+  if (input == "-") {
+    std::fprintf(stderr, "%s: error: the paths sidecar is a file; name it or its profile\n",
+                 kCommand);
+    return 2;
+  }
+  std::string sidecar =
+      endsWith(input, paths_format::kSuffix) ? input : profile::pathsPathFor(input);
+  struct stat info;
+  if (stat(sidecar.c_str(), &info) != 0) {
+    if (errno == ENOENT)
+      std::fprintf(stderr,
+                   "causal: %s not found: run the program with `causal run --paths` and build it "
+                   "with -fcausal-paths=NAME (docs/paths.md)\n",
+                   sidecar.c_str());
+    else
+      std::fprintf(stderr, "%s: error: %s: %s\n", kCommand, sidecar.c_str(), std::strerror(errno));
+    return 1;
+  }
+  if (S_ISDIR(info.st_mode)) {
+    std::fprintf(stderr, "%s: error: %s is a directory, not a paths sidecar\n", kCommand,
+                 sidecar.c_str());
+    return 1;
+  }
+  if (!output.empty()) {
+    struct stat out;
+    if (sameFile(output, sidecar) || sameFile(output, input)) {
+      std::fprintf(stderr,
+                   "%s: error: --output %s is an input of this command; name another file\n",
+                   kCommand, output.c_str());
+      return 2;
+    }
+    if (stat(output.c_str(), &out) == 0 && S_ISDIR(out.st_mode)) {
+      std::fprintf(stderr, "%s: error: --output %s is a directory; it names a file\n", kCommand,
+                   output.c_str());
+      return 2;
+    }
+  }
+
+  profile::PathsFile file;
+  std::string error;
+  if (!profile::readPathsFile(sidecar, file, error)) {
+    std::fprintf(stderr, "%s: error: %s\n", kCommand, error.c_str());
+    return 1;
+  }
+  for (const std::string &warning : file.warnings)
+    std::fprintf(stderr, "%s: warning: %s\n", kCommand, warning.c_str());
+  profile::PathsAnalysis analysis = profile::analyzePaths(file, analysisOptions);
+  if (!analysis.badRuns.empty()) {
+    std::fprintf(stderr, "%s: error: %s has %zu run(s); there is no run %s\n", kCommand,
+                 sidecar.c_str(), file.runs.size(), analysis.badRuns.front().c_str());
+    return 1;
+  }
+  if (!analysis.unmatchedPatterns.empty()) {
+    std::string names;
+    size_t count = 0;
+    for (size_t index : analysis.runIndices)
+      for (const auto &[id, function] : file.runs[index].functions)
+        if (names.find(function.displayName()) == std::string::npos && count++ < 20)
+          names += (names.empty() ? "" : ", ") + function.displayName();
+    std::fprintf(stderr, "%s: error: no chosen function matches '%s' (the file has: %s)\n",
+                 kCommand, analysis.unmatchedPatterns.front().c_str(),
+                 names.empty() ? "none" : names.c_str());
+    return 1;
+  }
+
+  std::ofstream file_out;
+  std::ostream *out = &std::cout;
+  if (!output.empty()) {
+    file_out.open(output, std::ios::binary | std::ios::trunc);
+    if (!file_out) {
+      std::fprintf(stderr, "%s: error: cannot write %s: %s\n", kCommand, output.c_str(),
+                   std::strerror(errno));
+      return 1;
+    }
+    out = &file_out;
+  }
+  view.topDown = topDown;
+  view.withLocation = !noLocation;
+  if (json) {
+    report::renderPathsJson(*out, analysis, file, view);
+  } else if (folded) {
+    size_t withLines = 0;
+    for (const profile::FunctionPaths &f : analysis.functions)
+      withLines += profile::foldedLines(f, analysis.metric, view.withLocation).empty() ? 0 : 1;
+    if (withLines > 1)
+      std::fprintf(stderr,
+                   "%s: note: folded lines of %zu functions: where one calls another, a flame "
+                   "graph counts the inner one's time twice (pick one with --function)\n",
+                   kCommand, withLines);
+    report::renderPathsFolded(*out, analysis, view);
+  } else {
+    report::renderPathsText(*out, analysis, file, view);
+  }
+  if (!output.empty()) {
+    file_out.close();
+    if (!file_out) {
+      std::fprintf(stderr, "%s: error: cannot write %s\n", kCommand, output.c_str());
+      return 1;
+    }
+    return 0;
+  }
+  return report::finishOutput();
+}
+
+} // namespace
+
+int causal::pathsCommand(const Args &args) {
+  if (args.empty()) {
+    printPathsUsage(stderr);
+    return 2;
+  }
+  const std::string &command = args[0];
+  if (command == "-h" || command == "--help" || command == "help") {
+    printPathsUsage(stdout);
+    return 0;
+  }
+  if (command == "report")
+    return pathsReport(Args(args.begin() + 1, args.end()));
+  std::fprintf(stderr, "causal paths: error: unknown command '%s'\n", command.c_str());
+  printPathsUsage(stderr);
+  return 2;
+}

@@ -1,0 +1,369 @@
+//===- PathsReader.cpp - Read the paths sidecar ---------------------------===//
+#include "PathsReader.h"
+
+#include "causal/paths_format.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <set>
+
+namespace causal::profile {
+
+namespace pf = causal::paths_format;
+
+namespace {
+
+template <class T> T load(const char *at) {
+  T value;
+  std::memcpy(&value, at, sizeof(T));
+  return value;
+}
+
+std::string hex(uint64_t value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%#llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+class Reader {
+public:
+  Reader(std::string_view bytes, const std::string &name, PathsFile &into)
+      : bytes(bytes), name(name), out(into) {}
+
+  bool read(std::string &error) {
+    out.path = name;
+    if (bytes.size() < sizeof(pf::FileHeader))
+      return fail(error, 0,
+                  bytes.empty() ? "the file is empty: the program recorded no paths (was it run "
+                                  "with `causal run --paths`?)"
+                                : "too short for a paths sidecar header (" +
+                                      std::to_string(bytes.size()) + " bytes)");
+    auto header = load<pf::FileHeader>(bytes.data());
+    if (std::memcmp(header.magic, pf::kMagic, sizeof header.magic) != 0)
+      return fail(error, 0, "not a paths sidecar (bad magic; expected \"CAUSALP\")");
+    if (header.version == 0)
+      return fail(error, 8, "format version 0 does not exist");
+    if (header.version > pf::kVersion)
+      return fail(error, 8,
+                  "written in format version " + std::to_string(header.version) +
+                      ", newer than this reader's " + std::to_string(pf::kVersion) +
+                      ": read it with the causal that recorded it");
+    out.version = header.version;
+    if (header.header_size < sizeof(pf::FileHeader) || header.header_size > bytes.size())
+      return fail(error, 12, "header size " + std::to_string(header.header_size) + " is wrong");
+    uint64_t at = header.header_size;
+    while (at < bytes.size()) {
+      if (bytes.size() - at < sizeof(pf::ChunkHeader))
+        return fail(error, at, "truncated chunk header (the file ends inside it)");
+      auto chunk = load<pf::ChunkHeader>(bytes.data() + at);
+      uint64_t payload = at + sizeof(pf::ChunkHeader);
+      if (bytes.size() - payload < chunk.size)
+        return fail(error, at,
+                    "truncated chunk: it says " + std::to_string(chunk.size) +
+                        " bytes follow, the file has " + std::to_string(bytes.size() - payload));
+      if (!readChunk(chunk, bytes.substr(payload, chunk.size), at, error))
+        return false;
+      at = payload + chunk.size;
+    }
+    finish();
+    return true;
+  }
+
+private:
+  std::string_view bytes;
+  const std::string &name;
+  PathsFile &out;
+  std::map<uint64_t, size_t> runIndex;       // RunId -> index in out.runs
+  std::map<size_t, uint32_t> pendingProgram; // run index -> program name id
+  std::map<size_t, std::set<uint32_t>> pathIds;
+  std::set<std::string> unknownTypesWarned;
+
+  bool fail(std::string &error, uint64_t offset, const std::string &message) {
+    error = name + ": offset " + std::to_string(offset) + ": " + message;
+    return false;
+  }
+  void warn(const std::string &message) { out.warnings.push_back(name + ": " + message); }
+
+  static const char *typeName(uint32_t type) {
+    switch (pf::ChunkType(type)) {
+    case pf::ChunkType::RunBegin:
+      return "RunBegin";
+    case pf::ChunkType::String:
+      return "String";
+    case pf::ChunkType::Function:
+      return "Function";
+    case pf::ChunkType::Path:
+      return "Path";
+    case pf::ChunkType::RunEnd:
+      return "RunEnd";
+    }
+    return "?";
+  }
+
+  bool fixedSize(const pf::ChunkHeader &chunk, size_t expected, uint64_t at, std::string &error) {
+    if (chunk.size == expected)
+      return true;
+    return fail(error, at,
+                std::string(typeName(chunk.type)) + " chunk of " + std::to_string(chunk.size) +
+                    " bytes; it has " + std::to_string(expected));
+  }
+
+  /// The run a chunk names; an error when no RunBegin opened it.
+  PathRun *runOf(const pf::ChunkHeader &chunk, uint64_t at, std::string &error) {
+    auto found = runIndex.find(chunk.run);
+    if (found == runIndex.end()) {
+      fail(error, at,
+           std::string(typeName(chunk.type)) + " chunk of run " + hex(chunk.run) +
+               ", which no RunBegin chunk before it opened");
+      return nullptr;
+    }
+    return &out.runs[found->second];
+  }
+
+  bool knownString(PathRun &run, uint32_t id, const std::string &what, uint64_t at,
+                   std::string &error) {
+    if (id == 0 || run.strings.count(id))
+      return true;
+    return fail(error, at,
+                what + " uses string id " + std::to_string(id) +
+                    ", which no String chunk of its run defined before");
+  }
+
+  bool readChunk(const pf::ChunkHeader &chunk, std::string_view payload, uint64_t at,
+                 std::string &error) {
+    switch (pf::ChunkType(chunk.type)) {
+    case pf::ChunkType::RunBegin: {
+      if (!fixedSize(chunk, sizeof(pf::RunBegin), at, error))
+        return false;
+      auto begin = load<pf::RunBegin>(payload.data());
+      // A run written again (the periodic flush): its state so far is
+      // replaced by what follows, in the place of its first write.
+      size_t index;
+      auto found = runIndex.find(chunk.run);
+      if (found != runIndex.end()) {
+        index = found->second;
+      } else {
+        index = out.runs.size();
+        runIndex[chunk.run] = index;
+        out.runs.emplace_back();
+      }
+      PathRun &run = out.runs[index];
+      unsigned writes = run.writes;
+      run = PathRun();
+      run.writes = writes + 1;
+      run.id = chunk.run;
+      run.offset = at;
+      run.startNs = begin.start_ns;
+      run.realtimeNs = begin.realtime_ns;
+      run.pid = begin.pid;
+      run.flags = begin.flags;
+      run.samplePeriodNs = begin.sample_period_ns;
+      run.cpuEstimated = !(begin.flags & pf::kCpuClock);
+      pendingProgram.erase(index);
+      if (begin.program_name != 0)
+        pendingProgram[index] = begin.program_name;
+      pathIds.erase(index);
+      return true;
+    }
+    case pf::ChunkType::String: {
+      PathRun *run = runOf(chunk, at, error);
+      if (!run)
+        return false;
+      if (payload.size() < sizeof(pf::StringHead))
+        return fail(error, at, "String chunk of " + std::to_string(payload.size()) + " bytes");
+      auto head = load<pf::StringHead>(payload.data());
+      if (head.length != payload.size() - sizeof(pf::StringHead))
+        return fail(error, at,
+                    "String chunk says " + std::to_string(head.length) + " bytes of text, holds " +
+                        std::to_string(payload.size() - sizeof(pf::StringHead)));
+      if (head.id == 0)
+        return fail(error, at, "String chunk defines id 0, which means \"no text\"");
+      std::string text(payload.substr(sizeof(pf::StringHead)));
+      auto [where, inserted] = run->strings.emplace(head.id, text);
+      if (!inserted && where->second != text)
+        return fail(error, at,
+                    "String id " + std::to_string(head.id) + " defined twice with different text");
+      return true;
+    }
+    case pf::ChunkType::Function: {
+      if (!fixedSize(chunk, sizeof(pf::Function), at, error))
+        return false;
+      PathRun *run = runOf(chunk, at, error);
+      if (!run)
+        return false;
+      auto record = load<pf::Function>(payload.data());
+      std::string what = "Function chunk of function " + std::to_string(record.id);
+      if (!knownString(*run, record.symbol, what + " (symbol)", at, error) ||
+          !knownString(*run, record.name, what + " (name)", at, error))
+        return false;
+      PathFunction function;
+      function.id = record.id;
+      function.symbol = run->text(record.symbol);
+      function.name = run->text(record.name);
+      function.enabled = record.enabled != 0;
+      auto [where, inserted] = run->functions.emplace(record.id, function);
+      if (!inserted) {
+        if (where->second.symbol != function.symbol || where->second.name != function.name)
+          return fail(error, at,
+                      "function id " + std::to_string(record.id) +
+                          " defined twice with different names");
+        where->second.enabled = where->second.enabled || function.enabled;
+      }
+      return true;
+    }
+    case pf::ChunkType::Path: {
+      PathRun *run = runOf(chunk, at, error);
+      if (!run)
+        return false;
+      if (payload.size() < sizeof(pf::PathHead))
+        return fail(error, at,
+                    "Path chunk of " + std::to_string(payload.size()) +
+                        " bytes; its head alone has " + std::to_string(sizeof(pf::PathHead)));
+      auto head = load<pf::PathHead>(payload.data());
+      std::string what = "path " + std::to_string(head.id);
+      if (head.depth == 0)
+        return fail(error, at,
+                    what + " has depth 0 (a path has at least the function's own frame)");
+      uint64_t frameBytes = payload.size() - sizeof(pf::PathHead);
+      if (frameBytes != uint64_t(head.depth) * sizeof(pf::Frame))
+        return fail(error, at,
+                    what + " says depth " + std::to_string(head.depth) + " (" +
+                        std::to_string(uint64_t(head.depth) * sizeof(pf::Frame)) +
+                        " bytes of frames), its chunk holds " + std::to_string(frameBytes) +
+                        " bytes of frames");
+      auto function = run->functions.find(head.function);
+      if (function == run->functions.end())
+        return fail(error, at,
+                    what + " is of function id " + std::to_string(head.function) +
+                        ", which no Function chunk of its run defined before");
+      size_t index = size_t(run - out.runs.data());
+      if (!pathIds[index].insert(head.id).second)
+        return fail(error, at,
+                    "path id " + std::to_string(head.id) + " used twice in run " + hex(chunk.run));
+      PathRecord path;
+      path.id = head.id;
+      path.function = head.function;
+      path.truncated = (head.flags & pf::kPathTruncated) != 0;
+      path.calls = head.calls;
+      path.recursiveCalls = head.recursive_calls;
+      path.wallNs = head.wall_ns;
+      path.blockedNs = head.blocked_ns;
+      path.samples = head.samples;
+      path.threads = head.threads;
+      if (run->cpuEstimated) {
+        // samples x period, saturating (a damaged file must not wrap around).
+        unsigned __int128 product = (unsigned __int128)head.samples * run->samplePeriodNs;
+        path.cpuNs = product > UINT64_MAX ? UINT64_MAX : uint64_t(product);
+      } else {
+        path.cpuNs = head.cpu_ns;
+      }
+      path.frames.reserve(head.depth);
+      for (uint32_t i = 0; i < head.depth; ++i) {
+        auto frame =
+            load<pf::Frame>(payload.data() + sizeof(pf::PathHead) + size_t(i) * sizeof(pf::Frame));
+        std::string where = what + " (frame " + std::to_string(i) + ")";
+        if (!knownString(*run, frame.function, where, at, error) ||
+            !knownString(*run, frame.location, where, at, error))
+          return false;
+        path.frames.push_back({run->text(frame.function), run->text(frame.location)});
+      }
+      run->paths.push_back(std::move(path));
+      return true;
+    }
+    case pf::ChunkType::RunEnd: {
+      if (!fixedSize(chunk, sizeof(pf::RunEnd), at, error))
+        return false;
+      PathRun *run = runOf(chunk, at, error);
+      if (!run)
+        return false;
+      if (run->hasEnd)
+        return fail(error, at,
+                    "a second RunEnd for run " + hex(chunk.run) + " with no RunBegin between them");
+      auto end = load<pf::RunEnd>(payload.data());
+      run->hasEnd = true;
+      run->endNs = end.end_ns;
+      run->pathsWritten = end.paths;
+      run->droppedEntries = end.dropped_entries;
+      run->truncatedWalks = end.truncated_walks;
+      return true;
+    }
+    }
+    std::string type = std::to_string(chunk.type);
+    if (unknownTypesWarned.insert(type).second)
+      warn("skipped chunks of unknown type " + type + " (first at offset " + std::to_string(at) +
+           "; written by a newer causal?)");
+    return true;
+  }
+
+  void finish() {
+    for (size_t index = 0; index < out.runs.size(); ++index) {
+      PathRun &run = out.runs[index];
+      std::string label =
+          "run " + std::to_string(index + 1) + " (pid " + std::to_string(run.pid) + ")";
+      if (auto found = pendingProgram.find(index); found != pendingProgram.end()) {
+        run.program = run.text(found->second);
+        if (run.program.empty())
+          warn(label + ": its program name (string id " + std::to_string(found->second) +
+               ") is never defined");
+      }
+      if (!run.hasEnd)
+        warn(label + " has no RunEnd: the process ended before writing its totals; its paths "
+                     "up to its last write are used");
+      else if (run.pathsWritten != run.paths.size())
+        warn(label + ": its RunEnd counts " + std::to_string(run.pathsWritten) +
+             " paths, the file holds " + std::to_string(run.paths.size()));
+      if (run.droppedEntries)
+        warn(label + ": " + std::to_string(run.droppedEntries) +
+             " entries were not recorded (a thread's path table or active stack was full): "
+             "calls and times are too low");
+    }
+  }
+};
+
+} // namespace
+
+std::string PathFunction::displayName() const {
+  if (!name.empty())
+    return name;
+  if (!symbol.empty())
+    return symbol;
+  return "function #" + std::to_string(id);
+}
+
+std::string PathFunction::key() const { return symbol.empty() ? displayName() : symbol; }
+
+const std::string &PathRun::text(uint32_t id) const {
+  static const std::string none;
+  auto found = strings.find(id);
+  return found == strings.end() ? none : found->second;
+}
+
+std::string pathsPathFor(const std::string &profilePath) { return profilePath + pf::kSuffix; }
+
+bool startsLikePathsFile(std::string_view head) {
+  return head.size() >= sizeof(pf::kMagic) &&
+         head.compare(0, sizeof(pf::kMagic), std::string_view(pf::kMagic, sizeof(pf::kMagic))) == 0;
+}
+
+bool readPathsData(std::string_view bytes, const std::string &name, PathsFile &into,
+                   std::string &error) {
+  return Reader(bytes, name, into).read(error);
+}
+
+bool readPathsFile(const std::string &path, PathsFile &into, std::string &error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = path + ": " + std::strerror(errno);
+    return false;
+  }
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) {
+    error = path + ": cannot read it";
+    return false;
+  }
+  return readPathsData(bytes, path, into, error);
+}
+
+} // namespace causal::profile
