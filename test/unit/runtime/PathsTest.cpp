@@ -443,6 +443,31 @@ TEST_F(PathsTest, BlockedTimeCoversSleepsAndTimedWaits) {
   EXPECT_EQ(helper[0]->head.blocked_ns, 0u);
 }
 
+// The periodic flush: the profiler thread writes the paths whole at each
+// part (a run's RunBegin again, totals since the start); the reader keeps the
+// chunks after the run's last RunBegin, which hold every call.
+TEST_F(PathsTest, ThePeriodicFlushWritesThePathsWholeEachTime) {
+  auto result =
+      run("flush",
+          {{"CAUSAL_PATHS", "helper"}, {"CAUSAL_FLUSH_SECONDS", "1"}, {"CAUSAL_EXPERIMENTS", "1"}});
+  unsigned long long calls = causal::test::outputValue(result.out, "calls");
+  ASSERT_GT(calls, 0u) << result.out;
+  // Every write opens with a RunBegin of the same run.
+  std::string bytes = causal::test::readFile(pathsFile());
+  size_t run_begins = 0;
+  for (size_t at = sizeof(pf::FileHeader); at + sizeof(pf::ChunkHeader) <= bytes.size();) {
+    pf::ChunkHeader chunk;
+    memcpy(&chunk, bytes.data() + at, sizeof(chunk));
+    run_begins += chunk.type == uint32_t(pf::ChunkType::RunBegin);
+    at += sizeof(chunk) + chunk.size;
+  }
+  EXPECT_GE(run_begins, 2u) << "the flush wrote no part (a profiler thread writes them)";
+  PathRun r = onlyRun();
+  std::vector<const Path *> helper = r.pathsOf("helper(int)");
+  ASSERT_EQ(helper.size(), 1u) << r.describe();
+  EXPECT_EQ(helper[0]->head.calls, calls);
+}
+
 // (h) Without CAUSAL_PATHS nothing is enabled (the pass's check keeps the
 // entry call from being made at all), ids are given all the same, and no
 // file is written.

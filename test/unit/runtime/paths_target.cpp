@@ -18,6 +18,8 @@
 //     blocked    sleeper(): nanosleep 5 x 20 ms, a 20 ms timed-out condition
 //                wait; helper() once
 //     ids        prints each descriptor's enabled flag and id
+//     flush      a throughput point (the profiler thread runs) visited after
+//                each helper() call from callerA, for 2.5 s; prints the calls
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,6 +43,11 @@
 #include <vector>
 
 extern "C" void __causal_register_module(const void *start, const void *stop);
+extern "C" void __causal_register_counters(causal_counter *start, causal_counter *stop);
+
+namespace {
+causal_counter g_point[] = {{0, "paths-work", CAUSAL_COUNTER_THROUGHPUT, 0}};
+} // namespace
 
 // ---- Descriptors, as the pass emits them ------------------------------------
 
@@ -215,6 +222,17 @@ CODE int runMode(const char *mode) {
   } else if (!strcmp(mode, "blocked")) {
     sleeper();
     sum += callerA();
+  } else if (!strcmp(mode, "flush")) {
+    g_work_ns = 200000;
+    __causal_register_counters(g_point, g_point + 1); // starts the profiler thread
+    uint64_t end = causal::test::nowNs() + 2500000000ull;
+    unsigned calls = 0;
+    while (causal::test::nowNs() < end) {
+      sum += callerA();
+      ++calls;
+      __atomic_add_fetch(&g_point[0].count, 1, __ATOMIC_RELAXED);
+    }
+    printf("calls=%u\n", calls);
   } else if (!strcmp(mode, "ids")) {
     for (causal_path_fn *d = __start_causal_path_fns; d < __stop_causal_path_fns; ++d)
       printf("descriptor %s enabled %u id %u\n", d->name, unsigned(d->enabled), d->id);
