@@ -953,6 +953,124 @@ uint32_t defineString(const char *text, size_t length) {
 
 uint32_t textString(const char *text) { return text ? defineString(text, strlen(text)) : 0; }
 
+// ---- Frames of images unregistered before the write ------------------------
+//
+// An image's line table goes with its unregistration: at dlclose, and at exit,
+// where the executable's destructor (causal.module_dtor, run by the loader's
+// _dl_fini) comes before the runtime's, which writes the sidecar. So the
+// frames in an image are rendered to text when it unregisters
+// (pathsBeforeUnload) and kept here, under g_paths_lock.
+
+struct RetainedFrame {
+  uintptr_t address; // the call (a return address - 1); 0: a free slot
+  uint32_t function; // offset + 1 of its function's name in g_retained_text (0: none)
+  uint32_t location; // offset + 1 of its "FILE:LINE" (0: none)
+};
+constexpr uint32_t kRetainedSlots = CAUSAL_PATHS_RETAINED_FRAMES;
+static_assert((kRetainedSlots & (kRetainedSlots - 1)) == 0, "a power of two");
+constexpr size_t kRetainedTextBytes = size_t(CAUSAL_PATHS_RETAINED_FRAMES) * 96;
+RetainedFrame *g_retained = nullptr;
+char *g_retained_text = nullptr;
+size_t g_retained_text_used = 0;
+uint32_t g_retained_count = 0;
+bool g_retained_full_said = false;
+
+uint32_t retainedSlot(uintptr_t address) {
+  return uint32_t((uint64_t(address) * 0x9e3779b97f4a7c15ull) >> 40) & (kRetainedSlots - 1);
+}
+
+const RetainedFrame *findRetained(uintptr_t address) {
+  if (!g_retained)
+    return nullptr;
+  for (uint32_t i = retainedSlot(address);; i = (i + 1) & (kRetainedSlots - 1)) {
+    const RetainedFrame &slot = g_retained[i];
+    if (slot.address == address)
+      return &slot;
+    if (slot.address == 0)
+      return nullptr;
+  }
+}
+
+// Offset + 1 of a copy of |text| in g_retained_text (0: none, or no room).
+uint32_t retainText(const char *text, size_t length) {
+  if (!text || length == 0 || g_retained_text_used + length + 1 > kRetainedTextBytes)
+    return 0;
+  char *at = g_retained_text + g_retained_text_used;
+  memcpy(at, text, length);
+  at[length] = '\0';
+  g_retained_text_used += length + 1;
+  return uint32_t(at - g_retained_text) + 1;
+}
+
+void insertRetained(const RetainedFrame &frame) {
+  uint32_t i = retainedSlot(frame.address);
+  while (g_retained[i].address != 0)
+    i = (i + 1) & (kRetainedSlots - 1);
+  g_retained[i] = frame;
+  ++g_retained_count;
+}
+
+// Renders the frame of the call at |address| while its image is registered.
+void retainFrame(uintptr_t address) {
+  if (findRetained(address))
+    return;
+  if (g_retained_count >= kRetainedSlots / 2) { // keeps the probes short
+    if (!g_retained_full_said)
+      message("--paths: more than %u frames of unloaded images; the others are written "
+              "without their lines",
+              kRetainedSlots / 2);
+    g_retained_full_said = true;
+    return;
+  }
+  ResolvedAddress where;
+  RetainedFrame frame = {address, 0, 0};
+  char text[PATH_MAX + 32];
+  g_modules.beginRead();
+  if (g_modules.resolve(address, &where)) {
+    const causal_linetab_header *table = g_modules.table(where.module);
+    if (table && where.line < table->num_lines) {
+      const causal_linetab_line &line = causal_linetab_lines(table)[where.line];
+      const char *file = causal_linetab_file(table, line.file_index);
+      frame.location =
+          retainText(text, formatTo(text, sizeof(text), "%s:%u", file ? file : "?", line.line));
+      const char *function = causal_linetab_function(table, where.line);
+      frame.function = function ? retainText(function, strlen(function)) : 0;
+    }
+  }
+  g_modules.endRead();
+  if (!frame.location && !frame.function)
+    return; // not an instrumented line: dladdr names it at the write, if still mapped
+  insertRetained(frame);
+}
+
+// The copy of an inlined_at string of the image (one per string, so that the
+// paths of several threads still merge: their key holds its address).
+const char *retainInlinedAt(const char *inlined) {
+  if (const RetainedFrame *known = findRetained(uintptr_t(inlined)))
+    return known->function ? g_retained_text + known->function - 1 : nullptr;
+  if (g_retained_count >= kRetainedSlots / 2)
+    return nullptr;
+  RetainedFrame copy = {uintptr_t(inlined), retainText(inlined, strlen(inlined)), 0};
+  insertRetained(copy);
+  return copy.function ? g_retained_text + copy.function - 1 : nullptr;
+}
+
+void retainFramesOf(Table *table, AddressRange image) {
+  uint32_t count = __atomic_load_n(&table->count, __ATOMIC_ACQUIRE);
+  for (uint32_t i = 0; i < count; ++i) {
+    Record &r = table->records[i];
+    for (uint32_t j = 0; j < r.depth; ++j) {
+      uintptr_t ret = uintptr_t(table->frames[r.frames + j]);
+      if (ret > image.begin && ret <= image.end)
+        retainFrame(ret - 1);
+    }
+    // The pass's inlined_at strings are the image's read-only data.
+    const char *inlined = __atomic_load_n(&r.inlined_at, __ATOMIC_RELAXED);
+    if (inlined && uintptr_t(inlined) >= image.begin && uintptr_t(inlined) < image.end)
+      __atomic_store_n(&r.inlined_at, retainInlinedAt(inlined), __ATOMIC_RELAXED);
+  }
+}
+
 // The frame of code at |address| (a call: a return address - 1).
 pf::Frame frameAt(uintptr_t address) {
   pf::Frame frame = {0, 0};
@@ -972,6 +1090,13 @@ pf::Frame frameAt(uintptr_t address) {
     return frame;
   }
   g_modules.endRead();
+  if (const RetainedFrame *kept = findRetained(address)) {
+    if (kept->location)
+      frame.location = textString(g_retained_text + kept->location - 1);
+    if (kept->function)
+      frame.function = textString(g_retained_text + kept->function - 1);
+    return frame;
+  }
   Dl_info info;
   if (dladdr(reinterpret_cast<void *>(address), &info) && info.dli_fname && info.dli_fbase) {
     const char *slash = strrchr(info.dli_fname, '/');
@@ -1080,6 +1205,37 @@ void addOpenEntries(ThreadState *self, uint64_t *lost) {
 }
 
 } // namespace
+
+void pathsBeforeUnload(AddressRange image) {
+  if (!g_ready || image.end <= image.begin)
+    return;
+  ThreadState *self = tls_thread;
+  sig_atomic_t was_in_runtime = self ? self->in_handler.load(std::memory_order_relaxed) : 0;
+  if (self)
+    self->in_handler.store(1, std::memory_order_relaxed);
+  g_paths_lock.lock();
+  if (!g_finished && !g_retained) {
+    g_retained = static_cast<RetainedFrame *>(mapZeroed(sizeof(RetainedFrame) * kRetainedSlots));
+    g_retained_text = static_cast<char *>(mapZeroed(kRetainedTextBytes));
+    if (!g_retained || !g_retained_text) {
+      message("out of memory for the frames of an unloaded image; they are written without "
+              "their lines");
+      g_retained = nullptr;
+    }
+  }
+  if (!g_finished && g_retained) {
+    retainFramesOf(&g_process, image);
+    for (uint32_t i = 0, used = g_threads.slotsUsed(); i < used; ++i) {
+      ThreadState *state = g_threads.slot(i);
+      PathThread *t = state ? __atomic_load_n(&state->paths, __ATOMIC_ACQUIRE) : nullptr;
+      if (t)
+        retainFramesOf(&t->table, image);
+    }
+  }
+  g_paths_lock.unlock();
+  if (self)
+    self->in_handler.store(was_in_runtime, std::memory_order_relaxed);
+}
 
 void writePaths(bool last) {
   if (!g_ready) {

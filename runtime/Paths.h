@@ -51,6 +51,12 @@ void pathsThreadEnds(ThreadState *state);
 /// |self| had active go on, as if entered at the fork.
 void pathsForkChild(ThreadState *self);
 
+/// An image is about to be unregistered (its destructor: dlclose, or the
+/// executable's at exit, which runs before the runtime writes): the frames of
+/// the paths so far that are in |image|, and the inlined_at strings the pass
+/// put there, are kept as text for the writer.
+void pathsBeforeUnload(AddressRange image);
+
 /// Writes PROFILE.paths: the whole run so far (|last|: the process's end:
 /// RunEnd is written, the unmatched names of CAUSAL_PATHS are said, and no
 /// entry is recorded afterwards). Not signal-safe; never from a signal

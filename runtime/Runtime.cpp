@@ -284,11 +284,12 @@ extern "C" CAUSAL_RT_EXPORT void __causal_register_module(const void *start, con
 
 extern "C" CAUSAL_RT_EXPORT void __causal_unregister_module(const void *start) {
   waitsBeforeUnload(); // their lines resolve while the table is there
+  AddressRange image = imageRangeOf(start ? start : __builtin_return_address(0));
+  pathsBeforeUnload(image); // the same for the frames of the call paths
   if (g_modules.unregisterModule(start))
     flushUnwindCache(); // cached unwind rules of the unloaded code are stale
   // Progress counters of the image are about to be unmapped: keep their
   // values, stop reading them.
-  AddressRange image = imageRangeOf(start ? start : __builtin_return_address(0));
   if (image.end > image.begin)
     g_progress.retireRange(image.begin, image.end);
 }

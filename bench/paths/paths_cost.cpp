@@ -9,7 +9,7 @@
 // thread CPU time per call of the fastest of 7 loops, and whether the entry
 // was recorded (the descriptor enabled).
 //
-// usage: paths_cost N
+// usage: paths_cost N [plain]   (plain: the same chain, its leaf not chosen)
 #include "TestLineTable.h"
 
 #include "causal/abi.h"
@@ -45,20 +45,29 @@ CODE int leaf(int x) {
   return x + 1;
 }
 
+// The same function not chosen (no check): the baseline of the check's cost.
+CODE int plainLeaf(int x) {
+  g_sink = x;
+  return x + 1;
+}
+
 // Ten frames above the leaf (each keeps its frame: noinline, and the work
 // after the call keeps it from being a tail call).
 #define LEVEL(name, next)                                                                          \
   CODE int name(int x) { return next(x + 1) * 3 + g_sink; }
-LEVEL(f1, leaf)
-LEVEL(f2, f1)
-LEVEL(f3, f2)
-LEVEL(f4, f3)
-LEVEL(f5, f4)
-LEVEL(f6, f5)
-LEVEL(f7, f6)
-LEVEL(f8, f7)
-LEVEL(f9, f8)
-LEVEL(f10, f9)
+#define CHAIN(p, bottom)                                                                           \
+  LEVEL(p##1, bottom)                                                                              \
+  LEVEL(p##2, p##1)                                                                                \
+  LEVEL(p##3, p##2)                                                                                \
+  LEVEL(p##4, p##3)                                                                                \
+  LEVEL(p##5, p##4)                                                                                \
+  LEVEL(p##6, p##5)                                                                                \
+  LEVEL(p##7, p##6)                                                                                \
+  LEVEL(p##8, p##7)                                                                                \
+  LEVEL(p##9, p##8)                                                                                \
+  LEVEL(p##10, p##9)
+CHAIN(f, leaf)
+CHAIN(g, plainLeaf)
 
 static uint64_t threadCpuNs() {
   struct timespec ts;
@@ -66,12 +75,13 @@ static uint64_t threadCpuNs() {
   return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
 }
 
-CODE double run(long n) {
+CODE double run(long n, bool chosen) {
   double best = 1e30;
+  int (*top)(int) = chosen ? f10 : g10;
   for (int loop = 0; loop < 7; ++loop) {
     uint64_t start = threadCpuNs();
     for (long i = 0; i < n; ++i)
-      g_sink = f10(int(i));
+      g_sink = top(int(i));
     double ns = double(threadCpuNs() - start) / double(n);
     best = ns < best ? ns : best;
   }
@@ -85,7 +95,8 @@ int main(int argc, char **argv) {
           __start_causal_bench_paths,
           uint32_t(__stop_causal_bench_paths - __start_causal_bench_paths), "paths_cost.cpp", 1));
   __causal_register_module(table->start(), table->stop());
-  double ns = run(n);
+  bool chosen = !(argc > 2 && argv[2][0] == 'p'); // "plain": the chain without the check
+  double ns = run(n, chosen);
   printf("ns_per_call=%.1f enabled=%u\n", ns, unsigned(g_leaf_fn.enabled));
   return 0;
 }

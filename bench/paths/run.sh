@@ -7,6 +7,7 @@
 #   with a line table built in memory), N times a loop, and prints the thread CPU time per
 #   call of the fastest of 7 loops. Linked with libcausal_rt.so as causal-ld links programs
 #   (the runtime's sampler on, no experiments). Ways, interleaved within each round:
+#     none       the same chain with a leaf that is not chosen (no check): the baseline
 #     off        CAUSAL_PATHS unset: the descriptor stays disabled, the pass's check alone
 #     paths      CAUSAL_PATHS=all: each call walks 12 frames (10 levels, the chosen function,
 #                main's), looks the path up in the thread's table, reads the TSC clock twice
@@ -48,15 +49,17 @@ run() { # ROUND WAY
     cpu-clock) env+=(CAUSAL_PATHS=all CAUSAL_PATHS_CPU_CLOCK=1) ;;
   esac
   rm -f "$cache/profile.coz" "$cache/profile.coz.paths"
-  out="$(env "${env[@]}" "$cache/paths_cost" "$calls")"
+  local plain=""
+  [ "$2" != none ] || plain=plain
+  out="$(env "${env[@]}" "$cache/paths_cost" "$calls" $plain)"
   case "$2:$out" in
-    off:*enabled=0* | paths:*enabled=1* | cpu-clock:*enabled=1*) ;;
+    none:*enabled=0* | off:*enabled=0* | paths:*enabled=1* | cpu-clock:*enabled=1*) ;;
     *) echo "run.sh: $2: unexpected output: $out" >&2; exit 1 ;;
   esac
   printf '%s\t%s\t%s\n' "$1" "$2" "$(echo "$out" | sed -n 's/^ns_per_call=\([0-9.]*\).*/\1/p')" >> "$raw"
 }
 for round in $(seq 1 "$rounds"); do
-  for way in off paths cpu-clock; do run "$round" "$way"; done
+  for way in none off paths cpu-clock; do run "$round" "$way"; done
 done
 load_after="$(bench_load)"
 
@@ -73,7 +76,11 @@ lines = [f"Thread CPU time per call of a chosen function at depth 10 (its caller
          f" of instrumented code), median (min-max) over {rounds} rounds of the fastest of 7 loops"
          f" of {calls} calls; {machine}; load average before {before}, after {after}.", "",
          "| way | ns per call | entry + exit (minus off) |", "|---|---|---|"]
-for way, label in (("off", "off (descriptor disabled)"), ("paths", "--paths"),
+none = statistics.median(runs['none'])
+lines.insert(-2, f"The disabled check (off minus none): {off - none:+.2f} ns per call.")
+lines.insert(-2, "")
+for way, label in (("none", "none (the leaf not chosen)"), ("off", "off (descriptor disabled)"),
+                   ("paths", "--paths"),
                    ("cpu-clock", "--paths --paths-cpu-clock")):
     v = runs[way]
     lines.append(f"| {label} | {statistics.median(v):.1f} ({min(v):.1f}-{max(v):.1f}) | "

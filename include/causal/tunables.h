@@ -318,6 +318,10 @@
  * start) found to have no instrumented frame above them: the walk stops there
  * without asking libunwind again. */
 #define CAUSAL_PATHS_BASE_ADDRESSES 256u
+/* Frames of call paths in images unregistered before the sidecar is written
+ * (dlclose; the executable at exit) that are kept as text (a power of two;
+ * half of it is used; about 96 bytes of text each). */
+#define CAUSAL_PATHS_RETAINED_FRAMES 16384u
 /* Distinct texts (function names, FILE:LINE) one write of PROFILE.paths can
  * define (a power of two; half of it is used); beyond, frames name no text. */
 #define CAUSAL_PATHS_STRING_SLOTS 65536u

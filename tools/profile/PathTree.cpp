@@ -115,6 +115,7 @@ void PathMetrics::add(const PathMetrics &o) {
   wallNs = saturatingAdd(wallNs, o.wallNs);
   blockedNs = saturatingAdd(blockedNs, o.blockedNs);
   samples = saturatingAdd(samples, o.samples);
+  threads = saturatingAdd(threads, o.threads);
 }
 
 void PathMetrics::add(const PathRecord &path) {
@@ -125,6 +126,7 @@ void PathMetrics::add(const PathRecord &path) {
   m.wallNs = path.wallNs;
   m.blockedNs = path.blockedNs;
   m.samples = path.samples;
+  m.threads = path.threads;
   add(m);
 }
 

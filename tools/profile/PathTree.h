@@ -48,6 +48,10 @@ inline constexpr size_t kMaxTreeDepth = 1024;
 
 struct PathMetrics {
   uint64_t calls = 0, recursiveCalls = 0, cpuNs = 0, wallNs = 0, blockedNs = 0, samples = 0;
+  /// Threads that took the path (of a merged path: summed over the runs,
+  /// which are other processes). Summed over paths in a tree's node, where
+  /// a thread that took two paths counts twice: the views show it per path.
+  uint64_t threads = 0;
   uint64_t get(PathMetric metric) const;
   void add(const PathMetrics &other); // saturating
   void add(const PathRecord &path);

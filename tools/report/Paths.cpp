@@ -352,7 +352,19 @@ void renderPathsJson(std::ostream &out, const PathsAnalysis &a, const PathsFile 
       out << "null";
     else
       writeNodeJson(out, f, options.topDown ? f.topDown : f.callers, 0, a.metric, options.limits);
-    out << "}";
+    // Every distinct path, flat, with the threads that took it.
+    out << ",\"contexts\":[";
+    for (size_t k = 0; k < f.paths.size(); ++k) {
+      const profile::MergedPath &path = f.paths[k];
+      out << (k ? "," : "") << "{\"frames\":[";
+      for (size_t j = 0; j < path.frames.size(); ++j)
+        out << (j ? "," : "") << "{\"function\":\"" << jsonEscape(path.frames[j].function)
+            << "\",\"location\":\"" << jsonEscape(path.frames[j].location) << "\"}";
+      out << "],\"threads\":" << path.metrics.threads << ",";
+      writeMetricsJson(out, f, path.metrics);
+      out << "}";
+    }
+    out << "]}";
   }
   out << "],\"warnings\":[";
   for (size_t i = 0; i < file.warnings.size(); ++i)

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# bench/paths-sqlite/run.sh - call paths of two SQLite functions: what they cost, what they say.
+#
+# README
+#   bench/sqlite's workload (insert_workload.c: threads inserting rows, SQLite amalgamation
+#   fetched by bench/common/fetch-sqlite.sh) with sqlite3_mutex_enter and sqlite3Malloc chosen
+#   for call-path profiling (issue 13): the two shared helpers at the top of SQLite's causal
+#   profile, whose callers a user needs to know. Builds of the same sources:
+#     plain     clang -O2
+#     causal    causal-clang -fcausal-profile -O2 (no function chosen)
+#     chosen    causal-clang -fcausal-profile -fcausal-paths=sqlite3_mutex_enter,sqlite3Malloc -O2
+#     cyg       clang -O2 -finstrument-functions (every function calls a hook at entry and
+#               exit; the hooks, cyg_hooks.c, count the two chosen functions' entries)
+#     xray      clang -O2 -fxray-instrument with xray-attr-list.txt (only the two functions)
+#   and runs of the same fixed work (every thread inserts --rows rows), in interleaved rounds:
+#     plain, causal (causal run), chosen-off (causal run, paths not enabled),
+#     chosen-on (causal run --paths), chosen-cpu (causal run --paths --paths-cpu-clock),
+#     cyg, xray-off (sleds unpatched), xray-on (XRay's profiling mode: call trees).
+#   Every causal run has experiments off (CAUSAL_EXPERIMENTS=0: sampling only), so the
+#   differences are the paths' alone. Each run's output must equal plain's.
+#   Tables: wall time per variant (median, range) and its ratio to the variant it adds to
+#   (chosen-off / causal, chosen-on / chosen-off, ...), the entries counted, and the per-caller
+#   split of both functions from `causal paths report` of the last chosen-on run.
+#   Run time: about 2 minutes to build (five -O2 builds of sqlite3.c), then about 8 x --reps
+#   x (a plain run's time).
+#
+# usage: bench/paths-sqlite/run.sh [--build-dir DIR] [--cache-dir DIR] [--threads N]
+#                                  [--rows N] [--reps N]
+#   --threads  inserting threads (default 4)
+#   --rows     rows per thread (default 30000)
+#   --reps     rounds (default 3)
+# Results: <cache-dir>/results.md, raw data in <cache-dir>/runs.tsv, the paths reports in
+# <cache-dir>/out/.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+. "$here/../common/lib.sh"
+threads=4 rows=30000 reps=3
+bench_args "--threads=threads --rows=rows --reps=reps" "$@"
+bench_positive --threads "$threads"
+bench_positive --rows "$rows"
+bench_positive --reps "$reps"
+bench_setup paths-sqlite "bin obj out profiles" bin/causal bin/causal-clang
+
+sqlite="$("$here/../common/fetch-sqlite.sh" "$build/bench-cache/sqlite")"
+sqlite_version="$(sed -n 's/^#define SQLITE_VERSION *"\(.*\)"/\1/p' "$sqlite/sqlite3.h")"
+defs=(-DSQLITE_THREADSAFE=1 -DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_DQS=0)
+workload="$here/../sqlite/insert_workload.c"
+chosen_fns=sqlite3_mutex_enter,sqlite3Malloc
+build_log="$cache/build.log"
+: >"$build_log"
+flags_of() {
+  case "$1" in
+    plain) echo "$clang -O2" ;;
+    causal) echo "$build/bin/causal-clang -fcausal-profile -O2" ;;
+    chosen) echo "$build/bin/causal-clang -fcausal-profile -fcausal-paths=$chosen_fns -O2" ;;
+    cyg) echo "$clang -O2 -finstrument-functions" ;;
+    xray) echo "$clang -O2 -fxray-instrument -fxray-instruction-threshold=1 -fxray-attr-list=$here/xray-attr-list.txt" ;;
+  esac
+}
+builds="plain causal chosen cyg xray"
+build_one() { # variant
+  local -a cmd extra=()
+  read -r -a cmd <<<"$(flags_of "$1")"
+  (set -x; "${cmd[@]}" "${defs[@]}" -I"$sqlite" -c "$sqlite/sqlite3.c" -o "$cache/obj/sqlite3.$1.o") \
+    >"$build_log.$1" 2>&1 || return 1
+  case "$1" in
+    cyg) extra=("$here/cyg_hooks.c" "$here/cyg_choose.c") ;;
+  esac
+  # The workload itself is compiled the same way, except the hooks' files (no
+  # instrumentation of their own: no_instrument_function).
+  (set -x; "${cmd[@]}" -I"$sqlite" -I"$src/include" "$workload" "${extra[@]}" \
+     "$cache/obj/sqlite3.$1.o" -pthread -o "$cache/bin/insert_workload.$1") >>"$build_log.$1" 2>&1
+}
+echo "building sqlite3.c five ways (log: $build_log)" >&2
+failed=0
+set -- $builds
+while [ $# -gt 0 ]; do
+  build_one "$1" & p1=$!
+  p2=""
+  if [ $# -ge 2 ]; then build_one "$2" & p2=$!; fi
+  wait "$p1" || failed=1
+  [ -z "$p2" ] || wait "$p2" || failed=1
+  shift; [ $# -eq 0 ] || shift
+done
+cat "$build_log".* >>"$build_log" 2>/dev/null || true
+rm -f "$build_log".*
+[ "$failed" = 0 ] || { echo "run.sh: building failed, see $build_log" >&2; exit 1; }
+
+runs="$cache/runs.tsv"
+bench_fresh_runs "$runs" 'round\tvariant\tns\tstatus\tsame_output'
+rm -f "$cache/out/"*
+run_variant() { # variant round
+  local v="$1" round="$2" bin out err profile start end status=0
+  case "$v" in
+    plain | causal | cyg) bin="$cache/bin/insert_workload.$v" ;;
+    chosen-*) bin="$cache/bin/insert_workload.chosen" ;;
+    xray-*) bin="$cache/bin/insert_workload.xray" ;;
+  esac
+  out="$cache/out/$v.$round.txt" err="$cache/out/$v.$round.err" profile="$cache/profiles/$v.$round.coz"
+  rm -f "$profile" "$profile.paths"
+  start=$(date +%s%N)
+  case "$v" in
+    plain | cyg) "$bin" "$threads" "$rows" >"$out" 2>"$err" || status=$? ;;
+    xray-off) env XRAY_OPTIONS="patch_premain=false" "$bin" "$threads" "$rows" >"$out" 2>"$err" || status=$? ;;
+    xray-on) env XRAY_OPTIONS="patch_premain=true xray_mode=xray-profiling verbosity=0 xray_logfile_base=$cache/out/xray-$round." \
+      "$bin" "$threads" "$rows" >"$out" 2>"$err" || status=$? ;;
+    causal | chosen-off) env CAUSAL_EXPERIMENTS=0 "$causal" run --quiet --output "$profile" -- \
+      "$bin" "$threads" "$rows" >"$out" 2>"$err" || status=$? ;;
+    chosen-on) env CAUSAL_EXPERIMENTS=0 "$causal" run --quiet --paths --output "$profile" -- \
+      "$bin" "$threads" "$rows" >"$out" 2>"$err" || status=$? ;;
+    chosen-cpu) env CAUSAL_EXPERIMENTS=0 "$causal" run --quiet --paths --paths-cpu-clock \
+      --output "$profile" -- "$bin" "$threads" "$rows" >"$out" 2>"$err" || status=$? ;;
+  esac
+  end=$(date +%s%N)
+  local same=0
+  cmp -s "$out" "$cache/out/plain.ref.txt" && same=1
+  printf '%s\t%s\t%s\t%s\t%s\n' "$round" "$v" "$((end - start))" "$status" "$same" >>"$runs"
+}
+"$cache/bin/insert_workload.plain" "$threads" "$rows" >"$cache/out/plain.ref.txt"
+variants="plain causal chosen-off chosen-on chosen-cpu cyg xray-off xray-on"
+read -r -a variant_list <<<"$variants"
+n=${#variant_list[@]}
+for round in $(seq 1 "$reps"); do
+  for k in $(seq 0 $((n - 1))); do
+    run_variant "${variant_list[$(((k + round - 1) % n))]}" "$round"
+  done
+  echo "  round $round done ($(date -u +%H:%M:%S))" >&2
+done
+load_after="$(bench_load)"
+for fn in sqlite3_mutex_enter sqlite3Malloc; do
+  "$causal" paths report "$cache/profiles/chosen-on.$reps.coz" --function "$fn" \
+    >"$cache/out/paths.$fn.txt" 2>&1 || true
+  "$causal" paths report "$cache/profiles/chosen-on.$reps.coz" --function "$fn" --folded \
+    --metric calls >"$cache/out/paths.$fn.folded" 2>&1 || true
+done
+
+bench_context_header "$started" "$load_before" "$load_after" \
+  "$threads threads, $rows rows each, $reps interleaved rounds; causal runs with experiments off" \
+  "SQLite $sqlite_version"
+python3 - "$cache" "$reps" <<'PY' >"$cache/results.md"
+import csv, os, re, statistics, sys
+
+cache, reps = sys.argv[1], int(sys.argv[2])
+rows = list(csv.DictReader(open(os.path.join(cache, "runs.tsv")), delimiter="\t"))
+by = {}
+for r in rows:
+    by.setdefault(r["variant"], []).append(int(r["ns"]) / 1e9)
+base = {"causal": "plain", "chosen-off": "causal", "chosen-on": "chosen-off", "chosen-cpu": "chosen-off",
+        "cyg": "plain", "xray-off": "plain", "xray-on": "xray-off"}
+what = {
+    "plain": "clang -O2",
+    "causal": "causal run, nothing chosen",
+    "chosen-off": "two functions chosen, paths not enabled",
+    "chosen-on": "causal run --paths",
+    "chosen-cpu": "causal run --paths --paths-cpu-clock",
+    "cyg": "-finstrument-functions, every function",
+    "xray-off": "-fxray-instrument on the two, unpatched",
+    "xray-on": "XRay profiling mode (call trees) on the two",
+}
+print(os.environ.get("BENCH_HEADER", ""))
+print()
+print("| variant | what | wall s, median (range) | ratio | to | all outputs same |")
+print("|---|---|---|---|---|---|")
+for v in ["plain", "causal", "chosen-off", "chosen-on", "chosen-cpu", "cyg", "xray-off", "xray-on"]:
+    t = by.get(v, [])
+    if not t:
+        continue
+    med = statistics.median(t)
+    ratio, to = "", ""
+    if v in base and by.get(base[v]):
+        ratio = "%.3f" % (med / statistics.median(by[base[v]]))
+        to = base[v]
+    same = all(r["same_output"] == "1" and r["status"] == "0" for r in rows if r["variant"] == v)
+    print("| %s | %s | %.2f (%.2f-%.2f) | %s | %s | %s |" % (v, what[v], med, min(t), max(t), ratio, to,
+                                                          "yes" if same else "NO"))
+print()
+for fn in ["sqlite3_mutex_enter", "sqlite3Malloc"]:
+    path = os.path.join(cache, "out", "paths.%s.txt" % fn)
+    if os.path.exists(path):
+        print("`causal paths report --function %s` (last chosen-on run):" % fn)
+        print()
+        print("```")
+        print(open(path).read().rstrip())
+        print("```")
+        print()
+cyg = [l for l in open(os.path.join(cache, "out", "cyg.%d.err" % reps)) if l.startswith("cyg entries")] \
+    if os.path.exists(os.path.join(cache, "out", "cyg.%d.err" % reps)) else []
+if cyg:
+    print("-finstrument-functions hooks counted: " + cyg[-1].strip())
+PY
+cat "$cache/results.md"
