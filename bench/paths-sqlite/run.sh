@@ -5,7 +5,9 @@
 #   bench/sqlite's workload (insert_workload.c: threads inserting rows, SQLite amalgamation
 #   fetched by bench/common/fetch-sqlite.sh) with sqlite3_mutex_enter and sqlite3Malloc chosen
 #   for call-path profiling (issue 13): the two shared helpers at the top of SQLite's causal
-#   profile, whose callers a user needs to know. Builds of the same sources:
+#   profile, whose callers a user needs to know. Builds of the same sources (SQLITE_PRIVATE
+#   defined empty, so that internal functions have addresses the -finstrument-functions hooks
+#   can compare with):
 #     plain     clang -O2
 #     causal    causal-clang -fcausal-profile -O2 (no function chosen)
 #     chosen    causal-clang -fcausal-profile -fcausal-paths=sqlite3_mutex_enter,sqlite3Malloc -O2
@@ -25,18 +27,20 @@
 #   x (a plain run's time).
 #
 # usage: bench/paths-sqlite/run.sh [--build-dir DIR] [--cache-dir DIR] [--threads N]
-#                                  [--rows N] [--reps N]
+#                                  [--rows N] [--reps N] [--quick]
 #   --threads  inserting threads (default 4)
 #   --rows     rows per thread (default 30000)
 #   --reps     rounds (default 3)
+#   --quick    smoke run: 3,000 rows per thread, one round
 # Results: <cache-dir>/results.md, raw data in <cache-dir>/runs.tsv, the paths reports in
 # <cache-dir>/out/.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-threads=4 rows=30000 reps=3
-bench_args "--threads=threads --rows=rows --reps=reps" "$@"
+threads=4 rows=30000 reps=3 quick=0
+bench_args "--threads=threads --rows=rows --reps=reps --quick=quick!" "$@"
+if [ "$quick" = 1 ]; then rows=3000 reps=1; fi
 bench_positive --threads "$threads"
 bench_positive --rows "$rows"
 bench_positive --reps "$reps"
@@ -44,7 +48,9 @@ bench_setup paths-sqlite "bin obj out profiles" bin/causal bin/causal-clang
 
 sqlite="$("$here/../common/fetch-sqlite.sh" "$build/bench-cache/sqlite")"
 sqlite_version="$(sed -n 's/^#define SQLITE_VERSION *"\(.*\)"/\1/p' "$sqlite/sqlite3.h")"
-defs=(-DSQLITE_THREADSAFE=1 -DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_DQS=0)
+# SQLITE_PRIVATE empty: SQLite's internal functions (sqlite3Malloc is one) get external linkage in
+# every build, so that the -finstrument-functions hooks can compare with sqlite3Malloc's address.
+defs=(-DSQLITE_THREADSAFE=1 -DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_DQS=0 -DSQLITE_PRIVATE=)
 workload="$here/../sqlite/insert_workload.c"
 chosen_fns=sqlite3_mutex_enter,sqlite3Malloc
 build_log="$cache/build.log"
