@@ -238,15 +238,15 @@ void __causal_progress_visit(void *counter);
 #define CAUSAL_PATH_FN_SYMBOL_PREFIX "causal.path_fn."
 
 struct causal_path_fn {
-  uint8_t enabled;      /* 0 in the image. Only the runtime writes it (relaxed
-                           atomic stores); instrumented code reads it at every
-                           entry of the function. Nonzero: collect paths. */
-  uint8_t reserved[3];  /* 0 */
-  uint32_t id;          /* 0 in the image; once registered, the runtime's
-                           index of the function + 1 (same-named descriptors
-                           of several images share one id) */
-  const char *symbol;   /* NUL-terminated linkage (mangled) name */
-  const char *name;     /* NUL-terminated demangled name, for people */
+  uint8_t enabled;     /* 0 in the image. Only the runtime writes it (relaxed
+                          atomic stores); instrumented code reads it at every
+                          entry of the function. Nonzero: collect paths. */
+  uint8_t reserved[3]; /* 0 */
+  uint32_t id;         /* 0 in the image; once registered, the runtime's
+                          index of the function + 1 (same-named descriptors
+                          of several images share one id) */
+  const char *symbol;  /* NUL-terminated linkage (mangled) name */
+  const char *name;    /* NUL-terminated demangled name, for people */
 };
 
 /* void CAUSAL_REGISTER_PATH_FNS_FN(struct causal_path_fn *start,

@@ -70,8 +70,8 @@ enum RunFlags : uint32_t {
 };
 
 struct RunBegin {
-  uint64_t start_ns;         // CLOCK_MONOTONIC at start-up
-  uint64_t realtime_ns;      // CLOCK_REALTIME at the same moment
+  uint64_t start_ns;    // CLOCK_MONOTONIC at start-up
+  uint64_t realtime_ns; // CLOCK_REALTIME at the same moment
   uint32_t pid;
   uint32_t flags;            // RunFlags
   uint64_t sample_period_ns; // CPU time per sample (the sampler's period)
@@ -114,18 +114,18 @@ enum PathFlags : uint32_t {
 /// Path payload: a PathHead, then `depth` Frame records, outermost first
 /// (frames[depth - 1] is the chosen function itself).
 struct PathHead {
-  uint32_t id;               // unique in the run
-  uint32_t function;         // Function::id of the chosen function
-  uint32_t depth;            // frames that follow (>= 1)
-  uint32_t flags;            // PathFlags
-  uint64_t calls;            // outermost entries of the function on this path
-  uint64_t recursive_calls;  // entries while it was already active in the thread
-                             // (not counted in calls; their time is the outer entry's)
-  uint64_t cpu_ns;           // inclusive CPU time (RunFlags::kCpuClock), else 0
-  uint64_t wall_ns;          // inclusive wall time, entry to exit
-  uint64_t blocked_ns;       // of which in the runtime's blocking hooks
-  uint64_t samples;          // the sampler's samples of the thread between entry and exit
-  uint64_t threads;          // distinct threads that took this path
+  uint32_t id;              // unique in the run
+  uint32_t function;        // Function::id of the chosen function
+  uint32_t depth;           // frames that follow (>= 1)
+  uint32_t flags;           // PathFlags
+  uint64_t calls;           // outermost entries of the function on this path
+  uint64_t recursive_calls; // entries while it was already active in the thread
+                            // (not counted in calls; their time is the outer entry's)
+  uint64_t cpu_ns;          // inclusive CPU time (RunFlags::kCpuClock), else 0
+  uint64_t wall_ns;         // inclusive wall time, entry to exit
+  uint64_t blocked_ns;      // of which in the runtime's blocking hooks
+  uint64_t samples;         // the sampler's samples of the thread between entry and exit
+  uint64_t threads;         // distinct threads that took this path
 };
 
 struct RunEnd {
