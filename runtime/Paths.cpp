@@ -14,6 +14,7 @@
 #include "Runtime.h"
 #include "Sampler.h"
 #include "Settings.h"
+#include "SidecarFile.h"
 #include "SpinLock.h"
 #include "Support.h"
 
@@ -845,51 +846,17 @@ constexpr uint32_t kStringSlots = CAUSAL_PATHS_STRING_SLOTS;
 StringSlot *g_strings = nullptr;
 uint32_t g_next_string = 1;
 
-int rawOpen(const char *path, int flags) {
-  return int(rawSyscall(SYS_openat, AT_FDCWD, long(path), flags | O_CLOEXEC, 0644));
-}
-
-bool writeAll(int fd, const char *data, size_t size) {
-  while (size > 0) {
-    long n = rawSyscall(SYS_write, fd, long(data), long(size));
-    if (n == -EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    data += n;
-    size -= size_t(n);
-  }
-  return true;
-}
-
 // Opens the sidecar for appending; a new or empty file gets its header.
 bool openSidecar() {
-  if (g_fd >= 0)
-    return true;
-  int fd = rawOpen(g_path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL);
-  bool fresh = fd >= 0;
-  if (!fresh) {
-    fd = rawOpen(g_path, O_WRONLY | O_APPEND | O_CREAT);
-    if (fd < 0)
-      return false;
-    struct stat st;
-    fresh = rawSyscall(SYS_fstat, fd, long(&st)) == 0 && st.st_size == 0;
-  }
-  if (fresh) {
-    pf::FileHeader header;
-    memcpy(header.magic, pf::kMagic, sizeof(header.magic));
-    header.version = pf::kVersion;
-    header.header_size = sizeof(header);
-    writeAll(fd, reinterpret_cast<const char *>(&header), sizeof(header));
-  }
-  g_fd = fd;
-  return true;
+  if (g_fd < 0)
+    g_fd = openSidecarForAppend(g_path, pf::kMagic, pf::kVersion);
+  return g_fd >= 0;
 }
 
 void writeStaged() {
   if (g_staged == 0)
     return;
-  if (!openSidecar() || !writeAll(g_fd, g_staging, g_staged)) {
+  if (!openSidecar() || !writeAllRaw(g_fd, g_staging, g_staged)) {
     if (!g_write_failed_said)
       message("cannot write the paths to %s", g_path);
     g_write_failed_said = true;

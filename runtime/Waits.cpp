@@ -10,6 +10,7 @@
 #include "ModuleRegistry.h"
 #include "Runtime.h"
 #include "Sampler.h"
+#include "SidecarFile.h"
 #include "SpinLock.h"
 #include "Support.h"
 #include "WaitTargets.h"
@@ -86,45 +87,11 @@ void *mapZeroed(size_t bytes) {
 
 // ---- The file ----------------------------------------------------------------------
 
-int rawOpen(const char *path, int flags) {
-  return int(rawSyscall(SYS_openat, AT_FDCWD, long(path), flags | O_CLOEXEC, 0644));
-}
-
-bool writeAll(int fd, const char *data, size_t size) {
-  while (size > 0) {
-    long n = rawSyscall(SYS_write, fd, long(data), long(size));
-    if (n == -EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    data += n;
-    size -= size_t(n);
-  }
-  return true;
-}
-
 // Opens the sidecar for appending; a new or empty file gets its header.
 bool openSidecar() {
-  if (g_fd >= 0)
-    return true;
-  int fd = rawOpen(g_path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL);
-  bool fresh = fd >= 0;
-  if (!fresh) {
-    fd = rawOpen(g_path, O_WRONLY | O_APPEND | O_CREAT);
-    if (fd < 0)
-      return false;
-    struct stat st;
-    fresh = rawSyscall(SYS_fstat, fd, long(&st)) == 0 && st.st_size == 0;
-  }
-  if (fresh) {
-    wf::FileHeader header;
-    memcpy(header.magic, wf::kMagic, sizeof(header.magic));
-    header.version = wf::kVersion;
-    header.header_size = sizeof(header);
-    writeAll(fd, reinterpret_cast<const char *>(&header), sizeof(header));
-  }
-  g_fd = fd;
-  return true;
+  if (g_fd < 0)
+    g_fd = openSidecarForAppend(g_path, wf::kMagic, wf::kVersion);
+  return g_fd >= 0;
 }
 
 // Writes the staged chunks (whole chunks, one write).
@@ -132,7 +99,7 @@ void writeStaged() {
   if (g_staged == 0)
     return;
   static bool complained = false;
-  if (!openSidecar() || !writeAll(g_fd, g_staging, g_staged)) {
+  if (!openSidecar() || !writeAllRaw(g_fd, g_staging, g_staged)) {
     if (!complained)
       message("cannot write the waits to %s", g_path);
     complained = true;

@@ -30,6 +30,8 @@
 #ifndef CAUSAL_PATHS_FORMAT_H
 #define CAUSAL_PATHS_FORMAT_H
 
+#include "causal/sidecar_format.h"
+
 #include <stdint.h>
 
 namespace causal::paths_format {
@@ -41,11 +43,7 @@ inline constexpr uint32_t kVersion = 1;
 /// The sidecar's name: the profile's name with this appended.
 inline constexpr const char *kSuffix = ".paths";
 
-struct FileHeader {
-  char magic[8];
-  uint32_t version;
-  uint32_t header_size; // sizeof(FileHeader) when written; chunks start here
-};
+using FileHeader = sidecar_format::FileHeader; // causal/sidecar_format.h
 
 enum class ChunkType : uint32_t {
   RunBegin = 1, // once per process run and write, before its other chunks
@@ -55,11 +53,7 @@ enum class ChunkType : uint32_t {
   RunEnd = 5,   // totals; absent if the process died before writing it
 };
 
-struct ChunkHeader {
-  uint32_t type; // ChunkType
-  uint32_t size; // payload bytes after this header
-  uint64_t run;  // RunId of the chunk's run
-};
+using ChunkHeader = sidecar_format::ChunkHeader;
 
 /// RunBegin::flags.
 enum RunFlags : uint32_t {
@@ -135,8 +129,6 @@ struct RunEnd {
   uint64_t truncated_walks; // walks that stopped early (kPathTruncated)
 };
 
-static_assert(sizeof(FileHeader) == 16, "layout");
-static_assert(sizeof(ChunkHeader) == 16, "layout");
 static_assert(sizeof(RunBegin) == 40, "layout");
 static_assert(sizeof(StringHead) == 8, "layout");
 static_assert(sizeof(Function) == 16, "layout");

@@ -28,6 +28,8 @@
 #ifndef CAUSAL_WAITS_FORMAT_H
 #define CAUSAL_WAITS_FORMAT_H
 
+#include "causal/sidecar_format.h"
+
 #include <stdint.h>
 
 namespace causal::waits_format {
@@ -39,11 +41,7 @@ inline constexpr uint32_t kVersion = 2; // 2: Episode::flags
 /// The sidecar's name: the profile's name with this appended.
 inline constexpr const char *kSuffix = ".waits";
 
-struct FileHeader {
-  char magic[8];
-  uint32_t version;
-  uint32_t header_size; // sizeof(FileHeader) when written; chunks start here
-};
+using FileHeader = sidecar_format::FileHeader; // causal/sidecar_format.h
 
 enum class ChunkType : uint32_t {
   RunBegin = 1, // one per process run, before its other chunks
@@ -53,11 +51,7 @@ enum class ChunkType : uint32_t {
   RunEnd = 5,   // totals; absent if the process died before writing it
 };
 
-struct ChunkHeader {
-  uint32_t type; // ChunkType
-  uint32_t size; // payload bytes after this header
-  uint64_t run;  // RunId of the chunk's run
-};
+using ChunkHeader = sidecar_format::ChunkHeader;
 
 /// RunId: (pid << 32) ^ low 32 bits of the start time in ns, unique enough
 /// among the runs appended to one file.
@@ -166,8 +160,6 @@ struct RunEnd {
   uint64_t buffer_bytes; // the memory the buffers took at most
 };
 
-static_assert(sizeof(FileHeader) == 16, "layout");
-static_assert(sizeof(ChunkHeader) == 16, "layout");
 static_assert(sizeof(RunBegin) == 40, "layout");
 static_assert(sizeof(StringHead) == 8, "layout");
 static_assert(sizeof(Thread) == 56, "layout");

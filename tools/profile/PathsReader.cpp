@@ -1,6 +1,8 @@
 //===- PathsReader.cpp - Read the paths sidecar ---------------------------===//
 #include "PathsReader.h"
 
+#include "SidecarChunks.h"
+
 #include "causal/paths_format.h"
 
 #include <cerrno>
@@ -15,18 +17,6 @@ namespace pf = causal::paths_format;
 
 namespace {
 
-template <class T> T load(const char *at) {
-  T value;
-  std::memcpy(&value, at, sizeof(T));
-  return value;
-}
-
-std::string hex(uint64_t value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%#llx", static_cast<unsigned long long>(value));
-  return text;
-}
-
 class Reader {
 public:
   Reader(std::string_view bytes, const std::string &name, PathsFile &into)
@@ -34,39 +24,13 @@ public:
 
   bool read(std::string &error) {
     out.path = name;
-    if (bytes.size() < sizeof(pf::FileHeader))
-      return fail(error, 0,
-                  bytes.empty() ? "the file is empty: the program recorded no paths (was it run "
-                                  "with `causal run --paths`?)"
-                                : "too short for a paths sidecar header (" +
-                                      std::to_string(bytes.size()) + " bytes)");
-    auto header = load<pf::FileHeader>(bytes.data());
-    if (std::memcmp(header.magic, pf::kMagic, sizeof header.magic) != 0)
-      return fail(error, 0, "not a paths sidecar (bad magic; expected \"CAUSALP\")");
-    if (header.version == 0)
-      return fail(error, 8, "format version 0 does not exist");
-    if (header.version > pf::kVersion)
-      return fail(error, 8,
-                  "written in format version " + std::to_string(header.version) +
-                      ", newer than this reader's " + std::to_string(pf::kVersion) +
-                      ": read it with the causal that recorded it");
-    out.version = header.version;
-    if (header.header_size < sizeof(pf::FileHeader) || header.header_size > bytes.size())
-      return fail(error, 12, "header size " + std::to_string(header.header_size) + " is wrong");
-    uint64_t at = header.header_size;
-    while (at < bytes.size()) {
-      if (bytes.size() - at < sizeof(pf::ChunkHeader))
-        return fail(error, at, "truncated chunk header (the file ends inside it)");
-      auto chunk = load<pf::ChunkHeader>(bytes.data() + at);
-      uint64_t payload = at + sizeof(pf::ChunkHeader);
-      if (bytes.size() - payload < chunk.size)
-        return fail(error, at,
-                    "truncated chunk: it says " + std::to_string(chunk.size) +
-                        " bytes follow, the file has " + std::to_string(bytes.size() - payload));
-      if (!readChunk(chunk, bytes.substr(payload, chunk.size), at, error))
-        return false;
-      at = payload + chunk.size;
-    }
+    static const SidecarFormat format = {"paths", pf::kMagic, pf::kVersion, "--paths"};
+    if (!readSidecarChunks(
+            bytes, name, format, out.version,
+            [this](const pf::ChunkHeader &chunk, std::string_view payload, uint64_t at,
+                   std::string &error) { return readChunk(chunk, payload, at, error); },
+            error))
+      return false;
     finish();
     return true;
   }
@@ -81,7 +45,7 @@ private:
   std::set<std::string> unknownTypesWarned;
 
   bool fail(std::string &error, uint64_t offset, const std::string &message) {
-    error = name + ": offset " + std::to_string(offset) + ": " + message;
+    error = sidecarError(name, offset, message);
     return false;
   }
   void warn(const std::string &message) { out.warnings.push_back(name + ": " + message); }
@@ -115,7 +79,7 @@ private:
     auto found = runIndex.find(chunk.run);
     if (found == runIndex.end()) {
       fail(error, at,
-           std::string(typeName(chunk.type)) + " chunk of run " + hex(chunk.run) +
+           std::string(typeName(chunk.type)) + " chunk of run " + hexNumber(chunk.run) +
                ", which no RunBegin chunk before it opened");
       return nullptr;
     }
@@ -137,7 +101,7 @@ private:
     case pf::ChunkType::RunBegin: {
       if (!fixedSize(chunk, sizeof(pf::RunBegin), at, error))
         return false;
-      auto begin = load<pf::RunBegin>(payload.data());
+      auto begin = loadRecord<pf::RunBegin>(payload.data());
       // A run written again (the periodic flush): its state so far is
       // replaced by what follows, in the place of its first write.
       size_t index;
@@ -173,7 +137,7 @@ private:
         return false;
       if (payload.size() < sizeof(pf::StringHead))
         return fail(error, at, "String chunk of " + std::to_string(payload.size()) + " bytes");
-      auto head = load<pf::StringHead>(payload.data());
+      auto head = loadRecord<pf::StringHead>(payload.data());
       if (head.length != payload.size() - sizeof(pf::StringHead))
         return fail(error, at,
                     "String chunk says " + std::to_string(head.length) + " bytes of text, holds " +
@@ -193,7 +157,7 @@ private:
       PathRun *run = runOf(chunk, at, error);
       if (!run)
         return false;
-      auto record = load<pf::Function>(payload.data());
+      auto record = loadRecord<pf::Function>(payload.data());
       std::string what = "Function chunk of function " + std::to_string(record.id);
       if (!knownString(*run, record.symbol, what + " (symbol)", at, error) ||
           !knownString(*run, record.name, what + " (name)", at, error))
@@ -221,7 +185,7 @@ private:
         return fail(error, at,
                     "Path chunk of " + std::to_string(payload.size()) +
                         " bytes; its head alone has " + std::to_string(sizeof(pf::PathHead)));
-      auto head = load<pf::PathHead>(payload.data());
+      auto head = loadRecord<pf::PathHead>(payload.data());
       std::string what = "path " + std::to_string(head.id);
       if (head.depth == 0)
         return fail(error, at,
@@ -241,7 +205,8 @@ private:
       size_t index = size_t(run - out.runs.data());
       if (!pathIds[index].insert(head.id).second)
         return fail(error, at,
-                    "path id " + std::to_string(head.id) + " used twice in run " + hex(chunk.run));
+                    "path id " + std::to_string(head.id) + " used twice in run " +
+                        hexNumber(chunk.run));
       PathRecord path;
       path.id = head.id;
       path.function = head.function;
@@ -261,8 +226,8 @@ private:
       }
       path.frames.reserve(head.depth);
       for (uint32_t i = 0; i < head.depth; ++i) {
-        auto frame =
-            load<pf::Frame>(payload.data() + sizeof(pf::PathHead) + size_t(i) * sizeof(pf::Frame));
+        auto frame = loadRecord<pf::Frame>(payload.data() + sizeof(pf::PathHead) +
+                                           size_t(i) * sizeof(pf::Frame));
         std::string where = what + " (frame " + std::to_string(i) + ")";
         if (!knownString(*run, frame.function, where, at, error) ||
             !knownString(*run, frame.location, where, at, error))
@@ -280,8 +245,9 @@ private:
         return false;
       if (run->hasEnd)
         return fail(error, at,
-                    "a second RunEnd for run " + hex(chunk.run) + " with no RunBegin between them");
-      auto end = load<pf::RunEnd>(payload.data());
+                    "a second RunEnd for run " + hexNumber(chunk.run) +
+                        " with no RunBegin between them");
+      auto end = loadRecord<pf::RunEnd>(payload.data());
       run->hasEnd = true;
       run->endNs = end.end_ns;
       run->pathsWritten = end.paths;

@@ -1,6 +1,8 @@
 //===- WaitsReader.cpp - Read the waits sidecar ---------------------------===//
 #include "WaitsReader.h"
 
+#include "SidecarChunks.h"
+
 #include "causal/tunables.h"
 #include "causal/waits_format.h"
 
@@ -17,18 +19,6 @@ namespace wf = causal::waits_format;
 
 namespace {
 
-template <class T> T load(const char *at) {
-  T value;
-  std::memcpy(&value, at, sizeof(T));
-  return value;
-}
-
-std::string hex(uint64_t value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%#llx", static_cast<unsigned long long>(value));
-  return text;
-}
-
 class Reader {
 public:
   Reader(std::string_view bytes, const std::string &name, WaitsFile &into)
@@ -36,39 +26,13 @@ public:
 
   bool read(std::string &error) {
     out.path = name;
-    if (bytes.size() < sizeof(wf::FileHeader))
-      return fail(error, 0,
-                  bytes.empty() ? "the file is empty: the program recorded no waits (was it run "
-                                  "with `causal run --waits`?)"
-                                : "too short for a waits sidecar header (" +
-                                      std::to_string(bytes.size()) + " bytes)");
-    auto header = load<wf::FileHeader>(bytes.data());
-    if (std::memcmp(header.magic, wf::kMagic, sizeof header.magic) != 0)
-      return fail(error, 0, "not a waits sidecar (bad magic; expected \"CAUSALW\")");
-    if (header.version == 0)
-      return fail(error, 8, "format version 0 does not exist");
-    if (header.version > wf::kVersion)
-      return fail(error, 8,
-                  "written in format version " + std::to_string(header.version) +
-                      ", newer than this reader's " + std::to_string(wf::kVersion) +
-                      ": read it with the causal that recorded it");
-    out.version = header.version;
-    if (header.header_size < sizeof(wf::FileHeader) || header.header_size > bytes.size())
-      return fail(error, 12, "header size " + std::to_string(header.header_size) + " is wrong");
-    uint64_t at = header.header_size;
-    while (at < bytes.size()) {
-      if (bytes.size() - at < sizeof(wf::ChunkHeader))
-        return fail(error, at, "truncated chunk header (the file ends inside it)");
-      auto chunk = load<wf::ChunkHeader>(bytes.data() + at);
-      uint64_t payload = at + sizeof(wf::ChunkHeader);
-      if (bytes.size() - payload < chunk.size)
-        return fail(error, at,
-                    "truncated chunk: it says " + std::to_string(chunk.size) +
-                        " bytes follow, the file has " + std::to_string(bytes.size() - payload));
-      if (!readChunk(chunk, bytes.substr(payload, chunk.size), at, error))
-        return false;
-      at = payload + chunk.size;
-    }
+    static const SidecarFormat format = {"waits", wf::kMagic, wf::kVersion, "--waits"};
+    if (!readSidecarChunks(
+            bytes, name, format, out.version,
+            [this](const wf::ChunkHeader &chunk, std::string_view payload, uint64_t at,
+                   std::string &error) { return readChunk(chunk, payload, at, error); },
+            error))
+      return false;
     return finish(error);
   }
 
@@ -80,7 +44,7 @@ private:
   std::set<std::string> unknownTypesWarned;
 
   bool fail(std::string &error, uint64_t offset, const std::string &message) {
-    error = name + ": offset " + std::to_string(offset) + ": " + message;
+    error = sidecarError(name, offset, message);
     return false;
   }
   void warn(const std::string &message) { out.warnings.push_back(name + ": " + message); }
@@ -114,7 +78,7 @@ private:
     auto found = runIndex.find(chunk.run);
     if (found == runIndex.end()) {
       fail(error, at,
-           std::string(typeName(chunk.type)) + " chunk of run " + hex(chunk.run) +
+           std::string(typeName(chunk.type)) + " chunk of run " + hexNumber(chunk.run) +
                ", which no RunBegin chunk before it opened");
       return nullptr;
     }
@@ -141,8 +105,8 @@ private:
       if (!fixedSize(chunk, sizeof(wf::RunBegin), at, error))
         return false;
       if (runIndex.count(chunk.run))
-        return fail(error, at, "a second RunBegin for run " + hex(chunk.run));
-      auto begin = load<wf::RunBegin>(payload.data());
+        return fail(error, at, "a second RunBegin for run " + hexNumber(chunk.run));
+      auto begin = loadRecord<wf::RunBegin>(payload.data());
       WaitRun run;
       run.id = chunk.run;
       run.offset = at;
@@ -164,7 +128,7 @@ private:
         return false;
       if (payload.size() < sizeof(wf::StringHead))
         return fail(error, at, "String chunk of " + std::to_string(payload.size()) + " bytes");
-      auto head = load<wf::StringHead>(payload.data());
+      auto head = loadRecord<wf::StringHead>(payload.data());
       if (head.length != payload.size() - sizeof(wf::StringHead))
         return fail(error, at,
                     "String chunk says " + std::to_string(head.length) + " bytes of text, holds " +
@@ -184,7 +148,7 @@ private:
       WaitRun *run = runOf(chunk, at, error);
       if (!run)
         return false;
-      auto record = load<wf::Thread>(payload.data());
+      auto record = loadRecord<wf::Thread>(payload.data());
       if (record.tid == 0 || wf::isPseudoThread(record.tid))
         return fail(error, at, "Thread chunk with thread id " + std::to_string(record.tid));
       if (!knownString(*run, record.name, "Thread chunk (name)", at, error) ||
@@ -214,8 +178,8 @@ private:
         return false;
       if (payload.size() < 8)
         return fail(error, at, "Episodes chunk of " + std::to_string(payload.size()) + " bytes");
-      uint32_t tid = load<uint32_t>(payload.data());
-      uint32_t count = load<uint32_t>(payload.data() + 4);
+      uint32_t tid = loadRecord<uint32_t>(payload.data());
+      uint32_t count = loadRecord<uint32_t>(payload.data() + 4);
       if ((payload.size() - 8) != uint64_t(count) * sizeof(wf::Episode))
         return fail(error, at,
                     "Episodes chunk says " + std::to_string(count) + " episodes in " +
@@ -225,7 +189,7 @@ private:
         return fail(error, at, "Episodes chunk of thread id " + std::to_string(tid));
       for (uint32_t i = 0; i < count; ++i) {
         uint64_t where = at + sizeof(wf::ChunkHeader) + 8 + uint64_t(i) * sizeof(wf::Episode);
-        auto record = load<wf::Episode>(payload.data() + 8 + size_t(i) * sizeof(wf::Episode));
+        auto record = loadRecord<wf::Episode>(payload.data() + 8 + size_t(i) * sizeof(wf::Episode));
         if (record.end_ns < record.start_ns)
           return fail(error, where,
                       "episode of thread " + std::to_string(tid) + " ends (" +
@@ -264,10 +228,10 @@ private:
       if (!run)
         return false;
       if (run->hasEnd)
-        return fail(error, at, "a second RunEnd for run " + hex(chunk.run));
-      auto end = load<wf::RunEnd>(payload.data());
+        return fail(error, at, "a second RunEnd for run " + hexNumber(chunk.run));
+      auto end = loadRecord<wf::RunEnd>(payload.data());
       if (end.end_ns < run->startNs)
-        return fail(error, at, "run " + hex(chunk.run) + " ends before it starts");
+        return fail(error, at, "run " + hexNumber(chunk.run) + " ends before it starts");
       run->hasEnd = true;
       run->endNs = end.end_ns;
       run->episodesWritten = end.episodes;
