@@ -75,10 +75,7 @@ struct RunBegin {
 
 /// String payload: uint32_t id, uint32_t length, then `length` bytes (no NUL).
 /// Id 0 is "no text" and never defined.
-struct StringHead {
-  uint32_t id;
-  uint32_t length;
-};
+using StringHead = sidecar_format::StringHead;
 
 /// A chosen function the program registered (enabled or not).
 struct Function {
@@ -130,7 +127,6 @@ struct RunEnd {
 };
 
 static_assert(sizeof(RunBegin) == 40, "layout");
-static_assert(sizeof(StringHead) == 8, "layout");
 static_assert(sizeof(Function) == 16, "layout");
 static_assert(sizeof(Frame) == 8, "layout");
 static_assert(sizeof(PathHead) == 72, "layout");

@@ -34,7 +34,16 @@ struct ChunkHeader {
   uint64_t run;  // RunId of the chunk's run
 };
 
+/// A String chunk's payload: this head, then `length` bytes of text (no
+/// NUL). It gives a text id of its run the text; id 0 is "no text" and is
+/// never defined; ids are defined before the records that use them.
+struct StringHead {
+  uint32_t id;
+  uint32_t length;
+};
+
 static_assert(sizeof(FileHeader) == 16, "layout");
+static_assert(sizeof(StringHead) == 8, "layout");
 static_assert(sizeof(ChunkHeader) == 16, "layout");
 
 } // namespace causal::sidecar_format

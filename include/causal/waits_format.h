@@ -67,10 +67,7 @@ struct RunBegin {
 };
 
 /// String payload: uint32_t id, uint32_t length, then `length` bytes (no NUL).
-struct StringHead {
-  uint32_t id;
-  uint32_t length;
-};
+using StringHead = sidecar_format::StringHead;
 
 struct Thread {
   uint32_t tid;
@@ -161,7 +158,6 @@ struct RunEnd {
 };
 
 static_assert(sizeof(RunBegin) == 40, "layout");
-static_assert(sizeof(StringHead) == 8, "layout");
 static_assert(sizeof(Thread) == 56, "layout");
 static_assert(sizeof(Episode) == 40, "layout");
 static_assert(sizeof(RunEnd) == 32, "layout");

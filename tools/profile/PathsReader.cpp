@@ -17,10 +17,10 @@ namespace pf = causal::paths_format;
 
 namespace {
 
-class Reader {
+class Reader : SidecarRecords<PathRun> {
 public:
   Reader(std::string_view bytes, const std::string &name, PathsFile &into)
-      : bytes(bytes), name(name), out(into) {}
+      : SidecarRecords(name, into.runs, into.warnings, &typeName), bytes(bytes), out(into) {}
 
   bool read(std::string &error) {
     out.path = name;
@@ -37,18 +37,9 @@ public:
 
 private:
   std::string_view bytes;
-  const std::string &name;
   PathsFile &out;
-  std::map<uint64_t, size_t> runIndex;       // RunId -> index in out.runs
   std::map<size_t, uint32_t> pendingProgram; // run index -> program name id
   std::map<size_t, std::set<uint32_t>> pathIds;
-  std::set<std::string> unknownTypesWarned;
-
-  bool fail(std::string &error, uint64_t offset, const std::string &message) {
-    error = sidecarError(name, offset, message);
-    return false;
-  }
-  void warn(const std::string &message) { out.warnings.push_back(name + ": " + message); }
 
   static const char *typeName(uint32_t type) {
     switch (pf::ChunkType(type)) {
@@ -64,35 +55,6 @@ private:
       return "RunEnd";
     }
     return "?";
-  }
-
-  bool fixedSize(const pf::ChunkHeader &chunk, size_t expected, uint64_t at, std::string &error) {
-    if (chunk.size == expected)
-      return true;
-    return fail(error, at,
-                std::string(typeName(chunk.type)) + " chunk of " + std::to_string(chunk.size) +
-                    " bytes; it has " + std::to_string(expected));
-  }
-
-  /// The run a chunk names; an error when no RunBegin opened it.
-  PathRun *runOf(const pf::ChunkHeader &chunk, uint64_t at, std::string &error) {
-    auto found = runIndex.find(chunk.run);
-    if (found == runIndex.end()) {
-      fail(error, at,
-           std::string(typeName(chunk.type)) + " chunk of run " + hexNumber(chunk.run) +
-               ", which no RunBegin chunk before it opened");
-      return nullptr;
-    }
-    return &out.runs[found->second];
-  }
-
-  bool knownString(PathRun &run, uint32_t id, const std::string &what, uint64_t at,
-                   std::string &error) {
-    if (id == 0 || run.strings.count(id))
-      return true;
-    return fail(error, at,
-                what + " uses string id " + std::to_string(id) +
-                    ", which no String chunk of its run defined before");
   }
 
   bool readChunk(const pf::ChunkHeader &chunk, std::string_view payload, uint64_t at,
@@ -131,26 +93,8 @@ private:
       pathIds.erase(index);
       return true;
     }
-    case pf::ChunkType::String: {
-      PathRun *run = runOf(chunk, at, error);
-      if (!run)
-        return false;
-      if (payload.size() < sizeof(pf::StringHead))
-        return fail(error, at, "String chunk of " + std::to_string(payload.size()) + " bytes");
-      auto head = loadRecord<pf::StringHead>(payload.data());
-      if (head.length != payload.size() - sizeof(pf::StringHead))
-        return fail(error, at,
-                    "String chunk says " + std::to_string(head.length) + " bytes of text, holds " +
-                        std::to_string(payload.size() - sizeof(pf::StringHead)));
-      if (head.id == 0)
-        return fail(error, at, "String chunk defines id 0, which means \"no text\"");
-      std::string text(payload.substr(sizeof(pf::StringHead)));
-      auto [where, inserted] = run->strings.emplace(head.id, text);
-      if (!inserted && where->second != text)
-        return fail(error, at,
-                    "String id " + std::to_string(head.id) + " defined twice with different text");
-      return true;
-    }
+    case pf::ChunkType::String:
+      return readString(chunk, payload, at, error);
     case pf::ChunkType::Function: {
       if (!fixedSize(chunk, sizeof(pf::Function), at, error))
         return false;
@@ -256,11 +200,7 @@ private:
       return true;
     }
     }
-    std::string type = std::to_string(chunk.type);
-    if (unknownTypesWarned.insert(type).second)
-      warn("skipped chunks of unknown type " + type + " (first at offset " + std::to_string(at) +
-           "; written by a newer causal?)");
-    return true;
+    return skipUnknown(chunk, at);
   }
 
   void finish() {

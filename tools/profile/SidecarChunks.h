@@ -14,8 +14,11 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace causal::profile {
 
@@ -52,6 +55,96 @@ template <class T> T loadRecord(const char *at) {
 
 /// |value| as "0x..." (0 as "0").
 std::string hexNumber(uint64_t value);
+
+/// What the record readers of the sidecars share: the messages, the run a
+/// chunk names, fixed chunk sizes, String chunks and chunks of unknown types.
+/// |Run| has `std::map<uint32_t, std::string> strings`; |runs| and
+/// |warnings| are the file's.
+template <class Run> class SidecarRecords {
+public:
+  using TypeNameFn = const char *(*)(uint32_t type);
+  SidecarRecords(const std::string &name, std::vector<Run> &runs,
+                 std::vector<std::string> &warnings, TypeNameFn typeName)
+      : name(name), runs(runs), warnings(warnings), typeName(typeName) {}
+
+  bool fail(std::string &error, uint64_t offset, const std::string &message) const {
+    error = sidecarError(name, offset, message);
+    return false;
+  }
+  void warn(const std::string &message) { warnings.push_back(name + ": " + message); }
+
+  bool fixedSize(const sidecar_format::ChunkHeader &chunk, size_t expected, uint64_t at,
+                 std::string &error) const {
+    if (chunk.size == expected)
+      return true;
+    return fail(error, at,
+                std::string(typeName(chunk.type)) + " chunk of " + std::to_string(chunk.size) +
+                    " bytes; it has " + std::to_string(expected));
+  }
+
+  /// The run a chunk names; an error when no RunBegin opened it.
+  Run *runOf(const sidecar_format::ChunkHeader &chunk, uint64_t at, std::string &error) {
+    auto found = runIndex.find(chunk.run);
+    if (found == runIndex.end()) {
+      fail(error, at,
+           std::string(typeName(chunk.type)) + " chunk of run " + hexNumber(chunk.run) +
+               ", which no RunBegin chunk before it opened");
+      return nullptr;
+    }
+    return &runs[found->second];
+  }
+
+  bool knownString(const Run &run, uint32_t id, const std::string &what, uint64_t at,
+                   std::string &error) const {
+    if (id == 0 || run.strings.count(id))
+      return true;
+    return fail(error, at,
+                what + " uses string id " + std::to_string(id) +
+                    ", which no String chunk of its run defined before");
+  }
+
+  /// A String chunk: its text under its id, in the run it names.
+  bool readString(const sidecar_format::ChunkHeader &chunk, std::string_view payload, uint64_t at,
+                  std::string &error) {
+    namespace sf = sidecar_format;
+    Run *run = runOf(chunk, at, error);
+    if (!run)
+      return false;
+    if (payload.size() < sizeof(sf::StringHead))
+      return fail(error, at, "String chunk of " + std::to_string(payload.size()) + " bytes");
+    auto head = loadRecord<sf::StringHead>(payload.data());
+    if (head.length != payload.size() - sizeof(sf::StringHead))
+      return fail(error, at,
+                  "String chunk says " + std::to_string(head.length) + " bytes of text, holds " +
+                      std::to_string(payload.size() - sizeof(sf::StringHead)));
+    if (head.id == 0)
+      return fail(error, at, "String chunk defines id 0, which means \"no text\"");
+    std::string text(payload.substr(sizeof(sf::StringHead)));
+    auto [where, inserted] = run->strings.emplace(head.id, text);
+    if (!inserted && where->second != text)
+      return fail(error, at,
+                  "String id " + std::to_string(head.id) + " defined twice with different text");
+    return true;
+  }
+
+  /// A chunk of a type this reader does not know: skipped, said once a type.
+  bool skipUnknown(const sidecar_format::ChunkHeader &chunk, uint64_t at) {
+    std::string type = std::to_string(chunk.type);
+    if (unknownTypesWarned.insert(type).second)
+      warn("skipped chunks of unknown type " + type + " (first at offset " + std::to_string(at) +
+           "; written by a newer causal?)");
+    return true;
+  }
+
+  const std::string &name;
+  std::map<uint64_t, size_t> runIndex; // RunId -> index in runs
+
+private:
+  std::vector<Run> &runs;
+  std::vector<std::string> &warnings;
+  TypeNameFn typeName;
+  std::set<std::string> unknownTypesWarned;
+};
 
 } // namespace causal::profile
 

@@ -19,10 +19,10 @@ namespace wf = causal::waits_format;
 
 namespace {
 
-class Reader {
+class Reader : SidecarRecords<WaitRun> {
 public:
   Reader(std::string_view bytes, const std::string &name, WaitsFile &into)
-      : bytes(bytes), name(name), out(into) {}
+      : SidecarRecords(name, into.runs, into.warnings, &typeName), bytes(bytes), out(into) {}
 
   bool read(std::string &error) {
     out.path = name;
@@ -38,16 +38,7 @@ public:
 
 private:
   std::string_view bytes;
-  const std::string &name;
   WaitsFile &out;
-  std::map<uint64_t, size_t> runIndex; // RunId -> index in out.runs
-  std::set<std::string> unknownTypesWarned;
-
-  bool fail(std::string &error, uint64_t offset, const std::string &message) {
-    error = sidecarError(name, offset, message);
-    return false;
-  }
-  void warn(const std::string &message) { out.warnings.push_back(name + ": " + message); }
 
   static const char *typeName(uint32_t type) {
     switch (wf::ChunkType(type)) {
@@ -63,34 +54,6 @@ private:
       return "RunEnd";
     }
     return "?";
-  }
-
-  bool fixedSize(const wf::ChunkHeader &chunk, size_t expected, uint64_t at, std::string &error) {
-    if (chunk.size == expected)
-      return true;
-    return fail(error, at,
-                std::string(typeName(chunk.type)) + " chunk of " + std::to_string(chunk.size) +
-                    " bytes; it has " + std::to_string(expected));
-  }
-
-  /// The run a chunk names; an error when no RunBegin opened it.
-  WaitRun *runOf(const wf::ChunkHeader &chunk, uint64_t at, std::string &error) {
-    auto found = runIndex.find(chunk.run);
-    if (found == runIndex.end()) {
-      fail(error, at,
-           std::string(typeName(chunk.type)) + " chunk of run " + hexNumber(chunk.run) +
-               ", which no RunBegin chunk before it opened");
-      return nullptr;
-    }
-    return &out.runs[found->second];
-  }
-
-  bool knownString(WaitRun &run, uint32_t id, const char *what, uint64_t at, std::string &error) {
-    if (id == 0 || run.strings.count(id))
-      return true;
-    return fail(error, at,
-                std::string(what) + " uses string id " + std::to_string(id) +
-                    ", which no String chunk of its run defined before");
   }
 
   void seeTime(WaitRun &run, uint64_t ns) {
@@ -122,26 +85,8 @@ private:
       out.runs.push_back(std::move(run));
       return true;
     }
-    case wf::ChunkType::String: {
-      WaitRun *run = runOf(chunk, at, error);
-      if (!run)
-        return false;
-      if (payload.size() < sizeof(wf::StringHead))
-        return fail(error, at, "String chunk of " + std::to_string(payload.size()) + " bytes");
-      auto head = loadRecord<wf::StringHead>(payload.data());
-      if (head.length != payload.size() - sizeof(wf::StringHead))
-        return fail(error, at,
-                    "String chunk says " + std::to_string(head.length) + " bytes of text, holds " +
-                        std::to_string(payload.size() - sizeof(wf::StringHead)));
-      if (head.id == 0)
-        return fail(error, at, "String chunk defines id 0, which means \"no text\"");
-      std::string text(payload.substr(sizeof(wf::StringHead)));
-      auto [where, inserted] = run->strings.emplace(head.id, text);
-      if (!inserted && where->second != text)
-        return fail(error, at,
-                    "String id " + std::to_string(head.id) + " defined twice with different text");
-      return true;
-    }
+    case wf::ChunkType::String:
+      return readString(chunk, payload, at, error);
     case wf::ChunkType::Thread: {
       if (!fixedSize(chunk, sizeof(wf::Thread), at, error))
         return false;
@@ -240,11 +185,7 @@ private:
       return true;
     }
     }
-    std::string type = std::to_string(chunk.type);
-    if (unknownTypesWarned.insert(type).second)
-      warn("skipped chunks of unknown type " + type + " (first at offset " + std::to_string(at) +
-           "; written by a newer causal?)");
-    return true;
+    return skipUnknown(chunk, at);
   }
 
   std::map<size_t, uint32_t> pendingProgram; // run index -> program name id
