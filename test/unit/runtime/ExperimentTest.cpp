@@ -216,6 +216,11 @@ TEST_F(ExperimentTest, FixedSpeedupInsertsDelaysBoundedBySelectedSamples) {
   env[CAUSAL_ENV_SHARED_CPUS] = "0";
   ProcessResult r = run({"delays", "500", "2"}, env);
   ASSERT_TRUE(r.exited && r.status == 0) << r.err;
+  // The run above is still checked for races; how many samples of the
+  // selected line arrive (and so how much delay is inserted) is not: one CI
+  // run under TSan got 279 samples and none of them during an experiment.
+  if (causal::test::kSamplesHeldBack)
+    GTEST_SKIP() << causal::test::kSamplesHeldBackWhy;
   unsigned long long delay_sum = 0, bound_sum = 0;
   std::vector<Experiment> exps = experiments(profile());
   ASSERT_GE(exps.size(), 2u);
