@@ -31,13 +31,16 @@
 #   check and stop: 3 rounds took 4.8 minutes, i.e. about 6.5 minutes with a fresh build.
 #   --quick: 1 round of 3 s / 8 s runs, about 35 s with a cached build (+ about 100 s for a
 #   fresh one); its numbers are not for publication.
+#   --before-build DIR adds a variant (f): (c) built and run with another causal build (e.g. of
+#   the commit before a change), its top lines read by that build's own `causal report`, beside
+#   (c)'s: the two from the same conditions.
 #   --waits-s N adds a variant (e) `causal run --waits` (the off-CPU recording of
 #   docs/waits.md, with experiments) of N seconds to every round, and reports the sidecar's
 #   size (bytes per second of run and scaled to 60 s), episodes and drops, and the knots of
 #   `causal waits` over its runs, per thread and merged by role (<cache-dir>/waits.txt).
 #
 # usage: bench/memcached/run.sh [--build-dir DIR] [--cache-dir DIR] [--budget-s N] [--quick]
-#                               [--rounds N] [--skip-coz] [--waits-s N]
+#                               [--rounds N] [--skip-coz] [--waits-s N] [--before-build DIR]
 #   --build-dir  causal build tree or install prefix (default: $CAUSAL_BUILD_DIR, else
 #                ../../build relative to this script)
 #   --cache-dir  source package, builds, profiles and results
@@ -47,6 +50,7 @@
 #   --rounds     rounds (default 3; --quick: 1)
 #   --skip-coz   leave out variant (d)
 #   --waits-s    add variant (e), runs of N seconds
+#   --before-build  a second causal build tree, variant (f)
 # Needs: libevent-dev (memcached's build), libmemcached-tools (memaslap), coz-profiler, dpkg-dev
 # (dpkg-source), network access for the one-time `apt-get source memcached`.
 # Results: stdout and <cache-dir>/results.md (Markdown); raw figures <cache-dir>/runs.tsv and
@@ -57,8 +61,9 @@ set -euo pipefail
 script_start=$SECONDS
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-budget=480 quick=0 rounds="" skip_coz=0 waits_s=""
-bench_args "--budget-s=budget --quick=quick! --rounds=rounds --skip-coz=skip_coz! --waits-s=waits_s" "$@"
+budget=480 quick=0 rounds="" skip_coz=0 waits_s="" before=""
+bench_args "--budget-s=budget --quick=quick! --rounds=rounds --skip-coz=skip_coz! --waits-s=waits_s \
+  --before-build=before" "$@"
 [ -z "$waits_s" ] || bench_positive --waits-s "$waits_s"
 bench_positive --budget-s "$budget"
 [ -n "$rounds" ] || { [ "$quick" = 1 ] && rounds=1 || rounds=3; }
@@ -74,6 +79,13 @@ loadgen="$(command -v memcaslap || command -v memaslap || true)"
 bench_check_coz
 variants="plain off causal$with_coz"
 [ -z "$waits_s" ] || variants="$variants waits"
+if [ -n "$before" ]; then
+  before="$(cd "$before" && pwd)"
+  for tool in bin/causal bin/causal-clang lib/causal/CausalPlugin.so libexec/causal/ld; do
+    [ -e "$before/$tool" ] || die "--before-build: no $before/$tool"
+  done
+  variants="$variants before"
+fi
 
 # ---- 1. memcached's Debian source package, fetched once ------------------------------------
 # bench/common/fetch-debian-source.sh: a private apt configuration (deb-src entries derived from
@@ -117,6 +129,8 @@ build_variant() {
   local name="$1" cc="$2" cflags="$3" libs="$4" key dir="$cache/build/$1"
   key="$cc|$cflags|$libs|$(tool_stamp "$clang")"
   [ "$name" != causal ] || key="$key|$(tool_stamp "${causal_tools[@]}")"
+  [ "$name" != before ] || key="$key|$(tool_stamp "$before/bin/causal-clang" \
+    "$before/lib/causal/CausalPlugin.so" "$before/libexec/causal/ld")"
   [ "$name" != coz ] || key="$key|$coz_patch"
   if [ -x "$cache/bin/memcached.$name" ] && [ -f "$dir.key" ] && [ "$(cat "$dir.key")" = "$key" ]; then
     say "build $name: up to date"
@@ -140,6 +154,8 @@ build_variant plain "$clang" "$base_cflags" "$base_libs"
 build_variant causal "$build/bin/causal-clang" \
   "$base_cflags -fcausal-profile -fcausal-progress-fn=resp_finish" "$base_libs"
 [ "$skip_coz" = 1 ] || build_variant coz "$clang" "$base_cflags -g -gdwarf-4" "$base_libs -ldl"
+[ -z "$before" ] || build_variant before "$before/bin/causal-clang" \
+  "$base_cflags -fcausal-profile -fcausal-progress-fn=resp_finish" "$base_libs"
 build_s=$((SECONDS - script_start))
 say "build done after ${build_s} s"
 
@@ -194,6 +210,7 @@ run_one() {
     causal) bin=("$build/bin/causal" run --quiet --output "$profile" -- "$cache/bin/memcached.causal") ;;
     waits) bin=("$build/bin/causal" run --quiet --waits --output "$profile" -- "$cache/bin/memcached.causal") ;;
     coz) bin=(coz run -o "$profile" --- "$cache/bin/memcached.coz") ;;
+    before) bin=("$before/bin/causal" run --output "$profile" -- "$cache/bin/memcached.before") ;;
   esac
   "${bin[@]}" "${server[@]}" >"$base.stdout" 2>"$base.stderr" &
   local wrapper=$! t=0 pid=""
@@ -257,18 +274,21 @@ load_after="$(bench_load)"
 # ---- 5. reports --------------------------------------------------------------------------------
 report_json() { # PROFILER: all rounds' profiles combined
   local -a files=()
+  local reader="$build/bin/causal"
+  [ "$1" != before ] || reader="$before/bin/causal"
   local f
   for f in "$runs_dir"/"$1".*.profile.coz; do [ -s "$f" ] && files+=("$f"); done
   if [ ${#files[@]} -eq 0 ]; then
     echo '{"error": "no profile written"}'
     return
   fi
-  "$build/bin/causal" report --json --top 5 --bootstrap 200 --point resp_finish "${files[@]}" \
+  "$reader" report --json --top 5 --bootstrap 200 --point resp_finish "${files[@]}" \
     2>"$cache/report.$1.stderr" || echo '{"error": "causal report failed"}'
 }
 rm -f "$cache"/report.*.json "$cache"/report.*.stderr
 report_json causal >"$cache/report.causal.json"
 [ "$skip_coz" = 1 ] || report_json coz >"$cache/report.coz.json"
+[ -z "$before" ] || report_json before >"$cache/report.before.json"
 
 cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 coz_version="$(dpkg-query -W -f='${Version}' coz-profiler 2>/dev/null || echo '?')"
@@ -277,10 +297,11 @@ python3 - "$runs" "$cache" "$rounds" <<EOF >"$cache/results.md"
 import csv, json, os, statistics, sys
 runs_path, cache, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
 rows = list(csv.DictReader(open(runs_path), delimiter="\t"))
-order = [v for v in ("plain", "off", "causal", "coz", "waits")
+order = [v for v in ("plain", "off", "causal", "coz", "waits", "before")
          if any(r["variant"] == v for r in rows)]
 label = {"plain": "(a) plain clang -O2", "off": "(b) -fcausal-profile, CAUSAL_DISABLE=1",
-         "causal": "(c) causal run", "coz": "(d) coz run", "waits": "(e) causal run --waits"}
+         "causal": "(c) causal run", "coz": "(d) coz run", "waits": "(e) causal run --waits",
+         "before": "(f) causal run, the --before-build"}
 ops = {(r["variant"], r["round"]): float(r["ops_per_s"]) for r in rows if r["ops_per_s"] != "-"}
 secs = {r["variant"]: r["seconds"] for r in rows}
 
@@ -314,7 +335,8 @@ for v in order:
     print("| %s | %s | %s | %s | %s | %d of %d |" % (
         label[v], secs[v], mm(t, "%.0f") if t else "-",
         ("1" if v == "plain" else mm(ratios, "%.2f")) if ratios else "-",
-        mm(exps, "%.0f") if exps and v in ("causal", "coz", "waits") else "-", good, len(vr)))
+        mm(exps, "%.0f") if exps and v in ("causal", "coz", "waits", "before") else "-", good,
+        len(vr)))
 print()
 bad = [r for r in rows if r["status"] != "0" or r["same_output"] != "1" or r["ops_per_s"] == "-"]
 if bad:
@@ -339,7 +361,9 @@ def top(profiler):
         return None, data["error"]
     return data, ""
 
-reports = {p: top(p) for p in ("causal", "coz") if p in order}
+reports = {p: top(p) for p in ("causal", "coz", "before") if p in order}
+columns = [p for p in ("causal", "coz", "before") if p in order]
+heads = {"causal": "causal", "coz": "Coz", "before": "causal before"}
 print("Top 5 lines of \`causal report --top 5\` (the same reader for both profiles, default "
       "ranking by slope, 95 % bootstrap intervals) over all rounds' profiles of each profiler. "
       "A row is a rank; slope = program speedup (rate of resp_finish) per unit of line speedup, "
@@ -348,7 +372,7 @@ print()
 
 def short(line):
     # .../build/<variant>/thread.c:122 -> thread.c:122
-    for v in ("causal", "coz"):
+    for v in ("causal", "coz", "before"):
         mark = "/build/%s/" % v
         if mark in line:
             return line.split(mark, 1)[1]
@@ -365,16 +389,16 @@ def cells(data, rank):
             "%+.2f [%+.2f, %+.2f]" % (pt["slope"], ci[0], ci[1]),
             "%+.1f %% @ %.0f %%" % (100 * pt["max_impact"], 100 * pt["max_impact_speedup"])]
 
-print("| rank | causal: line | slope [95 % CI] | max | Coz: line | slope [95 % CI] | max |")
-print("|---|---|---|---|---|---|---|")
+print("| rank |" + "".join(" %s: line | slope [95 %% CI] | max |" % heads[p] for p in columns))
+print("|---|" + "---|---|---|" * len(columns))
 for rank in range(5):
     row = [str(rank + 1)]
-    for p in ("causal", "coz"):
+    for p in columns:
         data, err = reports.get(p, (None, "not run"))
         row += cells(data, rank)
     print("| " + " | ".join(row) + " |")
 print()
-for p, name in (("causal", "causal run"), ("coz", "coz run")):
+for p, name in (("causal", "causal run"), ("coz", "coz run"), ("before", "causal run, before")):
     if p not in reports:
         continue
     data, err = reports[p]

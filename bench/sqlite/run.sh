@@ -22,12 +22,19 @@
 #   (2) Fixed work: every variant inserts the same rows (--check-rows per thread), in
 #       interleaved rounds: wall time, ratio to plain, and the output, which must equal plain's
 #       (a checksum of the tables; each thread also verifies its table's contents).
+#   --before-build DIR adds a variant `before`: the same, built and profiled with another causal
+#   build (e.g. of the commit before a change), so that the two profilers' top lines can be put
+#   side by side from the same conditions. --change "FLAGS" adds a variant `changed`: the plain
+#   build with FLAGS added to sqlite3.c's compilation (a real change, e.g.
+#   -DSQLITE_DEFAULT_MEMSTATUS=0), timed in the fixed-work rounds: the true effect of the change
+#   a profile suggests, next to what it predicted.
 #   Run time: about 1.5 min to build (three -O2 builds of sqlite3.c, two at a time), 2.25 x
 #   --seconds for (1), under a minute for (2): about 5 minutes by default. --quick: about 1 min
 #   with cached objects (rebuilds them only if missing), 6 s profiles.
 #
 # usage: bench/sqlite/run.sh [--build-dir DIR] [--cache-dir DIR] [--budget-s N] [--quick]
 #                            [--threads N] [--seconds S] [--check-rows N] [--reps N] [--skip-coz]
+#                            [--before-build DIR] [--change FLAGS]
 #   --build-dir   causal build tree or install prefix (default: $CAUSAL_BUILD_DIR, else
 #                 ../../build relative to this script)
 #   --cache-dir   binaries, profiles and results (default: <build-dir>/bench-cache/sqlite-profile);
@@ -39,15 +46,17 @@
 #   --check-rows  rows per thread of the fixed-work runs (default 60000)
 #   --reps        fixed-work rounds (default 3)
 #   --skip-coz    leave out the Coz variant
+#   --before-build  a second causal build tree, profiled too (variant `before`)
+#   --change      compiler flags for sqlite3.c of variant `changed` (plain otherwise)
 # Results: <cache-dir>/results.md (Markdown), raw data in <cache-dir>/runs.tsv and
 # <cache-dir>/top-lines.tsv, profiles in <cache-dir>/profiles/.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-budget=360 quick=0 threads=4 seconds="" check_rows=60000 reps=3 skip_coz=0
+budget=360 quick=0 threads=4 seconds="" check_rows=60000 reps=3 skip_coz=0 before="" change=""
 bench_args "--budget-s=budget --quick=quick! --threads=threads --seconds=seconds \
-  --check-rows=check_rows --reps=reps --skip-coz=skip_coz!" "$@"
+  --check-rows=check_rows --reps=reps --skip-coz=skip_coz! --before-build=before --change=change" "$@"
 bench_positive --budget-s "$budget"
 bench_positive --threads "$threads"
 bench_positive --check-rows "$check_rows"
@@ -67,6 +76,14 @@ plain_seconds=$(((seconds + 7) / 8))
 bench_setup sqlite-profile "bin obj profiles out" bin/causal bin/causal-clang
 bench_check_coz
 variants="plain causal$with_coz"
+if [ -n "$before" ]; then
+  before="$(cd "$before" && pwd)"
+  for tool in causal causal-clang; do
+    [ -x "$before/bin/$tool" ] || { echo "run.sh: --before-build: no $before/bin/$tool" >&2; exit 2; }
+  done
+  variants="$variants before"
+fi
+[ -z "$change" ] || variants="$variants changed"
 
 # ---- build -------------------------------------------------------------------------------
 sqlite="$("$here/../common/fetch-sqlite.sh" "$build/bench-cache/sqlite")"
@@ -80,6 +97,8 @@ flags_of() {
     plain) echo "$clang -O2" ;;
     causal) echo "$build/bin/causal-clang -fcausal-profile -O2" ;;
     coz) echo "$clang -O2 -g -gdwarf-4" ;;
+    before) echo "$before/bin/causal-clang -fcausal-profile -O2" ;;
+    changed) echo "$clang -O2 $change" ;;
   esac
 }
 compile_sqlite() { # variant
@@ -97,6 +116,9 @@ compile_sqlite causal & pid_causal=$!
 { compile_sqlite plain && { [ "$skip_coz" = 1 ] || compile_sqlite coz; }; } & pid_rest=$!
 wait "$pid_causal" || build_failed=1
 wait "$pid_rest" || build_failed=1
+for v in before changed; do
+  case " $variants " in *" $v "*) compile_sqlite "$v" || build_failed=1 ;; esac
+done
 cat "$build_log".* >>"$build_log" 2>/dev/null || true
 rm -f "$build_log".*
 for v in $variants; do
@@ -123,8 +145,10 @@ run_one() {
   rm -f "$profile"
   start=$(date +%s%N)
   case "$variant" in
-    plain) "$bin" "$@" >"$out" 2>"$err" || status=$? ;;
+    plain | changed) "$bin" "$@" >"$out" 2>"$err" || status=$? ;;
     causal) "$causal" run --quiet --output "$profile" -- "$bin" "$@" >"$out" 2>"$err" || status=$? ;;
+    before) "$before/bin/causal" run --output "$profile" -- "$bin" "$@" >"$out" 2>"$err" ||
+      status=$? ;;
     coz) coz run -o "$profile" --- "$bin" "$@" >"$out" 2>"$err" || status=$? ;;
   esac
   end=$(date +%s%N)
@@ -152,7 +176,7 @@ t0=$(date +%s)
 echo "profiles: $seconds s each, $threads threads" >&2
 run_one plain profile.plain.ref "$threads" 1000000000 "$plain_seconds" >/dev/null
 for v in $variants; do
-  [ "$v" != plain ] || continue
+  [ "$v" != plain ] && [ "$v" != changed ] || continue
   record profile 1 plain "profile.plain.before-$v" "$threads" 1000000000 "$plain_seconds"
   record profile 1 "$v" "profile.$v" "$threads" 1000000000 "$seconds"
   record profile 1 plain "profile.plain.after-$v" "$threads" 1000000000 "$plain_seconds"
@@ -175,19 +199,22 @@ echo "runs took $(($(date +%s) - t0)) s" >&2
 
 # ---- the tables --------------------------------------------------------------------------
 for v in $variants; do
+  reader="$causal"
+  [ "$v" != before ] || reader="$before/bin/causal"
   [ ! -f "$cache/profiles/profile.$v.coz" ] ||
-    "$causal" report --json --top 0 "$cache/profiles/profile.$v.coz" \
+    "$reader" report --json --top 0 "$cache/profiles/profile.$v.coz" \
       >"$cache/profiles/profile.$v.json" 2>"$cache/profiles/profile.$v.report.err" || true
 done
 bench_context_header "$started" "$load_before" "$load_after" \
-  "$threads threads; profiles of $seconds s, plain throughput runs of $plain_seconds s; fixed work $check_rows rows per thread, $reps rounds" "SQLite $sqlite_version"
-python3 - "$cache" "$sqlite/sqlite3.c" "$variants" <<'EOF' >"$cache/results.md"
+  "$threads threads; profiles of $seconds s, plain throughput runs of $plain_seconds s; fixed work $check_rows rows per thread, $reps rounds${before:+; before: $before ($(git -C "$before" log -1 --format=%h 2>/dev/null || echo "not a git tree"))}${change:+; changed: plain with $change}" "SQLite $sqlite_version"
+SQLITE_CHANGE="$change" python3 - "$cache" "$sqlite/sqlite3.c" "$variants" <<'EOF' >"$cache/results.md"
 import csv, json, os, statistics, sys
 
 cache, sqlite_c, variants = sys.argv[1], sys.argv[2], sys.argv[3].split()
 rows = list(csv.DictReader(open(os.path.join(cache, "runs.tsv")), delimiter="\t"))
 sqlite_lines = open(sqlite_c, errors="replace").read().split("\n")
-name = {"plain": "plain", "causal": "causal", "coz": "Coz"}
+name = {"plain": "plain", "causal": "causal", "coz": "Coz", "before": "causal before",
+        "changed": "plain, changed"}
 
 
 def med(values, fmt):
@@ -253,7 +280,7 @@ print("| profiler | wall s | rows/s profiled | rows/s plain (before, after) | th
 print("|---|---|---|---|---|---|---|---|---|---|")
 reports = {}
 for v in variants:
-    if v == "plain":
+    if v in ("plain", "changed"):
         continue
     mine = [r for r in rows if r["kind"] == "profile" and r["variant"] == v]
     # The plain runs of this profiler are the two recorded around it (before, after).
@@ -280,7 +307,7 @@ print()
 
 # Top lines side by side.
 top = 5
-columns = [v for v in variants if v != "plain"]
+columns = [v for v in variants if v not in ("plain", "changed")]
 print("Top %d lines of each profile, as `causal report --json` ranks them (by slope: predicted "
       "program speed-up per unit of line speed-up); max is the largest predicted program "
       "speed-up on the line's curve and, in brackets, the line speed-up where it was seen; "
@@ -346,6 +373,17 @@ for v in variants:
         "%.0f" % statistics.median(rates) if rates else "-",
         "same in every round" if not bad else "DIFFERENT in %d of %d rounds" % (len(bad), len(mine))))
 print()
+changed = [r for r in check if r["variant"] == "changed" and r["round"] in plain_ns]
+if changed:
+    # The true effect, as a profile predicts it: the program's speed-up, plain time over
+    # changed time minus one, per round.
+    gains = [plain_ns[r["round"]] / int(r["ns"]) - 1 for r in changed]
+    print("The change (%s), its true effect: the program is %s faster (median, min-max over the "
+          "rounds, plain wall time over changed wall time minus one)." % (
+              os.environ.get("SQLITE_CHANGE", "?"),
+              "%+.1f %% (%+.1f to %+.1f %%)" % (100 * statistics.median(gains), 100 * min(gains),
+                                                100 * max(gains))))
+    print()
 EOF
 cat "$cache/results.md"
 echo "results: $cache/results.md, raw data: $runs, $cache/top-lines.tsv" >&2
