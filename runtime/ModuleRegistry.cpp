@@ -70,6 +70,7 @@ ModuleRegistry::RegisterResult ModuleRegistry::registerModule(const void *start,
     Module &m = *unloaded_before;
     setPlace(m, start, table);
     m.state.store(SlotState::Active, std::memory_order_release);
+    changes_.fetch_add(1, std::memory_order_release);
     writer_lock_.unlock();
     return RegisterResult::Reloaded;
   }
@@ -100,6 +101,7 @@ ModuleRegistry::RegisterResult ModuleRegistry::registerModule(const void *start,
   memcpy(m.path, new_path, sizeof(m.path));
   m.state.store(SlotState::Active, std::memory_order_release);
   used_.store(used + 1, std::memory_order_release);
+  changes_.fetch_add(1, std::memory_order_release);
   writer_lock_.unlock();
   return RegisterResult::Registered;
 }
@@ -119,6 +121,7 @@ bool ModuleRegistry::unregisterModule(const void *start) {
     return false;
   }
   found->state.store(SlotState::Retired, std::memory_order_seq_cst);
+  changes_.fetch_add(1, std::memory_order_seq_cst);
   // A handler that loaded the state before the store may still be reading
   // the table: wait until every handler in flight has finished.
   while (readers_.load(std::memory_order_seq_cst) != 0)

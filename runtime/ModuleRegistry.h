@@ -80,6 +80,10 @@ public:
   // ---- Inspection (profile writer, tests, verbose output) ----------------
   uint32_t slotsUsed() const { return used_.load(std::memory_order_acquire); }
   bool isActive(uint32_t slot) const;
+  /// Grows at every change of the set of active modules (a registration, a
+  /// reload, an unregistration): what was learned of an address's module
+  /// (runtime/Paths.cpp caches it) holds while it stays the same.
+  uint32_t changes() const { return changes_.load(std::memory_order_acquire); }
   const causal_linetab_header *table(uint32_t slot) const;
   uint64_t lineCount(uint32_t slot, uint32_t line) const;
   /// The profile writer's view (signal-safe; one writer at a time): the
@@ -129,6 +133,7 @@ private:
 
   Module modules_[kCapacity] = {};
   std::atomic<uint32_t> used_{0};
+  std::atomic<uint32_t> changes_{0};
   SpinLock writer_lock_;
   mutable std::atomic<uint32_t> readers_{0};
 };

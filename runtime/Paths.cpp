@@ -113,12 +113,29 @@ void clearTable(Table *t) {
   __atomic_store_n(&t->count, 0, __ATOMIC_RELEASE);
 }
 
+// The key's hash, at every entry: four independent lanes over the return
+// addresses (a multiply's latency each, the four in parallel; one chain took
+// a third of an entry's time), mixed at the end. Only this process's tables
+// use it.
 uint64_t keyHash(uint32_t fn, const char *inlined_at, uint32_t flags, const uint64_t *frames,
                  uint32_t depth) {
-  uint64_t h =
-      (uint64_t(fn) << 32 | flags) ^ uint64_t(uintptr_t(inlined_at)) * 0x9e3779b97f4a7c15ull;
-  for (uint32_t i = 0; i < depth; ++i)
-    h = (h ^ frames[i]) * 0x100000001b3ull + (h >> 29);
+  constexpr uint64_t kOdd = 0x9e3779b97f4a7c15ull;
+  auto step = [](uint64_t lane, uint64_t frame) {
+    uint64_t x = (lane ^ frame) * 0xff51afd7ed558ccdull;
+    return (x << 29) | (x >> 35);
+  };
+  uint64_t a = (uint64_t(fn) << 32 | flags) ^ uint64_t(uintptr_t(inlined_at)) * kOdd;
+  uint64_t b = depth * kOdd, c = 0xc4ceb9fe1a85ec53ull, d = 0xbf58476d1ce4e5b9ull;
+  uint32_t i = 0;
+  for (; i + 4 <= depth; i += 4) {
+    a = step(a, frames[i]);
+    b = step(b, frames[i + 1]);
+    c = step(c, frames[i + 2]);
+    d = step(d, frames[i + 3]);
+  }
+  for (; i < depth; ++i)
+    a = step(a, frames[i]);
+  uint64_t h = a ^ ((b << 17) | (b >> 47)) ^ ((c << 31) | (c >> 33)) ^ ((d << 47) | (d >> 17));
   h ^= h >> 31;
   h *= 0xbf58476d1ce4e5b9ull;
   return h ^ (h >> 29);
@@ -198,6 +215,19 @@ struct Entry {
   uint64_t wall_start, cpu_start, blocked_start, samples_start;
 };
 
+// What a walk learns of a return address, remembered by the thread: a
+// stack's base (the walk ends there), in instrumented code (the walk goes
+// on through frame pointers), or elsewhere (libunwind's turn).
+enum ReturnKind : uint32_t { kReturnUnknown = 0, kReturnBase, kReturnInstrumented, kReturnForeign };
+struct KnownReturn {
+  uintptr_t ret;
+  uint32_t generation; // kindGeneration() when learned
+  uint32_t kind;
+};
+constexpr uint32_t kKnownReturns = CAUSAL_PATHS_RETURN_KINDS;
+static_assert(kKnownReturns >= 2 && (kKnownReturns & (kKnownReturns - 1)) == 0, "a power of two");
+constexpr int kKnownReturnBits = __builtin_ctz(kKnownReturns);
+
 } // namespace
 
 struct PathThread {
@@ -209,6 +239,7 @@ struct PathThread {
   uint64_t truncated;         // walks that stopped early
   Table table;
   Entry active[kActiveDepth];
+  KnownReturn known[kKnownReturns]; // direct-mapped by return address
 };
 
 namespace {
@@ -246,6 +277,7 @@ bool g_cpu_clock = false;
 AddressRange g_runtime_code;
 std::atomic<uintptr_t> g_bases[CAUSAL_PATHS_BASE_ADDRESSES];
 std::atomic<uint32_t> g_base_count{0};
+std::atomic<uint32_t> g_bases_published{0}; // bases stored (after their address)
 
 SpinLock g_paths_lock; // the process's table, the writer
 Table g_process;       // paths of the threads that ended
@@ -452,8 +484,34 @@ void addBase(uintptr_t address) {
   if (at >= CAUSAL_PATHS_BASE_ADDRESSES)
     return;
   // A slot may be taken twice by racing threads: a duplicate costs nothing.
-  if (g_base_count.compare_exchange_strong(at, at + 1, std::memory_order_acq_rel))
+  if (g_base_count.compare_exchange_strong(at, at + 1, std::memory_order_acq_rel)) {
     g_bases[at].store(address, std::memory_order_release);
+    g_bases_published.fetch_add(1, std::memory_order_release); // threads learn kinds again
+  }
+}
+
+// What a return address's kind depends on (the active modules, the bases
+// found), as a number that changes when either does. (It would repeat only
+// after 2^32 / (CAUSAL_PATHS_BASE_ADDRESSES + 1) module changes.)
+inline uint32_t kindGeneration() {
+  return g_modules.changes() * (CAUSAL_PATHS_BASE_ADDRESSES + 1) +
+         g_bases_published.load(std::memory_order_acquire);
+}
+
+// The kind of |ret| (not 0 nor in the runtime), as the thread remembers it
+// or found now: the bases first (a base may lie in instrumented code, where
+// a frame-pointer chain broke).
+inline ReturnKind returnKind(PathThread *t, uint32_t generation, uintptr_t ret) {
+  KnownReturn &known = t->known[(uint64_t(ret) * 0x9e3779b97f4a7c15ull) >> (64 - kKnownReturnBits)];
+  if (known.ret == ret && known.generation == generation)
+    return ReturnKind(known.kind);
+  ReturnKind kind = isKnownBase(ret)          ? kReturnBase
+                    : inInstrumentedCode(ret) ? kReturnInstrumented
+                                              : kReturnForeign;
+  known.ret = ret;
+  known.generation = generation;
+  known.kind = kind;
+  return kind;
 }
 
 // Finishes the walk with libunwind from the frame whose return address
@@ -497,8 +555,9 @@ uint32_t finishWithUnwinder(ThreadState *state, uint64_t *frames, uint32_t n, ui
 // frame-pointer chain whose first frame pointer is |fp| (F's), |sp0| the
 // stack pointer F called from. |fps| gets the frame pointers the chain went
 // through (valid frames of this stack, innermost first).
-uint32_t walkStack(ThreadState *state, uintptr_t ret0, uintptr_t fp, uintptr_t sp0,
+uint32_t walkStack(ThreadState *state, PathThread *t, uintptr_t ret0, uintptr_t fp, uintptr_t sp0,
                    uint64_t *frames, uintptr_t *fps, uint32_t *fp_count, uint32_t *flags) {
+  const uint32_t generation = kindGeneration();
   uint32_t n = 0;
   *fp_count = 0;
   frames[n++] = ret0;
@@ -515,7 +574,8 @@ uint32_t walkStack(ThreadState *state, uintptr_t ret0, uintptr_t fp, uintptr_t s
       fps[(*fp_count)++] = fp;
     if (ret == 0 || g_runtime_code.contains(ret)) // the base, or the runtime's thread start
       return n;
-    if (isKnownBase(ret)) {
+    ReturnKind kind = returnKind(t, generation, ret);
+    if (kind == kReturnBase) {
       if (n == kMaxDepth) {
         *flags |= pf::kPathTruncated;
         return n;
@@ -529,7 +589,7 @@ uint32_t walkStack(ThreadState *state, uintptr_t ret0, uintptr_t fp, uintptr_t s
     }
     frames[n++] = ret;
     last_sp = fp + 16;
-    if (!inInstrumentedCode(ret)) // a caller we did not compile: it may keep no frame pointer
+    if (kind == kReturnForeign) // a caller we did not compile: it may keep no frame pointer
       return finishWithUnwinder(state, frames, n, last_sp, flags);
     low = fp + 16;
     fp = next;
@@ -662,7 +722,7 @@ __causal_path_enter(struct causal_path_fn *fn, const char *inlined_at) {
   uintptr_t fps[kMaxDepth];
   uint32_t fp_count = 0, flags = 0;
   uintptr_t ret0 = uintptr_t(__builtin_return_address(0));
-  uint32_t depth = walkStack(state, ret0, fp0, sp, frames, fps, &fp_count, &flags);
+  uint32_t depth = walkStack(state, t, ret0, fp0, sp, frames, fps, &fp_count, &flags);
   // Entries whose frames are gone (longjmp, an exception through a frame
   // without the exit's cleanup) are closed as if they exited now: F again
   // from the same frame, or a frame the walk did not go through (or went

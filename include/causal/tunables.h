@@ -318,6 +318,11 @@
  * start) found to have no instrumented frame above them: the walk stops there
  * without asking libunwind again. */
 #define CAUSAL_PATHS_BASE_ADDRESSES 256u
+/* Return addresses a thread remembers the kind of (in instrumented code, a
+ * stack's base, elsewhere) so that a walk through them again does not look
+ * the modules and bases up (a power of two; 16 bytes each, in the thread's
+ * path memory). Forgotten when the modules or the bases change. */
+#define CAUSAL_PATHS_RETURN_KINDS 512u
 /* Frames of call paths in images unregistered before the sidecar is written
  * (dlclose; the executable at exit) that are kept as text (a power of two;
  * half of it is used; about 96 bytes of text each). */

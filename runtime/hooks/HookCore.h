@@ -177,16 +177,27 @@ struct BlockScope {
   // --paths (runtime/Paths.h): when the call began, if the thread had a path
   // entry active (0: not timed). One load and a branch on the fast path.
   uint64_t path_block_start = 0;
-  BlockScope() : state(tls_thread) {
+  /// |time_path| false: the call is timed for --paths only from
+  /// startPathBlock() on (a lock tried first).
+  explicit BlockScope(bool time_path = true) : state(tls_thread) {
     if (state) {
       countProgramCall(state);
       if (mayOweDelays(state) && owesDelaysUpToNow(state))
         payBeforeCall();
       enterBlockingCall(state);
       global_before = g_experiment.global_delay_ns.load(std::memory_order_relaxed);
-      if (__builtin_expect(state->path_depth != 0, 0) && !inRuntimeWork(state))
-        path_block_start = fastMonotonicNs(); // not libunwind's locks in the sample handler
+      if (time_path)
+        startPathBlock();
     }
+  }
+  /// Whether the thread has a path entry active (--paths): the call's time
+  /// counts as blocked time then.
+  bool pathTimed() const {
+    return state && __builtin_expect(state->path_depth != 0, 0) && !inRuntimeWork(state);
+  }
+  void startPathBlock() {
+    if (pathTimed()) // not libunwind's locks in the sample handler
+      path_block_start = fastMonotonicNs();
   }
   ~BlockScope() {
     endPathBlock();
@@ -524,6 +535,26 @@ template <typename Outcome, wf::WaitKind Kind> struct Blocking {
   }
   template <auto &Real, typename... Args>
   __attribute__((always_inline)) static auto unrecorded(Args... args) {
+    if constexpr (isRealMutexLock<Real>()) {
+      BlockScope scope(/*time_path=*/false);
+      // With a path entry active (--paths), a lock taken at once blocked
+      // for no time: no clock is read (two reads were most of what an
+      // uncontended lock cost then). trylock answers as lock would, but for
+      // EBUSY (see recordedBlockingCall).
+      if (scope.pathTimed()) {
+        int taken = resolved<real_pthread_mutex_trylock>()(args...);
+        if (taken != EBUSY) {
+          scope.woken(Outcome::woken(taken));
+          return taken;
+        }
+        scope.startPathBlock();
+      }
+      auto r = resolved<Real>()(args...);
+      if (Outcome::timedOut(r))
+        scope.timedOut();
+      scope.woken(Outcome::woken(r));
+      return r;
+    }
     BlockScope scope;
     auto r = resolved<Real>()(args...);
     if (Outcome::timedOut(r))

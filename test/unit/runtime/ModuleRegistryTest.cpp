@@ -82,8 +82,12 @@ TEST_F(ModuleRegistryTest, AppliesLoadBias) {
 
 TEST_F(ModuleRegistryTest, RegistrationIsIdempotent) {
   InMemoryLineTable table(threeLineSpec(code));
+  uint32_t before = registry->changes();
   EXPECT_EQ(registry->registerModule(table.start(), table.stop(), "x"), Result::Registered);
+  uint32_t registered = registry->changes();
+  EXPECT_NE(registered, before) << "a registration is a change (Paths.cpp forgets return kinds)";
   EXPECT_EQ(registry->registerModule(table.start(), table.stop(), "x"), Result::AlreadyRegistered);
+  EXPECT_EQ(registry->changes(), registered) << "nothing changed";
   EXPECT_EQ(registry->slotsUsed(), 1u);
 }
 
@@ -149,14 +153,19 @@ TEST_F(ModuleRegistryTest, UnregisterStopsResolvingAndKeepsCounts) {
   ResolvedAddress r;
   ASSERT_TRUE(registry->resolve(code + 0x41, &r));
   registry->addSamples(r, 4);
+  uint32_t before = registry->changes();
   EXPECT_TRUE(registry->unregisterModule(table.start()));
+  uint32_t unregistered = registry->changes();
+  EXPECT_NE(unregistered, before);
   EXPECT_FALSE(registry->unregisterModule(table.start())) << "second time: unknown";
+  EXPECT_EQ(registry->changes(), unregistered);
   EXPECT_FALSE(registry->resolve(code + 0x41, &r));
   const char *kept = registry->retiredText(0);
   ASSERT_NE(kept, nullptr);
   EXPECT_STREQ(kept, "samples\tlocation=/src/b.h:42\tcount=4\n");
   // The same table may be registered again (dlopen after dlclose).
   EXPECT_EQ(registry->registerModule(table.start(), table.stop(), "x"), Result::Reloaded);
+  EXPECT_NE(registry->changes(), unregistered);
 }
 
 TEST_F(ModuleRegistryTest, TheSameImageLoadedAgainReusesItsSlotAndCounts) {

@@ -441,6 +441,24 @@ TEST_F(PathsTest, BlockedTimeCoversSleepsAndTimedWaits) {
   std::vector<const Path *> helper = r.pathsOf("helper(int)");
   ASSERT_EQ(helper.size(), 1u);
   EXPECT_EQ(helper[0]->head.blocked_ns, 0u);
+  // locker(): 1000 locks of a free mutex, each taken at once (no time
+  // blocked: the hook tries the lock first and reads no clock), and one
+  // wait for a mutex another thread holds for 60 ms (at least 40 ms of it
+  // left when locker() asks, on a loaded machine too).
+  std::vector<const Path *> locker = r.pathsOf("locker(pthread_mutex_t*)");
+  ASSERT_EQ(locker.size(), 2u); // two call sites in runMode
+  uint64_t calls = 0, blocked = 0, wall = 0, blocked_at_free = UINT64_MAX;
+  for (const Path *p : locker) {
+    calls += p->head.calls;
+    blocked += p->head.blocked_ns;
+    wall += p->head.wall_ns;
+    if (p->head.calls == 1000)
+      blocked_at_free = p->head.blocked_ns;
+  }
+  EXPECT_EQ(calls, 1001u);
+  EXPECT_EQ(blocked_at_free, 0u);
+  EXPECT_GE(blocked, 40000000u);
+  EXPECT_LE(blocked, wall);
 }
 
 // The periodic flush: the profiler thread writes the paths whole at each

@@ -16,7 +16,9 @@
 //     fork       helper() twice, then a fork inside forker(): the child calls
 //                helper() three times, the parent once
 //     blocked    sleeper(): nanosleep 5 x 20 ms, a 20 ms timed-out condition
-//                wait; helper() once
+//                wait; helper() once; locker() 1000 times, each locking a
+//                mutex no other thread holds, then once waiting 60 ms for a
+//                mutex another thread holds
 //     ids        prints each descriptor's enabled flag and id
 //     flush      a throughput point (the profiler thread runs) visited after
 //                each helper() call from callerA, for 2.5 s; prints the calls
@@ -28,6 +30,7 @@
 #include "causal/abi.h"
 
 #include <pthread.h>
+#include <semaphore.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +62,7 @@ CAUSAL_TEST_DESCRIPTOR(g_helper_fn, "_Z6helperi", "helper(int)")
 CAUSAL_TEST_DESCRIPTOR(g_recurse_fn, "_Z7recursei", "recurse(int)")
 CAUSAL_TEST_DESCRIPTOR(g_jumper_fn, "_Z6jumperv", "jumper()")
 CAUSAL_TEST_DESCRIPTOR(g_sleeper_fn, "_Z7sleeperv", "sleeper()")
+CAUSAL_TEST_DESCRIPTOR(g_locker_fn, "_Z6lockerP15pthread_mutex_t", "locker(pthread_mutex_t*)")
 CAUSAL_TEST_DESCRIPTOR(g_forker_fn, "_Z6forkerv", "forker()")
 // Another image's copy of helper's descriptor (an inline function's): one id.
 CAUSAL_TEST_DESCRIPTOR(g_helper_copy_fn, "_Z6helperi", "helper(int)")
@@ -156,6 +160,23 @@ CODE void sleeper() {
   PATH_EXIT(g_sleeper_fn);
 }
 
+CODE void locker(pthread_mutex_t *mutex) {
+  PATH_ENTER(g_locker_fn, nullptr);
+  pthread_mutex_lock(mutex);
+  pthread_mutex_unlock(mutex);
+  PATH_EXIT(g_locker_fn);
+}
+
+pthread_mutex_t g_held = PTHREAD_MUTEX_INITIALIZER;
+void *holdFor60ms(void *started) {
+  pthread_mutex_lock(&g_held);
+  sem_post(static_cast<sem_t *>(started));
+  struct timespec ts = {0, 60000000};
+  nanosleep(&ts, nullptr);
+  pthread_mutex_unlock(&g_held);
+  return nullptr;
+}
+
 CODE int forker() {
   PATH_ENTER(g_forker_fn, nullptr);
   pid_t child = fork();
@@ -222,6 +243,16 @@ CODE int runMode(const char *mode) {
   } else if (!strcmp(mode, "blocked")) {
     sleeper();
     sum += callerA();
+    pthread_mutex_t free_mutex = PTHREAD_MUTEX_INITIALIZER;
+    for (int i = 0; i < 1000; ++i)
+      locker(&free_mutex);
+    sem_t started;
+    sem_init(&started, 0, 0);
+    pthread_t holder;
+    pthread_create(&holder, nullptr, holdFor60ms, &started);
+    sem_wait(&started);
+    locker(&g_held);
+    pthread_join(holder, nullptr);
   } else if (!strcmp(mode, "flush")) {
     g_work_ns = 200000;
     __causal_register_counters(g_point, g_point + 1); // starts the profiler thread
@@ -273,6 +304,7 @@ void registerTable() {
       {reinterpret_cast<const void *>(&jumper), "jumper()", 160},
       {reinterpret_cast<const void *>(&sleeper), "sleeper()", 170},
       {reinterpret_cast<const void *>(&forker), "forker()", 180},
+      {reinterpret_cast<const void *>(&locker), "locker(pthread_mutex_t*)", 185},
       {reinterpret_cast<const void *>(&threadMain), "threadMain(void*)", 190},
       {reinterpret_cast<const void *>(&runMode), "runMode(char const*)", 200},
       {reinterpret_cast<const void *>(&realMain), "realMain(int, char**)", 210},
