@@ -893,10 +893,7 @@ void pathsForkChild(ThreadState *self) {
 namespace {
 
 constexpr size_t kStagingBytes = 256 * 1024;
-char *g_staging = nullptr;
-size_t g_staged = 0;
-int g_fd = -1;
-bool g_write_failed_said = false;
+SidecarWriter g_sidecar(g_path, pf::kMagic, pf::kVersion, "paths", kStagingBytes);
 
 struct StringSlot {
   uint64_t key;
@@ -906,47 +903,10 @@ constexpr uint32_t kStringSlots = CAUSAL_PATHS_STRING_SLOTS;
 StringSlot *g_strings = nullptr;
 uint32_t g_next_string = 1;
 
-// Opens the sidecar for appending; a new or empty file gets its header.
-bool openSidecar() {
-  if (g_fd < 0)
-    g_fd = openSidecarForAppend(g_path, pf::kMagic, pf::kVersion);
-  return g_fd >= 0;
-}
-
-void writeStaged() {
-  if (g_staged == 0)
-    return;
-  if (!openSidecar() || !writeAllRaw(g_fd, g_staging, g_staged)) {
-    if (!g_write_failed_said)
-      message("cannot write the paths to %s", g_path);
-    g_write_failed_said = true;
-  }
-  g_staged = 0;
-}
-
-void closeSidecar() {
-  writeStaged();
-  if (g_fd >= 0)
-    rawSyscall(SYS_close, g_fd);
-  g_fd = -1;
-}
-
 // Room for a chunk of |payload| bytes (whole chunks are written); null if
 // it can never fit.
 char *stageChunk(pf::ChunkType type, size_t payload) {
-  size_t total = sizeof(pf::ChunkHeader) + payload;
-  if (total > kStagingBytes)
-    return nullptr;
-  if (g_staged + total > kStagingBytes)
-    writeStaged();
-  pf::ChunkHeader header;
-  header.type = uint32_t(type);
-  header.size = uint32_t(payload);
-  header.run = g_run;
-  memcpy(g_staging + g_staged, &header, sizeof(header));
-  char *at = g_staging + g_staged + sizeof(header);
-  g_staged += total;
-  return at;
+  return g_sidecar.stageChunk(uint32_t(type), g_run, payload);
 }
 
 uint32_t defineString(const char *text, size_t length) {
@@ -1282,10 +1242,10 @@ void writePaths(bool last) {
     g_collecting.store(false, std::memory_order_relaxed);
     g_finished = true;
   }
-  if (write && !g_staging) {
-    g_staging = static_cast<char *>(mapZeroed(kStagingBytes));
+  if (write && !g_sidecar.hasBuffer()) {
+    g_sidecar.setBuffer(static_cast<char *>(mapZeroed(kStagingBytes)));
     g_strings = static_cast<StringSlot *>(mapZeroed(sizeof(StringSlot) * kStringSlots));
-    if (!g_staging || !g_strings) {
+    if (!g_sidecar.hasBuffer() || !g_strings) {
       message("out of memory for writing the paths; %s is not written", g_path);
       write = false;
     }
@@ -1307,7 +1267,7 @@ void writePaths(bool last) {
 
     memset(g_strings, 0, sizeof(StringSlot) * kStringSlots);
     g_next_string = 1;
-    g_staged = 0;
+    g_sidecar.clearStaged();
     pf::RunBegin begin;
     memset(&begin, 0, sizeof(begin));
     begin.start_ns = g_run_start_ns;
@@ -1350,7 +1310,7 @@ void writePaths(bool last) {
     end.truncated_walks = truncated;
     if (char *where = stageChunk(pf::ChunkType::RunEnd, sizeof(end)))
       memcpy(where, &end, sizeof(end));
-    closeSidecar();
+    g_sidecar.close();
   }
   g_paths_lock.unlock();
   if (self)

@@ -54,4 +54,45 @@ int openSidecarForAppend(const char *path, const char (&magic)[8], uint32_t vers
   return fd;
 }
 
+// Opens the sidecar for appending; a new or empty file gets its header.
+bool SidecarWriter::open() {
+  if (fd_ < 0)
+    fd_ = openSidecarForAppend(path_, magic_, version_);
+  return fd_ >= 0;
+}
+
+void SidecarWriter::writeStaged() {
+  if (staged_ == 0)
+    return;
+  if (!open() || !writeAllRaw(fd_, buffer_, staged_)) {
+    if (!complained_)
+      message("cannot write the %s to %s", what_, path_);
+    complained_ = true;
+  }
+  staged_ = 0;
+}
+
+void SidecarWriter::close() {
+  writeStaged();
+  if (fd_ >= 0)
+    rawSyscall(SYS_close, fd_);
+  fd_ = -1;
+}
+
+char *SidecarWriter::stageChunk(uint32_t type, uint64_t run, size_t payload) {
+  size_t total = sizeof(sidecar_format::ChunkHeader) + payload;
+  if (total > capacity_)
+    return nullptr;
+  if (staged_ + total > capacity_)
+    writeStaged();
+  sidecar_format::ChunkHeader header;
+  header.type = type;
+  header.size = uint32_t(payload);
+  header.run = run;
+  memcpy(buffer_ + staged_, &header, sizeof(header));
+  char *at = buffer_ + staged_ + sizeof(header);
+  staged_ += total;
+  return at;
+}
+
 } // namespace causal::rt

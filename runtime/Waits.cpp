@@ -72,13 +72,11 @@ struct StringSlot {
 StringSlot *g_strings = nullptr; // CAUSAL_WAITS_STRING_SLOTS, mmap'd at setup
 uint32_t g_next_string = 1;
 
-// The staging buffer chunks are rendered into, and the episodes of one
-// buffer converted to the file's layout.
+// The file, with the staging buffer chunks are rendered into, and the
+// episodes of one buffer converted to the file's layout.
 constexpr size_t kStagingBytes = 512 * 1024;
-char *g_staging = nullptr;
-size_t g_staged = 0;
+SidecarWriter g_sidecar(g_path, wf::kMagic, wf::kVersion, "waits", kStagingBytes);
 wf::Episode *g_converted = nullptr; // CAUSAL_WAITS_BUFFER_EPISODES
-int g_fd = -1;                      // open between beginWrite and endWrite
 
 void *mapZeroed(size_t bytes) {
   void *memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -87,49 +85,10 @@ void *mapZeroed(size_t bytes) {
 
 // ---- The file ----------------------------------------------------------------------
 
-// Opens the sidecar for appending; a new or empty file gets its header.
-bool openSidecar() {
-  if (g_fd < 0)
-    g_fd = openSidecarForAppend(g_path, wf::kMagic, wf::kVersion);
-  return g_fd >= 0;
-}
-
-// Writes the staged chunks (whole chunks, one write).
-void writeStaged() {
-  if (g_staged == 0)
-    return;
-  static bool complained = false;
-  if (!openSidecar() || !writeAllRaw(g_fd, g_staging, g_staged)) {
-    if (!complained)
-      message("cannot write the waits to %s", g_path);
-    complained = true;
-  }
-  g_staged = 0;
-}
-
-void closeSidecar() {
-  writeStaged();
-  if (g_fd >= 0)
-    rawSyscall(SYS_close, g_fd);
-  g_fd = -1;
-}
-
 // Room for a chunk of |payload| bytes in the staging buffer (writing out
 // what is staged if needed); null if it can never fit.
 char *stageChunk(wf::ChunkType type, size_t payload) {
-  size_t total = sizeof(wf::ChunkHeader) + payload;
-  if (total > kStagingBytes)
-    return nullptr;
-  if (g_staged + total > kStagingBytes)
-    writeStaged();
-  wf::ChunkHeader header;
-  header.type = uint32_t(type);
-  header.size = uint32_t(payload);
-  header.run = g_run;
-  memcpy(g_staging + g_staged, &header, sizeof(header));
-  char *at = g_staging + g_staged + sizeof(header);
-  g_staged += total;
-  return at;
+  return g_sidecar.stageChunk(uint32_t(type), g_run, payload);
 }
 
 // ---- Texts ---------------------------------------------------------------------------
@@ -322,7 +281,7 @@ bool writeOutFull(WaitBuffer *buffer) {
   bool open = !g_finished;
   if (open) {
     stageEpisodes(buffer);
-    closeSidecar();
+    g_sidecar.close();
   }
   buffer->count.store(0, std::memory_order_release);
   buffer->written = 0;
@@ -340,8 +299,7 @@ void startRun() {
   g_next_string = 1;
   if (g_strings)
     memset(g_strings, 0, sizeof(StringSlot) * CAUSAL_WAITS_STRING_SLOTS);
-  g_staged = 0;
-  g_fd = -1;
+  g_sidecar.restart();
 }
 
 } // namespace
@@ -356,10 +314,10 @@ void setupWaits(const char *profile_path, uint32_t classes) {
   bool device = rawSyscall(SYS_stat, long(profile_path), long(&st)) == 0 && S_ISCHR(st.st_mode);
   formatTo(g_path, sizeof(g_path), "%s%s", profile_path, device ? "" : wf::kSuffix);
   g_strings = static_cast<StringSlot *>(mapZeroed(sizeof(StringSlot) * CAUSAL_WAITS_STRING_SLOTS));
-  g_staging = static_cast<char *>(mapZeroed(kStagingBytes));
+  g_sidecar.setBuffer(static_cast<char *>(mapZeroed(kStagingBytes)));
   g_converted =
       static_cast<wf::Episode *>(mapZeroed(sizeof(wf::Episode) * CAUSAL_WAITS_BUFFER_EPISODES));
-  if (!g_strings || !g_staging || !g_converted) {
+  if (!g_strings || !g_sidecar.hasBuffer() || !g_converted) {
     message("out of memory for --waits; no waits are recorded");
     return;
   }
@@ -416,7 +374,7 @@ void waitsThreadEnds(ThreadState *state) {
   if (!g_finished && !buffer->ended) {
     stageEpisodes(buffer);
     stageThread(buffer, true, fastMonotonicNs(), cpu_ns);
-    closeSidecar();
+    g_sidecar.close();
     g_dropped_at_end += buffer->dropped.load(std::memory_order_relaxed);
   }
   buffer->ended = true; // the next thread that reuses the state starts it again
@@ -452,7 +410,7 @@ void finishWaits() {
   end.buffer_bytes = g_buffer_bytes.load(std::memory_order_relaxed);
   if (char *at = stageChunk(wf::ChunkType::RunEnd, sizeof(end)))
     memcpy(at, &end, sizeof(end));
-  closeSidecar();
+  g_sidecar.close();
   g_finished = true;
 }
 
@@ -470,7 +428,7 @@ void waitsBeforeUnload() {
     if (buffer && !buffer->ended)
       stageEpisodes(buffer);
   }
-  closeSidecar();
+  g_sidecar.close();
 }
 
 void waitsForkChild(ThreadState *self) {

@@ -15,33 +15,11 @@ import argparse
 import json
 import os
 import re
-import shutil
-import subprocess
 import sys
 import tempfile
 
-SKIP = 77
-
-
-def find_chromium():
-    for candidate in ("/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome"):
-        path = shutil.which(candidate)
-        if path:
-            return path
-    return None
-
-
-def chromium_command(chromium, profile_dir, *extra):
-    return [chromium, "--headless", "--no-sandbox", "--disable-gpu",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            "--no-first-run", "--no-default-browser-check", "--disable-extensions",
-            "--host-resolver-rules=MAP * ~NOTFOUND", "--user-data-dir=" + profile_dir,
-            "--virtual-time-budget=5000"] + list(extra)
-
-
-def run(command, timeout=120):
-    return subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout,
-                          text=True, errors="replace")
+from chromium_page import (SKIP, chromium_command, chromium_or_skip, load_page, page_status, run,
+                           screenshot)
 
 
 def main():
@@ -54,9 +32,8 @@ def main():
     parser.add_argument("profiles", nargs="+")
     args = parser.parse_args()
 
-    chromium = find_chromium()
+    chromium = chromium_or_skip()
     if not chromium:
-        print("skipped: chromium is not installed (Debian: apt-get install chromium)")
         return SKIP
     os.makedirs(args.out, exist_ok=True)
     failures = []
@@ -72,12 +49,9 @@ def main():
         expected = sum(len(line["points"]) for line in analysis["lines"])
         url = "file://" + os.path.abspath(page)
 
-        with tempfile.TemporaryDirectory() as user_data:
-            loaded = run(chromium_command(chromium, user_data, "--enable-logging=stderr", "--v=0",
-                                          "--dump-dom", url))
+        loaded, console = load_page(chromium, url)
         dom = loaded.stdout
-        console = [line for line in loaded.stderr.splitlines() if ":CONSOLE" in line]
-        status = re.search(r'<div id="status"[^>]*>([^<]*)</div>', dom)
+        status = page_status(dom)
         plots = len(re.findall(r'<svg class="plot"', dom))
         circles = len(re.findall(r"<circle ", dom))
         print("%s: %d curve(s) expected; page status %r; %d plot(s), %d point(s) drawn; %d console "
@@ -110,9 +84,7 @@ def main():
         shot = os.path.join(args.out, name + ".png")
         if os.path.exists(shot):
             os.remove(shot)
-        with tempfile.TemporaryDirectory() as user_data:
-            run(chromium_command(chromium, user_data, "--window-size=1280,1000",
-                                 "--screenshot=" + shot, url))
+        screenshot(chromium, url, shot, "1280,1000")
         if os.path.exists(shot) and os.path.getsize(shot) > 1000:
             print("artifact: %s" % os.path.abspath(shot))
         else:

@@ -12,28 +12,21 @@ it from a file:// URL with every network name unresolvable and checks that
 Then takes a screenshot and prints "artifact: <path>".
 Exit status: 0 pass, 1 fail, 77 skipped (Chromium not installed).
 """
-import argparse
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
-from html_in_chromium import SKIP, chromium_command, find_chromium, run
+from chromium_page import (SKIP, chromium_or_skip, load_page, page_status, run, screenshot,
+                           sidecar_page_arguments)
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--causal", required=True)
-    parser.add_argument("--make-paths", required=True)
-    parser.add_argument("--profile", required=True)
-    parser.add_argument("--out", required=True)
-    args = parser.parse_args()
-    chromium = find_chromium()
+    args = sidecar_page_arguments("--make-paths")
+    chromium = chromium_or_skip()
     if not chromium:
-        print("skipped: chromium is not installed (Debian: apt-get install chromium)")
         return SKIP
     os.makedirs(args.out, exist_ok=True)
     failures = []
@@ -56,14 +49,11 @@ def main():
         frames.append("%s (%s)" % (node["function"], node["location"]))
         stack.extend(node["children"])
     url = "file://" + os.path.abspath(page)
-    with tempfile.TemporaryDirectory() as user_data:
-        loaded = run(chromium_command(chromium, user_data, "--enable-logging=stderr", "--v=0",
-                                      "--dump-dom", url))
+    loaded, console = load_page(chromium, url)
     dom = loaded.stdout
-    console = [l for l in loaded.stderr.splitlines() if ":CONSOLE" in l]
     if console:
         failures.append("console messages: %s" % console[:3])
-    status = re.search(r'<div id="status"[^>]*>([^<]*)</div>', dom)
+    status = page_status(dom)
     if not status or not status.group(1).startswith("ready:"):
         failures.append("status %r" % (status and status.group(1)))
     drawn = dom.count('<div class="paths-function"')
@@ -75,9 +65,7 @@ def main():
     if missing:
         failures.append("frames missing from the DOM: %s" % missing)
     shot = os.path.join(args.out, "demo.png")
-    with tempfile.TemporaryDirectory() as user_data:
-        run(chromium_command(chromium, user_data, "--window-size=1200,1600", "--screenshot=" + shot,
-                             url))
+    screenshot(chromium, url, shot, "1200,1600")
     if os.path.exists(shot):
         print("artifact: " + shot)
     print("%d functions, %d callers trees, %d frames of the first found" %

@@ -12,28 +12,21 @@ from a file:// URL with every network name unresolvable and checks that
 Then takes a screenshot and prints "artifact: <path>".
 Exit status: 0 pass, 1 fail, 77 skipped (Chromium not installed).
 """
-import argparse
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
-from html_in_chromium import SKIP, chromium_command, find_chromium, run
+from chromium_page import (SKIP, chromium_or_skip, load_page, page_status, run, screenshot,
+                           sidecar_page_arguments)
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--causal", required=True)
-    parser.add_argument("--make-waits", required=True)
-    parser.add_argument("--profile", required=True)
-    parser.add_argument("--out", required=True)
-    args = parser.parse_args()
-    chromium = find_chromium()
+    args = sidecar_page_arguments("--make-waits")
+    chromium = chromium_or_skip()
     if not chromium:
-        print("skipped: chromium is not installed (Debian: apt-get install chromium)")
         return SKIP
     os.makedirs(args.out, exist_ok=True)
     failures = []
@@ -53,14 +46,11 @@ def main():
         edges = min(40, sum(1 for e in analysis["edges"] if e["weight_ns"] > 0))
         vertices = len(analysis["vertices"])
         url = "file://" + os.path.abspath(page)
-        with tempfile.TemporaryDirectory() as user_data:
-            loaded = run(chromium_command(chromium, user_data, "--enable-logging=stderr", "--v=0",
-                                          "--dump-dom", url))
+        loaded, console = load_page(chromium, url)
         dom = loaded.stdout
-        console = [l for l in loaded.stderr.splitlines() if ":CONSOLE" in l]
         if console:
             failures.append("%s: console messages: %s" % (scenario, console[:3]))
-        status = re.search(r'<div id="status"[^>]*>([^<]*)</div>', dom)
+        status = page_status(dom)
         if not status or not status.group(1).startswith("ready:"):
             failures.append("%s: status %r" % (scenario, status and status.group(1)))
         if '<svg id="waits-graph"' not in dom:
@@ -75,9 +65,7 @@ def main():
         if not table or any(label not in table.group(1) for label in knot_labels):
             failures.append("%s: knot table lacks %s" % (scenario, knot_labels))
         shot = os.path.join(args.out, scenario + ".png")
-        with tempfile.TemporaryDirectory() as user_data:
-            run(chromium_command(chromium, user_data, "--window-size=1200,1600",
-                                 "--screenshot=" + shot, url))
+        screenshot(chromium, url, shot, "1200,1600")
         if os.path.exists(shot):
             print("artifact: " + shot)
         print("%s: %d edges, %d vertices drawn" % (scenario, drawn_edges, drawn_vertices))

@@ -5,10 +5,6 @@
 
 #include "causal/paths_format.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <iterator>
 #include <set>
 
 namespace causal::profile {
@@ -38,7 +34,6 @@ public:
 private:
   std::string_view bytes;
   PathsFile &out;
-  std::map<size_t, uint32_t> pendingProgram; // run index -> program name id
   std::map<size_t, std::set<uint32_t>> pathIds;
 
   static const char *typeName(uint32_t type) {
@@ -206,14 +201,8 @@ private:
   void finish() {
     for (size_t index = 0; index < out.runs.size(); ++index) {
       PathRun &run = out.runs[index];
-      std::string label =
-          "run " + std::to_string(index + 1) + " (pid " + std::to_string(run.pid) + ")";
-      if (auto found = pendingProgram.find(index); found != pendingProgram.end()) {
-        run.program = run.text(found->second);
-        if (run.program.empty())
-          warn(label + ": its program name (string id " + std::to_string(found->second) +
-               ") is never defined");
-      }
+      std::string label = runLabel(index, run);
+      resolveProgram(index, run, label);
       if (!run.hasEnd)
         warn(label + " has no RunEnd: the process ended before writing its totals; its paths "
                      "up to its last write are used");
@@ -259,17 +248,8 @@ bool readPathsData(std::string_view bytes, const std::string &name, PathsFile &i
 }
 
 bool readPathsFile(const std::string &path, PathsFile &into, std::string &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = path + ": " + std::strerror(errno);
-    return false;
-  }
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) {
-    error = path + ": cannot read it";
-    return false;
-  }
-  return readPathsData(bytes, path, into, error);
+  std::string bytes;
+  return readSidecarFile(path, bytes, error) && readPathsData(bytes, path, into, error);
 }
 
 } // namespace causal::profile

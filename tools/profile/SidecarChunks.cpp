@@ -1,7 +1,11 @@
 //===- SidecarChunks.cpp - The framing of the binary sidecars -------------===//
 #include "SidecarChunks.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 
 namespace causal::profile {
 
@@ -15,6 +19,24 @@ std::string hexNumber(uint64_t value) {
   char text[32];
   std::snprintf(text, sizeof text, "%#llx", static_cast<unsigned long long>(value));
   return text;
+}
+
+bool readSidecarFile(const std::string &path, std::string &bytes, std::string &error,
+                     const char *missingHint) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    int saved = errno;
+    error = path + ": " + std::strerror(saved);
+    if (saved == ENOENT && missingHint)
+      error += missingHint;
+    return false;
+  }
+  bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (in.bad()) {
+    error = path + ": cannot read it";
+    return false;
+  }
+  return true;
 }
 
 bool readSidecarChunks(std::string_view bytes, const std::string &name, const SidecarFormat &format,

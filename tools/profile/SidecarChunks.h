@@ -56,10 +56,17 @@ template <class T> T loadRecord(const char *at) {
 /// |value| as "0x..." (0 as "0").
 std::string hexNumber(uint64_t value);
 
+/// Reads the whole file at |path| into |bytes|. False with |error| set to
+/// "PATH: STRERROR" (then |missingHint| when there is no such file) or to
+/// "PATH: cannot read it".
+bool readSidecarFile(const std::string &path, std::string &bytes, std::string &error,
+                     const char *missingHint = nullptr);
+
 /// What the record readers of the sidecars share: the messages, the run a
-/// chunk names, fixed chunk sizes, String chunks and chunks of unknown types.
-/// |Run| has `std::map<uint32_t, std::string> strings`; |runs| and
-/// |warnings| are the file's.
+/// chunk names, fixed chunk sizes, String chunks, chunks of unknown types
+/// and the runs' program names. |Run| has `std::map<uint32_t, std::string>
+/// strings`, `pid`, `program` and `text(id)`; |runs| and |warnings| are the
+/// file's.
 template <class Run> class SidecarRecords {
 public:
   using TypeNameFn = const char *(*)(uint32_t type);
@@ -136,8 +143,26 @@ public:
     return true;
   }
 
+  /// "run N (pid P)": how the messages of the end name the run at |index|.
+  static std::string runLabel(size_t index, const Run &run) {
+    return "run " + std::to_string(index + 1) + " (pid " + std::to_string(run.pid) + ")";
+  }
+
+  /// The program name of the run at |index| (|label|), from the string id its
+  /// RunBegin gave (pendingProgram), once its strings are all read; said when
+  /// the id is never defined.
+  void resolveProgram(size_t index, Run &run, const std::string &label) {
+    if (auto found = pendingProgram.find(index); found != pendingProgram.end()) {
+      run.program = run.text(found->second);
+      if (run.program.empty())
+        warn(label + ": its program name (string id " + std::to_string(found->second) +
+             ") is never defined");
+    }
+  }
+
   const std::string &name;
-  std::map<uint64_t, size_t> runIndex; // RunId -> index in runs
+  std::map<uint64_t, size_t> runIndex;       // RunId -> index in runs
+  std::map<size_t, uint32_t> pendingProgram; // run index -> program name id
 
 private:
   std::vector<Run> &runs;

@@ -6,10 +6,6 @@
 #include "causal/tunables.h"
 #include "causal/waits_format.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -188,21 +184,14 @@ private:
     return skipUnknown(chunk, at);
   }
 
-  std::map<size_t, uint32_t> pendingProgram; // run index -> program name id
   std::map<size_t, uint64_t> episodesBeforeStart;
 
   bool finish(std::string &) {
     std::set<uint64_t> hashes;
     for (size_t index = 0; index < out.runs.size(); ++index) {
       WaitRun &run = out.runs[index];
-      std::string label =
-          "run " + std::to_string(index + 1) + " (pid " + std::to_string(run.pid) + ")";
-      if (auto found = pendingProgram.find(index); found != pendingProgram.end()) {
-        run.program = run.text(found->second);
-        if (run.program.empty())
-          warn(label + ": its program name (string id " + std::to_string(found->second) +
-               ") is never defined");
-      }
+      std::string label = runLabel(index, run);
+      resolveProgram(index, run, label);
       if (run.binaryHash)
         hashes.insert(run.binaryHash);
       if (!run.hasEnd)
@@ -271,21 +260,11 @@ bool readWaitsData(std::string_view bytes, const std::string &name, WaitsFile &i
 }
 
 bool readWaitsFile(const std::string &path, WaitsFile &into, std::string &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    int saved = errno;
-    error = path + ": " + std::strerror(saved);
-    if (saved == ENOENT)
-      error += ": no waits were recorded; run the program with `causal run --waits` to record "
-               "them";
-    return false;
-  }
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) {
-    error = path + ": cannot read it";
-    return false;
-  }
-  return readWaitsData(bytes, path, into, error);
+  std::string bytes;
+  return readSidecarFile(path, bytes, error,
+                         ": no waits were recorded; run the program with `causal run --waits` to "
+                         "record them") &&
+         readWaitsData(bytes, path, into, error);
 }
 
 std::string waitsProfileMismatch(const WaitsFile &waits, const Profile &profile) {

@@ -332,4 +332,27 @@ void renderHtml(std::ostream &out, const Analysis &analysis, const ReportContext
   out << kScript;
 }
 
+std::string xmlEscape(const std::string &text) {
+  std::string escaped;
+  for (char c : text) {
+    switch (c) {
+    case '<':
+      escaped += "&lt;";
+      break;
+    case '>':
+      escaped += "&gt;";
+      break;
+    case '&':
+      escaped += "&amp;";
+      break;
+    case '"':
+      escaped += "&quot;";
+      break;
+    default:
+      escaped += c;
+    }
+  }
+  return escaped;
+}
+
 } // namespace causal::report

@@ -95,29 +95,6 @@ const char *cpuNote(CpuSource source) {
   }
 }
 
-std::string xmlEscape(const std::string &text) {
-  std::string escaped;
-  for (char c : text) {
-    switch (c) {
-    case '<':
-      escaped += "&lt;";
-      break;
-    case '>':
-      escaped += "&gt;";
-      break;
-    case '&':
-      escaped += "&amp;";
-      break;
-    case '"':
-      escaped += "&quot;";
-      break;
-    default:
-      escaped += c;
-    }
-  }
-  return escaped;
-}
-
 std::string plural(uint64_t n, const char *one, const char *many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }

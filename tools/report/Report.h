@@ -176,6 +176,9 @@ std::string pathsHtmlSection(const profile::PathsAnalysis *analysis, const profi
 /// JSON string contents: quotes, backslashes, control characters and
 /// '<', '>', '&' escaped (safe inside an HTML <script> element).
 std::string jsonEscape(std::string_view text);
+/// HTML (or SVG) text and attribute values: '<', '>', '&' and '"' escaped
+/// (defined in Html.cpp).
+std::string xmlEscape(const std::string &text);
 /// A JSON number; NaN and infinities become null.
 std::string jsonNumber(double value);
 /// "+12.3%" style.

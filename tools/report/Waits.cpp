@@ -212,29 +212,6 @@ std::string dotEscape(const std::string &text) {
   return escaped;
 }
 
-std::string xmlEscape(const std::string &text) {
-  std::string escaped;
-  for (char c : text) {
-    switch (c) {
-    case '<':
-      escaped += "&lt;";
-      break;
-    case '>':
-      escaped += "&gt;";
-      break;
-    case '&':
-      escaped += "&amp;";
-      break;
-    case '"':
-      escaped += "&quot;";
-      break;
-    default:
-      escaped += c;
-    }
-  }
-  return escaped;
-}
-
 /// The knot (index) each vertex is in, for colouring; -1 if none.
 std::vector<long> knotOf(const WaitAnalysis &a) {
   std::vector<long> knot(a.vertices.size(), -1);

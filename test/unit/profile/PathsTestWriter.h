@@ -8,10 +8,10 @@
 #ifndef CAUSAL_TEST_PATHSTESTWRITER_H
 #define CAUSAL_TEST_PATHSTESTWRITER_H
 
+#include "SidecarTestWriter.h"
+
 #include "causal/paths_format.h"
 
-#include <cstring>
-#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,21 +29,10 @@ struct PathValues {
            threads = 1;
 };
 
-class PathsWriter {
+class PathsWriter : public SidecarTestWriter {
 public:
-  explicit PathsWriter(uint32_t version = pf::kVersion) {
-    pf::FileHeader header{};
-    std::memcpy(header.magic, pf::kMagic, sizeof header.magic);
-    header.version = version;
-    header.header_size = sizeof header;
-    put(header);
-  }
-
-  void chunk(uint32_t type, uint64_t run, const std::string &payload) {
-    pf::ChunkHeader header{type, uint32_t(payload.size()), run};
-    put(header);
-    bytes += payload;
-  }
+  explicit PathsWriter(uint32_t version = pf::kVersion)
+      : SidecarTestWriter(pf::kMagic, version, uint32_t(pf::ChunkType::String)) {}
 
   /// A RunBegin; a second one for the same run starts its state again (the
   /// periodic flush): the string ids of the run are defined anew.
@@ -60,19 +49,6 @@ public:
     chunk(uint32_t(pf::ChunkType::RunBegin), run, raw(record));
     if (!program.empty())
       define(run, record.program_name, program);
-  }
-
-  /// The id of \p text in \p run, defining it on first use.
-  uint32_t text(uint64_t run, const std::string &value) {
-    if (value.empty())
-      return 0;
-    auto &ids = strings[run];
-    auto found = ids.find(value);
-    if (found != ids.end())
-      return found->second;
-    uint32_t id = reserve(run, value);
-    define(run, id, value);
-    return id;
   }
 
   void function(uint64_t run, uint32_t id, const std::string &symbol, const std::string &name,
@@ -123,27 +99,6 @@ public:
     record.truncated_walks = truncated;
     chunk(uint32_t(pf::ChunkType::RunEnd), run, raw(record));
   }
-
-  std::string bytes;
-
-private:
-  std::map<uint64_t, std::map<std::string, uint32_t>> strings;
-
-  uint32_t reserve(uint64_t run, const std::string &value) {
-    auto &ids = strings[run];
-    uint32_t id = uint32_t(ids.size() + 1);
-    ids[value] = id;
-    return id;
-  }
-  void define(uint64_t run, uint32_t id, const std::string &value) {
-    pf::StringHead head{id, uint32_t(value.size())};
-    chunk(uint32_t(pf::ChunkType::String), run, raw(head) + value);
-  }
-
-  template <class T> static std::string raw(const T &value) {
-    return std::string(reinterpret_cast<const char *>(&value), sizeof value);
-  }
-  template <class T> void put(const T &value) { bytes += raw(value); }
 };
 
 } // namespace causal::test

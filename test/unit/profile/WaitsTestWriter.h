@@ -8,10 +8,10 @@
 #ifndef CAUSAL_TEST_WAITSTESTWRITER_H
 #define CAUSAL_TEST_WAITSTESTWRITER_H
 
+#include "SidecarTestWriter.h"
+
 #include "causal/waits_format.h"
 
-#include <cstring>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -22,21 +22,10 @@ namespace wf = causal::waits_format;
 /// Milliseconds as nanoseconds.
 constexpr uint64_t ms(double value) { return uint64_t(value * 1e6); }
 
-class WaitsWriter {
+class WaitsWriter : public SidecarTestWriter {
 public:
-  explicit WaitsWriter(uint32_t version = wf::kVersion) {
-    wf::FileHeader header{};
-    std::memcpy(header.magic, wf::kMagic, sizeof header.magic);
-    header.version = version;
-    header.header_size = sizeof header;
-    put(header);
-  }
-
-  void chunk(uint32_t type, uint64_t run, const std::string &payload) {
-    wf::ChunkHeader header{type, uint32_t(payload.size()), run};
-    put(header);
-    bytes += payload;
-  }
+  explicit WaitsWriter(uint32_t version = wf::kVersion)
+      : SidecarTestWriter(wf::kMagic, version, uint32_t(wf::ChunkType::String)) {}
 
   void begin(uint64_t run, uint64_t startNs, uint64_t realtimeNs = 0, uint64_t hash = 0,
              uint32_t pid = 100) {
@@ -47,21 +36,6 @@ public:
     record.what = wf::kWaitSync | wf::kWaitIo;
     record.binary_hash = hash;
     chunk(uint32_t(wf::ChunkType::RunBegin), run, raw(record));
-  }
-
-  /// The id of \p text in \p run, defining it on first use.
-  uint32_t text(uint64_t run, const std::string &value) {
-    if (value.empty())
-      return 0;
-    auto &ids = strings[run];
-    auto found = ids.find(value);
-    if (found != ids.end())
-      return found->second;
-    uint32_t id = uint32_t(ids.size() + 1);
-    ids[value] = id;
-    wf::StringHead head{id, uint32_t(value.size())};
-    chunk(uint32_t(wf::ChunkType::String), run, raw(head) + value);
-    return id;
   }
 
   void thread(uint64_t run, uint32_t tid, const std::string &name, const std::string &routine,
@@ -110,16 +84,6 @@ public:
     record.episodes = episodes;
     chunk(uint32_t(wf::ChunkType::RunEnd), run, raw(record));
   }
-
-  std::string bytes;
-
-private:
-  std::map<uint64_t, std::map<std::string, uint32_t>> strings;
-
-  template <class T> static std::string raw(const T &value) {
-    return std::string(reinterpret_cast<const char *>(&value), sizeof value);
-  }
-  template <class T> void put(const T &value) { bytes += raw(value); }
 };
 
 } // namespace causal::test
