@@ -4,8 +4,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace causal::profile {
 
@@ -23,19 +25,54 @@ std::string hexNumber(uint64_t value) {
 
 bool readSidecarFile(const std::string &path, std::string &bytes, std::string &error,
                      const char *missingHint) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  // O_NONBLOCK: opening a FIFO with no writer does not wait (it is refused
+  // below, as is every file that is not a regular one).
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
     int saved = errno;
     error = path + ": " + std::strerror(saved);
     if (saved == ENOENT && missingHint)
       error += missingHint;
     return false;
   }
-  bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (in.bad()) {
-    error = path + ": cannot read it";
+  struct stat info;
+  if (fstat(fd, &info) != 0) {
+    int saved = errno;
+    close(fd);
+    error = path + ": cannot read it: " + std::strerror(saved);
     return false;
   }
+  if (!S_ISREG(info.st_mode)) {
+    close(fd);
+    const char *kind = S_ISDIR(info.st_mode)    ? "is a directory"
+                       : S_ISFIFO(info.st_mode) ? "is a FIFO"
+                       : S_ISCHR(info.st_mode)  ? "is a character device"
+                       : S_ISBLK(info.st_mode)  ? "is a block device"
+                       : S_ISSOCK(info.st_mode) ? "is a socket"
+                                                : "is not a regular file";
+    error = path + ": " + kind +
+            ", not a sidecar file (causal run writes them next to the profile: PROFILE.waits, "
+            "PROFILE.paths)";
+    return false;
+  }
+  bytes.clear();
+  bytes.reserve(size_t(info.st_size));
+  char buffer[1 << 16];
+  for (;;) {
+    ssize_t got = read(fd, buffer, sizeof buffer);
+    if (got < 0 && (errno == EINTR || errno == EAGAIN))
+      continue;
+    if (got < 0) {
+      int saved = errno;
+      close(fd);
+      error = path + ": cannot read it: " + std::strerror(saved);
+      return false;
+    }
+    if (got == 0)
+      break;
+    bytes.append(buffer, size_t(got));
+  }
+  close(fd);
   return true;
 }
 

@@ -57,8 +57,11 @@ template <class T> T loadRecord(const char *at) {
 std::string hexNumber(uint64_t value);
 
 /// Reads the whole file at |path| into |bytes|. False with |error| set to
-/// "PATH: STRERROR" (then |missingHint| when there is no such file) or to
-/// "PATH: cannot read it".
+/// "PATH: STRERROR" (then |missingHint| when there is no such file), to
+/// "PATH: cannot read it: STRERROR", or, for a directory, a FIFO, a device
+/// (anything but a regular file: a sidecar is a file causal run wrote, and
+/// /dev/zero or a FIFO would never end), to "PATH: is a ..., not a sidecar
+/// file".
 bool readSidecarFile(const std::string &path, std::string &bytes, std::string &error,
                      const char *missingHint = nullptr);
 
