@@ -162,7 +162,7 @@ inline bool owesDelaysUpToNow(const ThreadState *state) {
 // the sample handler).
 inline void countProgramCall(ThreadState *state) { state->sync_calls += !inRuntimeWork(state); }
 
-inline void beforeWaking() {
+__attribute__((always_inline)) inline void beforeWaking() {
   ThreadState *state = tls_thread;
   if (!state)
     return;
@@ -179,7 +179,7 @@ struct BlockScope {
   uint64_t path_block_start = 0;
   /// |time_path| false: the call is timed for --paths only from
   /// startPathBlock() on (a lock tried first).
-  explicit BlockScope(bool time_path = true) : state(tls_thread) {
+  __attribute__((always_inline)) explicit BlockScope(bool time_path = true) : state(tls_thread) {
     if (state) {
       countProgramCall(state);
       if (mayOweDelays(state) && owesDelaysUpToNow(state))
@@ -192,28 +192,31 @@ struct BlockScope {
   }
   /// Whether the thread has a path entry active (--paths): the call's time
   /// counts as blocked time then.
-  bool pathTimed() const {
+  __attribute__((always_inline)) bool pathTimed() const {
     return state && __builtin_expect(state->path_depth != 0, 0) && !inRuntimeWork(state);
   }
-  void startPathBlock() {
+  __attribute__((always_inline)) void startPathBlock() {
     if (pathTimed()) // not libunwind's locks in the sample handler
       path_block_start = fastMonotonicNs();
   }
-  ~BlockScope() {
+  __attribute__((always_inline)) ~BlockScope() {
     endPathBlock();
     if (state && !left)
       leaveBlockingCall(state);
   }
   // The call's time, up to its return, into the thread's blocked total (not
   // the delays a timed-out call pays after it).
-  void endPathBlock() {
+  __attribute__((always_inline)) void endPathBlock() {
     if (__builtin_expect(path_block_start != 0, 0)) {
       state->path_blocked_ns += fastMonotonicNs() - path_block_start;
       path_block_start = 0;
     }
   }
-  void woken(bool by_other_thread) {
-    if (state && by_other_thread && !inRuntimeWork(state))
+  __attribute__((always_inline)) void woken(bool by_other_thread) {
+    // No delay inserted meanwhile (nearly always): nothing to credit, no call.
+    if (state && by_other_thread &&
+        g_experiment.global_delay_ns.load(std::memory_order_relaxed) > global_before &&
+        !inRuntimeWork(state))
       creditWakeUp(state, global_before);
   }
   // The call's own timer ended it: no credit, and the delays inserted while

@@ -262,7 +262,7 @@ TEST_F(PathsTest, ThreeCallersGetThreePathsWithExactCallsAndWallShares) {
     ASSERT_NE(helper, nullptr);
     EXPECT_EQ(helper->symbol, "_Z6helperi");
     EXPECT_EQ(helper->record.enabled, 1u);
-    EXPECT_EQ(r.functions.size(), 5u) << "one Function per distinct symbol";
+    EXPECT_EQ(r.functions.size(), 6u) << "one Function per distinct symbol";
     std::vector<const Path *> paths = r.pathsOf("helper(int)");
     ASSERT_EQ(paths.size(), 4u) << r.describe();
     std::map<std::string, const Path *> by_caller;
@@ -491,11 +491,11 @@ TEST_F(PathsTest, ThePeriodicFlushWritesThePathsWholeEachTime) {
 // file is written.
 TEST_F(PathsTest, NothingIsEnabledOrWrittenWithoutThePathsSetting) {
   auto ids = run("ids");
-  EXPECT_EQ(countOf(ids.out, "enabled 0"), 6u) << ids.out;
+  EXPECT_EQ(countOf(ids.out, "enabled 0"), 7u) << ids.out;
   EXPECT_EQ(countOf(ids.out, "enabled 1"), 0u) << ids.out;
   // Two descriptors of one symbol share its id; ids run from 1.
   EXPECT_EQ(countOf(ids.out, "descriptor helper(int) enabled 0 id 1"), 2u) << ids.out;
-  for (int id = 2; id <= 5; ++id)
+  for (int id = 2; id <= 6; ++id)
     EXPECT_EQ(countOf(ids.out, "enabled 0 id " + std::to_string(id) + "\n"), 1u) << ids.out;
   run("callers");
   EXPECT_FALSE(pathsWritten());
