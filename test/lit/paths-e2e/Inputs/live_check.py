@@ -9,6 +9,10 @@ that is not a causal program, a pid that has exited) get clear messages.
 Then the program stops, and its final PROFILE.paths holds the calls. Prints
 one line per step checked; any failed check exits 1 with what it saw. Every
 wait is bounded: the program itself stops after 120 s.
+
+With --dlopen LIB, the program is Inputs/live_dl.c, whose one chosen
+function, lib_step, is in LIB, loaded after start-up: top shows it without
+calls, enable gives it calls, and the final PROFILE.paths holds them.
 """
 import argparse
 import json
@@ -28,13 +32,14 @@ def main():
     parser.add_argument("--causal", required=True)
     parser.add_argument("--program", required=True)
     parser.add_argument("--dir", required=True)
+    parser.add_argument("--dlopen", help="the library of live_dl.c")
     args = parser.parse_args()
     pid_file = os.path.join(args.dir, "live.pid")
     stop_file = os.path.join(args.dir, "live.stop")
     profile = os.path.join(args.dir, "live.coz")
-    program = subprocess.Popen(
-        [args.causal, "run", "--output", profile, "--", args.program, pid_file, stop_file, "120"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    command = [args.causal, "run", "--output", profile, "--", args.program, pid_file, stop_file]
+    command += [args.dlopen, "120"] if args.dlopen else ["120"]
+    program = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     def paths(*words, expect=0):
         command = [args.causal, "paths"] + [str(w) for w in words]
@@ -57,6 +62,8 @@ def main():
                 fail("the program did not start: %s" % (program.communicate()[1],))
             time.sleep(0.05)
         pid = int(open(pid_file).read())
+        if args.dlopen:
+            return dlopened(args, pid, paths, calls, top, program, stop_file, profile)
 
         # Nothing enabled: the functions are there, without calls.
         first = top(pid)
@@ -128,6 +135,27 @@ def main():
                 program.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 program.kill()
+
+
+def dlopened(args, pid, paths, calls, top, program, stop_file, profile):
+    if calls(top(pid)) != {"lib_step": 0}:
+        fail("before enable: %s" % calls(top(pid)))
+    print("dlopen: before enable: lib_step 0 calls")
+    print("dlopen: enable: " + paths("enable", "--pid", pid, "lib_*").stdout.strip())
+    deadline = time.time() + 60
+    while calls(top(pid))["lib_step"] == 0:
+        if time.time() > deadline:
+            fail("lib_step has no calls 60 s after enable")
+        time.sleep(0.2)
+    print("dlopen: after enable: lib_step has calls")
+    open(stop_file, "w").close()
+    out, err = program.communicate(timeout=120)
+    if program.returncode != 0:
+        fail("the program: exit status %d\n%s" % (program.returncode, err))
+    final = calls(json.loads(paths("report", profile, "--json").stdout))
+    if final["lib_step"] == 0:
+        fail("the final PROFILE.paths: %s" % final)
+    print("dlopen: final profile: lib_step's calls")
 
 
 if __name__ == "__main__":
