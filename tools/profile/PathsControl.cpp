@@ -164,6 +164,17 @@ bool PathsControl::open(int pid, std::string &error) {
     checkProc_ = true;
     return openFile(file, pid, startTime, error);
   }
+  std::string children;
+  if (comm_ == "causal" &&
+      readText(proc + "/task/" + std::to_string(pid) + "/children", children) &&
+      children.find_first_of("0123456789") != std::string::npos) {
+    // The pid of `causal run` itself, not of the program it runs.
+    children = children.substr(children.find_first_of("0123456789"));
+    children = children.substr(0, children.find(' '));
+    error = who() + " is `causal run` itself, not the program it runs: its program is process " +
+            children + " (--pid " + children + ")";
+    return false;
+  }
   error = who() + " serves no call paths control (no " + file +
           "): it does not run under the causal runtime (`causal run`), its program has no "
           "function chosen with -fcausal-paths, it runs with --no-paths-control, or its "

@@ -88,10 +88,10 @@ def main():
             fail("work_b was not enabled but has calls: %s" % now)
         print("after enable: work_a has calls, work_b 0 calls")
 
-        text = paths("top", "--pid", pid, "--once", "--metric", "wall-ns").stdout
-        if "work_a" not in text or "1 of 2 chosen functions enabled" not in text:
+        text = paths("top", "--pid", pid, "--once", "--metric", "wall-ns", "--top", "1").stdout
+        if "work_a" not in text or "work_b" in text or "1 of 2 chosen functions enabled" not in text:
             fail("top's text: %s" % text)
-        print("top text: work_a, 1 of 2 chosen functions enabled")
+        print("top text: work_a (--top 1: not work_b), 1 of 2 chosen functions enabled")
 
         disabled = paths("disable", "--pid", pid, "work_a").stdout
         print("disable: " + disabled.strip())
@@ -109,6 +109,11 @@ def main():
         # A process that is no causal program with chosen functions (pid 1).
         init = paths("top", "--pid", 1, "--once", expect=1)
         print("pid 1: " + init.stderr.strip())
+        # The pid of `causal run` itself: the error names the program's.
+        runner = paths("enable", "--pid", program.pid, "work_a", expect=1).stderr.strip()
+        if runner.find("its program is process %d (--pid %d)" % (pid, pid)) < 0:
+            fail("causal run's pid: %s" % runner)
+        print("causal run's pid: " + runner.split(": ", 2)[2].split(":")[0])
 
         open(stop_file, "w").close()
         out, err = program.communicate(timeout=120)
