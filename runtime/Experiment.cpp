@@ -5,6 +5,7 @@
 
 #include "ExperimentPolicy.h"
 #include "FastClock.h"
+#include "PathsControl.h"
 #include "ProfileWriter.h"
 #include "Sampler.h"
 #include "SpinLock.h"
@@ -207,6 +208,7 @@ bool stopping() { return g_stop_requested.load(std::memory_order_acquire) != 0; 
 void doPollStepChores() {
   if (g_setup.write_profile_if_due)
     g_setup.write_profile_if_due();
+  pollPathsControl(); // `causal paths enable|disable|top --pid`
   tickFastClock();
   // Bounded profiling: the end stops the experiments like the program's end.
   if (g_setup.bounded && !g_end_requested.load(std::memory_order_relaxed) &&
@@ -807,6 +809,7 @@ void *profilerMain(void *) {
   // says it stopped, so that an exit meanwhile waits for it.
   if (g_end_requested.load(std::memory_order_relaxed))
     g_setup.end_profiling();
+  pathsControlStopsServing();
   g_thread_stopped.store(1, std::memory_order_release);
   return nullptr;
 }
@@ -992,8 +995,11 @@ void startExperiments() {
   const ExperimentConfig &c = g_setup.config;
   // Started only once there is something to measure: the thread makes the
   // process multi-threaded, which costs a single-threaded program libc's
-  // fast paths (an uncontended mutex pair: ~4 ns -> ~20 ns here).
-  if (!g_setup.bounded && (!c.enabled || (!c.end_to_end && g_progress.size() == 0)))
+  // fast paths (an uncontended mutex pair: ~4 ns -> ~20 ns here). Live
+  // control of call paths needs it too (PathsControl.h): a program with
+  // chosen functions gets it (unless --no-paths-control).
+  if (!g_setup.bounded && !pathsControlOpen() &&
+      (!c.enabled || (!c.end_to_end && g_progress.size() == 0)))
     return;
   if (!g_setup_done.load(std::memory_order_acquire))
     return; // profiling is not (yet) on

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Paths.h"
+#include "PathsControl.h"
 
 #include "Attribution.h"
 #include "FastClock.h"
@@ -249,6 +250,7 @@ struct FunctionInfo {
   const char *symbol; // copies (the image may be unloaded)
   const char *name;
   bool enabled; // enabled in this process at any time
+  bool now;     // enabled now (live control may disable it again)
 };
 SpinLock g_register_lock;
 FunctionInfo *g_functions = nullptr;  // CAUSAL_PATHS_MAX_FUNCTIONS
@@ -258,6 +260,15 @@ std::atomic<uint32_t> g_function_count{0};
 bool g_functions_full_said = false;
 char *g_arena = nullptr; // copies of names
 size_t g_arena_left = 0;
+
+// The descriptors registered, per image (live control enables and disables
+// them later), under g_register_lock; an image's go before it is unloaded.
+struct DescriptorRange {
+  causal_path_fn *start, *stop;
+};
+DescriptorRange g_ranges[CAUSAL_PATHS_DESCRIPTOR_RANGES];
+uint32_t g_range_count = 0;
+bool g_ranges_full_said = false;
 
 // CAUSAL_PATHS, read at the first registration or at start-up.
 struct Selection {
@@ -283,7 +294,8 @@ SpinLock g_paths_lock; // the process's table, the writer
 Table g_process;       // paths of the threads that ended
 Table g_merged;        // the writer's
 uint64_t g_ended_dropped = 0, g_ended_truncated = 0;
-bool g_ready = false; // setupPaths allocated the tables
+std::atomic<bool> g_ready{false};           // startCollecting allocated the tables
+std::atomic<bool> g_write_unenabled{false}; // a live flush writes with none enabled yet
 bool g_finished = false;
 char g_path[PATH_MAX + 8];
 uint64_t g_run = 0, g_run_start_ns = 0, g_run_realtime_ns = 0;
@@ -296,8 +308,9 @@ bool inertByEnvironment() {
   return status == kInert || (status == kUninitialized && settingOn(Setting::DISABLE));
 }
 
-// Splits CAUSAL_PATHS at commas outside (), <> and [] (a demangled name's
-// parameter list, a template's arguments and a glob's class hold commas).
+void parseNames(Selection &s, const char *value, const char *what);
+
+// CAUSAL_PATHS, once.
 void parseSelection() {
   Selection &s = g_selection;
   if (s.parsed)
@@ -308,6 +321,13 @@ void parseSelection() {
   const char *value = readSetting(Setting::PATHS).text;
   if (!value)
     return;
+  parseNames(s, value, CAUSAL_ENV_PATHS);
+}
+
+// Splits |value| (CAUSAL_PATHS, a live command's names) into |s|'s patterns
+// at commas outside (), <> and [] (a demangled name's parameter list, a
+// template's arguments and a glob's class hold commas); "all": every function.
+void parseNames(Selection &s, const char *value, const char *what) {
   formatTo(s.text, sizeof(s.text), "%s", value);
   char *p = s.text;
   while (*p) {
@@ -333,7 +353,7 @@ void parseSelection() {
     } else if (s.count < CAUSAL_PATHS_MAX_PATTERNS) {
       s.patterns[s.count++] = begin;
     } else {
-      message("%s: more than %u names; '%s' and the ones after it are ignored", CAUSAL_ENV_PATHS,
+      message("%s: more than %u names; '%s' and the ones after it are ignored", what,
               CAUSAL_PATHS_MAX_PATTERNS, begin);
       break;
     }
@@ -358,8 +378,7 @@ void withoutParameters(const char *name, char *out, size_t size) {
   }
 }
 
-bool chosen(const char *symbol, const char *name) {
-  Selection &s = g_selection;
+bool chosenBy(Selection &s, const char *symbol, const char *name) {
   if (s.all)
     return true;
   char bare[1024];
@@ -374,6 +393,8 @@ bool chosen(const char *symbol, const char *name) {
   }
   return any;
 }
+
+bool chosen(const char *symbol, const char *name) { return chosenBy(g_selection, symbol, name); }
 
 const char *copyText(const char *text) {
   size_t size = strlen(text) + 1;
@@ -433,12 +454,43 @@ uint32_t functionId(const char *symbol, const char *name) {
     f.name = copyText(name);
     if (!f.symbol || !f.name)
       return 0;
-    f.enabled = chosen(symbol, name);
+    f.enabled = f.now = chosen(symbol, name);
     g_function_slots[index] = count + 1;
     g_function_count.store(count + 1, std::memory_order_release);
     return count + 1;
   }
   return 0;
+}
+
+// Keeps [start, stop) for live control (under g_register_lock).
+void rememberDescriptors(causal_path_fn *start, causal_path_fn *stop) {
+  for (uint32_t i = 0; i < g_range_count; ++i)
+    if (g_ranges[i].start == start)
+      return;
+  if (g_range_count == CAUSAL_PATHS_DESCRIPTOR_RANGES) {
+    if (!g_ranges_full_said)
+      message("more than %u images with chosen functions (CAUSAL_PATHS_DESCRIPTOR_RANGES); "
+              "live control does not reach the later ones",
+              CAUSAL_PATHS_DESCRIPTOR_RANGES);
+    g_ranges_full_said = true;
+    return;
+  }
+  g_ranges[g_range_count++] = {start, stop};
+}
+
+// The descriptors of an image about to be unloaded are no longer reached.
+void forgetDescriptorsIn(AddressRange image) {
+  if (image.end <= image.begin)
+    return;
+  g_register_lock.lock();
+  for (uint32_t i = 0; i < g_range_count;) {
+    uintptr_t start = uintptr_t(g_ranges[i].start);
+    if (start >= image.begin && start < image.end)
+      g_ranges[i] = g_ranges[--g_range_count];
+    else
+      ++i;
+  }
+  g_register_lock.unlock();
 }
 
 // ---- The walk ----------------------------------------------------------------------
@@ -680,6 +732,7 @@ extern "C" CAUSAL_RT_EXPORT void __causal_register_path_fns(struct causal_path_f
     return;
   g_register_lock.lock();
   parseSelection();
+  rememberDescriptors(start, stop);
   for (causal_path_fn *d = start; d < stop; ++d) {
     if (!d->symbol)
       continue;
@@ -690,12 +743,15 @@ extern "C" CAUSAL_RT_EXPORT void __causal_register_path_fns(struct causal_path_f
     if (id == 0)
       continue;
     __atomic_store_n(&d->id, id, __ATOMIC_RELAXED);
-    if (g_functions[id - 1].enabled) {
+    if (g_functions[id - 1].now) {
       g_any_enabled.store(true, std::memory_order_relaxed);
       __atomic_store_n(&d->enabled, uint8_t(1), __ATOMIC_RELEASE);
     }
   }
+  bool control = g_function_count.load(std::memory_order_relaxed) > 0;
   g_register_lock.unlock();
+  if (control) // an image loaded after start-up: live control now has something to control
+    pathsControlFunctionsRegistered();
 }
 
 extern "C" CAUSAL_RT_EXPORT __attribute__((noinline)) uint32_t
@@ -813,6 +869,35 @@ void startRun() {
   clearTable(&g_process);
 }
 
+void sidecarPathOf(const char *profile_path, char *out, size_t size) {
+  struct stat st; // a profile sent to a device (/dev/null) sends its paths there too
+  bool device = rawSyscall(SYS_stat, long(profile_path), long(&st)) == 0 && S_ISCHR(st.st_mode);
+  formatTo(out, size, "%s%s", profile_path, device ? "" : pf::kSuffix);
+}
+
+bool startCollecting() {
+  if (g_ready)
+    return true;
+  size_t bytes = tableBytes(CAUSAL_PATHS_PROCESS_PATHS, CAUSAL_PATHS_PROCESS_PATHS * 16);
+  char *process = static_cast<char *>(mapZeroed(bytes));
+  char *merged = static_cast<char *>(mapZeroed(bytes));
+  if (!process || !merged) {
+    message("out of memory for --paths; no paths are collected");
+    if (process)
+      munmap(process, bytes);
+    if (merged)
+      munmap(merged, bytes);
+    return false;
+  }
+  placeTable(&g_process, process, CAUSAL_PATHS_PROCESS_PATHS, CAUSAL_PATHS_PROCESS_PATHS * 16);
+  placeTable(&g_merged, merged, CAUSAL_PATHS_PROCESS_PATHS, CAUSAL_PATHS_PROCESS_PATHS * 16);
+  initFastClock(); // calibrated now (about 1 ms), not in the first entry
+  startRun();
+  g_ready = true;
+  g_collecting.store(true, std::memory_order_release);
+  return true;
+}
+
 } // namespace
 
 bool pathsRequested() { return g_selection.all || g_selection.count > 0; }
@@ -821,28 +906,13 @@ void setupPaths(const char *profile_path, bool cpu_clock) {
   g_register_lock.lock();
   parseSelection();
   g_register_lock.unlock();
-  if (!pathsRequested())
-    return;
-  struct stat st; // a profile sent to a device (/dev/null) sends its paths there too
-  bool device = rawSyscall(SYS_stat, long(profile_path), long(&st)) == 0 && S_ISCHR(st.st_mode);
-  formatTo(g_path, sizeof(g_path), "%s%s", profile_path, device ? "" : pf::kSuffix);
-  size_t bytes = tableBytes(CAUSAL_PATHS_PROCESS_PATHS, CAUSAL_PATHS_PROCESS_PATHS * 16);
-  char *process = static_cast<char *>(mapZeroed(bytes));
-  char *merged = static_cast<char *>(mapZeroed(bytes));
-  if (!process || !merged) {
-    message("out of memory for --paths; no paths are collected");
-    return;
-  }
-  placeTable(&g_process, process, CAUSAL_PATHS_PROCESS_PATHS, CAUSAL_PATHS_PROCESS_PATHS * 16);
-  placeTable(&g_merged, merged, CAUSAL_PATHS_PROCESS_PATHS, CAUSAL_PATHS_PROCESS_PATHS * 16);
+  sidecarPathOf(profile_path, g_path, sizeof(g_path));
 #ifndef CAUSAL_RT_STATIC
   g_runtime_code = executableRangeOf(reinterpret_cast<const void *>(&setupPaths));
 #endif
   g_cpu_clock = cpu_clock;
-  initFastClock(); // calibrated now (about 1 ms), not in the first entry
-  startRun();
-  g_ready = true;
-  g_collecting.store(true, std::memory_order_release);
+  if (pathsRequested())
+    startCollecting();
 }
 
 void pathsThreadEnds(ThreadState *state) {
@@ -863,6 +933,8 @@ void pathsThreadEnds(ThreadState *state) {
 
 void pathsForkChild(ThreadState *self) {
   g_paths_lock.reset(); // a holder was another thread of the parent
+  g_register_lock.reset();
+  pathsControlForkChild(); // a control file of its own
   if (!g_ready)
     return;
   for (uint32_t i = 0, used = g_threads.slotsUsed(); i < used; ++i) {
@@ -1194,6 +1266,7 @@ void addOpenEntries(ThreadState *self, uint64_t *lost) {
 } // namespace
 
 void pathsBeforeUnload(AddressRange image) {
+  forgetDescriptorsIn(image);
   if (!g_ready || image.end <= image.begin)
     return;
   ThreadState *self = tls_thread;
@@ -1225,6 +1298,8 @@ void pathsBeforeUnload(AddressRange image) {
 }
 
 void writePaths(bool last) {
+  if (last)
+    pathsControlEnds(); // nothing more to serve: its file goes
   if (!g_ready) {
     if (last && pathsRequested())
       sayUnmatchedNames();
@@ -1236,7 +1311,8 @@ void writePaths(bool last) {
   if (self)
     self->in_handler.store(1, std::memory_order_relaxed);
   g_paths_lock.lock();
-  bool write = !g_finished && g_any_enabled.load(std::memory_order_relaxed) &&
+  bool write = !g_finished &&
+               (g_any_enabled.load(std::memory_order_relaxed) || g_write_unenabled) &&
                g_function_count.load(std::memory_order_acquire) > 0;
   if (last) {
     g_collecting.store(false, std::memory_order_relaxed);
@@ -1317,6 +1393,95 @@ void writePaths(bool last) {
     self->in_handler.store(was_in_runtime, std::memory_order_relaxed);
   if (last)
     sayUnmatchedNames();
+}
+
+// ---- Live control (PathsControl.cpp) ----------------------------------------------
+
+uint32_t pathsFunctionCount() { return g_function_count.load(std::memory_order_acquire); }
+
+const char *pathsSidecarPath() { return g_path; }
+
+bool changePaths(const char *patterns, bool enable, PathsChange *out, char *unmatched,
+                 size_t unmatched_size, const char **error) {
+  static Selection selection; // the profiler thread's, one command at a time
+  memset(&selection, 0, sizeof(selection));
+  parseNames(selection, patterns, enable ? "causal paths enable" : "causal paths disable");
+  *out = PathsChange();
+  if (unmatched_size)
+    unmatched[0] = '\0';
+  if (!selection.all && selection.count == 0) {
+    *error = "no function named";
+    return false;
+  }
+  if (enable) { // the tables, if --paths did not set them up at start-up
+    g_paths_lock.lock();
+    bool ready = !g_finished && startCollecting();
+    g_paths_lock.unlock();
+    if (!ready) {
+      *error = g_finished ? "profiling has ended" : "out of memory for the paths' tables";
+      return false;
+    }
+  }
+  g_register_lock.lock();
+  uint32_t count = g_function_count.load(std::memory_order_relaxed);
+  bool changed[CAUSAL_PATHS_MAX_FUNCTIONS];
+  for (uint32_t i = 0; i < count; ++i) {
+    FunctionInfo &f = g_functions[i];
+    changed[i] = false;
+    if (!chosenBy(selection, f.symbol, f.name))
+      continue;
+    ++out->matched;
+    if (f.now != enable) {
+      changed[i] = true;
+      ++out->changed;
+    }
+    f.now = enable;
+    if (enable)
+      f.enabled = true;
+  }
+  if (enable && out->matched)
+    g_any_enabled.store(true, std::memory_order_relaxed);
+  // Every image's descriptors of the functions that changed.
+  for (uint32_t r = 0; r < g_range_count; ++r)
+    for (causal_path_fn *d = g_ranges[r].start; d < g_ranges[r].stop; ++d) {
+      uint32_t id = __atomic_load_n(&d->id, __ATOMIC_RELAXED);
+      if (id != 0 && id <= count && changed[id - 1])
+        __atomic_store_n(&d->enabled, uint8_t(enable ? 1 : 0), __ATOMIC_RELEASE);
+    }
+  for (uint32_t i = 0; i < count; ++i)
+    out->enabled += g_functions[i].now ? 1 : 0;
+  out->functions = count;
+  g_register_lock.unlock();
+  size_t used = 0;
+  for (uint32_t i = 0; i < selection.count; ++i)
+    if (!selection.matched[i] && used + strlen(selection.patterns[i]) + 2 <= unmatched_size)
+      used += formatTo(unmatched + used, unmatched_size - used, "%s\n", selection.patterns[i]);
+  return true;
+}
+
+bool flushPathsNow(const char **error) {
+  g_paths_lock.lock();
+  bool finished = g_finished;
+  bool ready = !finished && startCollecting();
+  g_paths_lock.unlock();
+  if (!ready) {
+    *error = finished ? "profiling has ended" : "out of memory for the paths' tables";
+    return false;
+  }
+  g_write_unenabled = true; // the Function chunks at least: what there is to enable
+  writePaths(false);
+  g_write_unenabled = false;
+  return true;
+}
+
+void pathsEnabledCounts(uint32_t *functions, uint32_t *enabled) {
+  g_register_lock.lock();
+  uint32_t count = g_function_count.load(std::memory_order_relaxed), on = 0;
+  for (uint32_t i = 0; i < count; ++i)
+    on += g_functions[i].now ? 1 : 0;
+  g_register_lock.unlock();
+  *functions = count;
+  *enabled = on;
 }
 
 } // namespace causal::rt

@@ -63,6 +63,37 @@ void pathsBeforeUnload(AddressRange image);
 /// handler.
 void writePaths(bool last);
 
+// ---- Live control (PathsControl.cpp, the profiler thread) ---------------------
+
+/// Chosen functions registered so far.
+uint32_t pathsFunctionCount();
+
+/// PROFILE.paths, as the writer opens it (set at start-up).
+const char *pathsSidecarPath();
+
+struct PathsChange {
+  uint32_t matched = 0;   // chosen functions the patterns matched
+  uint32_t changed = 0;   // of them, those whose state changed
+  uint32_t functions = 0; // chosen functions registered
+  uint32_t enabled = 0;   // of them, enabled now
+};
+
+/// Enables (|enable|) or disables the chosen functions |patterns| names (as
+/// CAUSAL_PATHS: comma-separated names or globs, "all"), in every image;
+/// enabling sets up the collection if --paths did not. |unmatched| gets the
+/// patterns that matched nothing, one a line. False with |error| when
+/// nothing could be done. Entries under way end with their exits.
+bool changePaths(const char *patterns, bool enable, PathsChange *out, char *unmatched,
+                 size_t unmatched_size, const char **error);
+
+/// Writes PROFILE.paths now (writePaths(false)), even with no function
+/// enabled yet (its Function chunks say what there is). False with |error|
+/// after the profile's end.
+bool flushPathsNow(const char **error);
+
+/// Chosen functions registered, and of them enabled now.
+void pathsEnabledCounts(uint32_t *functions, uint32_t *enabled);
+
 } // namespace causal::rt
 
 #endif // CAUSAL_RUNTIME_PATHS_H

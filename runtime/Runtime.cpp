@@ -26,6 +26,7 @@
 #include "Experiment.h"
 #include "Lifecycle.h"
 #include "Paths.h"
+#include "PathsControl.h"
 #include "Sampler.h"
 #include "Waits.h"
 
@@ -174,6 +175,7 @@ void initialize() {
   g_status.store(kActive, std::memory_order_release);
   beginThread(true, 0, 0);
   waitsThreadBegins(tls_thread, 0, 0);
+  pathsControlFunctionsRegistered(); // those registered before: live control (PathsControl.h)
   startExperiments();
   if (g_config.verbose)
     message("sampler: %s, period %llu ns, batch %u, stack copy %u bytes; profile: %s",

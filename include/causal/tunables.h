@@ -330,6 +330,10 @@
 /* Distinct texts (function names, FILE:LINE) one write of PROFILE.paths can
  * define (a power of two; half of it is used); beyond, frames name no text. */
 #define CAUSAL_PATHS_STRING_SLOTS 65536u
+/* Images whose chosen functions' descriptors live control (`causal paths
+ * enable|disable --pid`, runtime/PathsControl.cpp) can reach; the descriptors
+ * of later images keep the state their registration gave them. */
+#define CAUSAL_PATHS_DESCRIPTOR_RANGES 256u
 
 /* Prefix of every message the runtime prints. */
 #define CAUSAL_MESSAGE_PREFIX "causal: "

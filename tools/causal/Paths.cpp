@@ -1,6 +1,9 @@
 //===- Paths.cpp - `causal paths`: calling contexts of chosen functions ---===//
 //
 // causal paths report [options] [PROFILE]   (default: profile.coz)
+// causal paths enable --pid PID NAME...
+// causal paths disable --pid PID [NAME...]
+// causal paths top --pid PID [options]
 //
 // Reads PROFILE.paths (the sidecar `causal run --paths` writes for programs
 // built with -fcausal-paths=NAME; a path ending in .paths is read as it is),
@@ -9,22 +12,33 @@
 // top-down), JSON, or folded lines for flame graph tools
 // (tools/report/Paths.cpp). docs/paths.md, "Reading paths (report)".
 //
+// enable, disable and top act on a running program through the control
+// block its runtime serves (tools/profile/PathsControl.h): enable or disable
+// chosen functions by name, or write PROFILE.paths now and show it as report
+// does, again every --interval seconds. docs/paths.md, "Live control".
+//
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 
 #include "Options.h"
 #include "PathTree.h"
+#include "PathsControl.h"
 #include "PathsReader.h"
 #include "Report.h"
+#include "causal/paths_control.h"
 #include "causal/paths_format.h"
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
 
 namespace {
 
@@ -34,8 +48,12 @@ void printPathsUsage(FILE *out) {
                     "commands:\n"
                     "  report   the calling contexts of the functions chosen with\n"
                     "           -fcausal-paths=NAME, as recorded by `causal run --paths`\n"
+                    "  enable   --pid PID NAME...: collect paths of these chosen functions\n"
+                    "           in a running program\n"
+                    "  disable  --pid PID [NAME...]: stop collecting them (no name: all)\n"
+                    "  top      --pid PID: the paths of a running program, refreshed\n"
                     "\n"
-                    "'causal paths report --help' describes its options.\n");
+                    "'causal paths COMMAND --help' describes its options.\n");
 }
 
 void printReportUsage(FILE *out) {
@@ -317,6 +335,316 @@ int pathsReport(const causal::Args &args) {
   return report::finishOutput();
 }
 
+// ---- Live control: enable, disable, top --------------------------------------------
+
+void printControlUsage(FILE *out, const char *command) {
+  bool enable = !std::strcmp(command, "enable");
+  std::fprintf(
+      out,
+      "usage: causal paths %s --pid PID %s\n"
+      "\n"
+      "%s the call paths of chosen functions (built with -fcausal-paths=NAME) in\n"
+      "the running program PID, started by `causal run` (with or without --paths).\n"
+      "A NAME is a name or fnmatch glob of a chosen function's symbol, its demangled\n"
+      "name or that name without parameters, as --paths takes it; 'all': every one.\n"
+      "%s"
+      "docs/paths.md, \"Live control\".\n"
+      "\n"
+      "options:\n"
+      "  --pid PID         the process\n"
+      "  --timeout S       wait at most S seconds for its answer (default 10)\n"
+      "  -h, --help        this text\n",
+      command, enable ? "NAME..." : "[NAME...]", enable ? "Starts collecting" : "Stops collecting",
+      enable ? "" : "Without a NAME, every chosen function. An entry under way still ends.\n");
+}
+
+void printTopUsage(FILE *out) {
+  std::fprintf(out,
+               "usage: causal paths top --pid PID [options]\n"
+               "\n"
+               "Asks the running program PID (started by `causal run`, built with\n"
+               "-fcausal-paths=NAME) to write its PROFILE.paths now, and shows its run's\n"
+               "paths as `causal paths report` does; again every --interval seconds until the\n"
+               "program ends (or --count). Enable functions with `causal paths enable`.\n"
+               "docs/paths.md, \"Live control\".\n"
+               "\n"
+               "options:\n"
+               "  --pid PID         the process\n"
+               "  --interval S      seconds between refreshes (default 2)\n"
+               "  --count N         N refreshes, then stop (default 0: until it ends)\n"
+               "  --once            one refresh (--count 1)\n"
+               "  --json            each refresh as `causal paths report --json` writes it\n"
+               "  --metric M        calls, cpu-ns, wall-ns, blocked-ns or samples (default calls)\n"
+               "  --top K           the K functions heaviest by the metric (default 0: all)\n"
+               "  --depth N         show N levels below each function (default 0: all)\n"
+               "  --timeout S       wait at most S seconds for each answer (default 10)\n"
+               "  -h, --help        this text\n");
+}
+
+// Options of the live commands; unknown ones are errors.
+struct LiveOptions {
+  int pid = 0;
+  double timeout = 10, interval = 2;
+  size_t count = 0, top = 0, depth = 0;
+  bool json = false;
+  causal::profile::PathMetric metric = causal::profile::PathMetric::Calls;
+  std::vector<std::string> names;
+};
+
+// 0: parsed; else the exit status (help: 0 after printing, -1 so the caller returns 0).
+int parseLiveOptions(const causal::Args &args, const std::string &command, bool top,
+                     LiveOptions &options) {
+  using namespace causal;
+  std::string prefix = "causal paths " + command;
+  bool onlyNames = false, pidGiven = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &arg = args[i];
+    if (onlyNames || arg.empty() || arg[0] != '-') {
+      if (top) {
+        std::fprintf(stderr, "%s: error: unexpected argument '%s'\n", prefix.c_str(), arg.c_str());
+        return 2;
+      }
+      options.names.push_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      onlyNames = true;
+      continue;
+    }
+    if (arg == "-h" || arg == "--help") {
+      if (top)
+        printTopUsage(stdout);
+      else
+        printControlUsage(stdout, command.c_str());
+      return -1;
+    }
+    std::string name = arg, text;
+    bool hasValue = false;
+    if (size_t equals = arg.find('='); arg.rfind("--", 0) == 0 && equals != std::string::npos) {
+      name = arg.substr(0, equals);
+      text = arg.substr(equals + 1);
+      hasValue = true;
+    }
+    auto value = [&]() {
+      if (!hasValue) {
+        if (i + 1 >= args.size()) {
+          std::fprintf(stderr, "%s: error: %s needs a value\n", prefix.c_str(), name.c_str());
+          return false;
+        }
+        text = args[++i];
+      }
+      return true;
+    };
+    auto seconds = [&](double &to, double low) {
+      if (!value())
+        return false;
+      if (!parseNumber(text, low, 86400, to)) {
+        std::fprintf(stderr, "%s: error: %s wants seconds from %g to 86400, not '%s'\n",
+                     prefix.c_str(), name.c_str(), low, text.c_str());
+        return false;
+      }
+      return true;
+    };
+    auto count = [&](size_t &to, size_t low) {
+      if (!value())
+        return false;
+      if (!parseCount(text, low, 1000000000, to)) {
+        std::fprintf(stderr, "%s: error: %s wants a number from %zu, not '%s'\n", prefix.c_str(),
+                     name.c_str(), low, text.c_str());
+        return false;
+      }
+      return true;
+    };
+    if (name == "--pid") {
+      size_t pid = 0;
+      if (!value())
+        return 2;
+      if (!parseCount(text, 1, 0x7fffffff, pid)) {
+        std::fprintf(stderr, "%s: error: --pid wants a process id, not '%s'\n", prefix.c_str(),
+                     text.c_str());
+        return 2;
+      }
+      options.pid = int(pid);
+      pidGiven = true;
+    } else if (name == "--timeout") {
+      if (!seconds(options.timeout, 0.1))
+        return 2;
+    } else if (top && name == "--interval") {
+      if (!seconds(options.interval, 0.1))
+        return 2;
+    } else if (top && name == "--count") {
+      if (!count(options.count, 1))
+        return 2;
+    } else if (top && name == "--top") {
+      if (!count(options.top, 0))
+        return 2;
+    } else if (top && name == "--depth") {
+      if (!count(options.depth, 0))
+        return 2;
+    } else if (top && (name == "--once" || name == "--json") && !hasValue) {
+      if (name == "--once")
+        options.count = 1;
+      else
+        options.json = true;
+    } else if (top && name == "--metric") {
+      if (!value())
+        return 2;
+      if (!profile::parsePathMetric(text, options.metric)) {
+        std::fprintf(stderr,
+                     "%s: error: --metric wants calls, cpu-ns, wall-ns, blocked-ns or samples, "
+                     "not '%s'\n",
+                     prefix.c_str(), text.c_str());
+        return 2;
+      }
+    } else {
+      std::fprintf(stderr, "%s: error: unknown option '%s'\n", prefix.c_str(), arg.c_str());
+      if (top)
+        printTopUsage(stderr);
+      else
+        printControlUsage(stderr, command.c_str());
+      return 2;
+    }
+  }
+  if (!pidGiven) {
+    std::fprintf(stderr, "%s: error: --pid PID names the process\n", prefix.c_str());
+    return 2;
+  }
+  return 0;
+}
+
+int pathsControl(const causal::Args &args, const std::string &command) {
+  using namespace causal;
+  namespace pc = causal::paths_control;
+  std::string prefix = "causal paths " + command;
+  bool enable = command == "enable";
+  LiveOptions options;
+  if (int status = parseLiveOptions(args, command, false, options))
+    return status < 0 ? 0 : status;
+  if (options.names.empty()) {
+    if (enable) {
+      std::fprintf(stderr,
+                   "%s: error: name the functions to enable ('all': every chosen function)\n",
+                   prefix.c_str());
+      return 2;
+    }
+    options.names.push_back("all");
+  }
+  std::string patterns, error;
+  if (!profile::joinControlNames(options.names, patterns, error)) {
+    std::fprintf(stderr, "%s: error: %s\n", prefix.c_str(), error.c_str());
+    return 2;
+  }
+  profile::PathsControl control;
+  profile::ControlAnswer answer;
+  if (!control.open(options.pid, error) ||
+      !control.command(enable ? pc::kEnable : pc::kDisable, patterns, options.timeout, answer,
+                       error)) {
+    std::fprintf(stderr, "%s: error: %s\n", prefix.c_str(), error.c_str());
+    return 1;
+  }
+  for (const std::string &name : answer.unmatched)
+    std::fprintf(stderr,
+                 "%s: warning: no function chosen at build time matches '%s' in process %d "
+                 "(build with -fcausal-paths=%s)\n",
+                 prefix.c_str(), name.c_str(), options.pid, name.c_str());
+  std::printf("%s: process %d (%s): %u function%s %s (%u matched); %u of %u chosen functions "
+              "enabled\n",
+              prefix.c_str(), options.pid, control.name().c_str(), answer.changed,
+              answer.changed == 1 ? "" : "s", enable ? "enabled" : "disabled", answer.matched,
+              answer.enabled, answer.functions);
+  if (answer.matched == 0) {
+    std::fprintf(stderr, "%s: error: no chosen function matched: nothing %s\n", prefix.c_str(),
+                 enable ? "enabled" : "disabled");
+    return 1;
+  }
+  return report::finishOutput();
+}
+
+int pathsTop(const causal::Args &args) {
+  using namespace causal;
+  namespace pc = causal::paths_control;
+  const char *prefix = "causal paths top";
+  LiveOptions options;
+  if (int status = parseLiveOptions(args, "top", true, options))
+    return status < 0 ? 0 : status;
+  profile::PathsControl control;
+  std::string error;
+  if (!control.open(options.pid, error)) {
+    std::fprintf(stderr, "%s: error: %s\n", prefix, error.c_str());
+    return 1;
+  }
+  struct stat info;
+  if (stat(control.sidecar().c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+    std::fprintf(stderr,
+                 "%s: error: process %d writes its paths to %s, not a file: nothing to read\n",
+                 prefix, options.pid, control.sidecar().c_str());
+    return 1;
+  }
+  bool terminal = !options.json && isatty(STDOUT_FILENO);
+  for (size_t refresh = 0;; ++refresh) {
+    if (refresh > 0) {
+      // The interval, in steps, so that an ended process is seen soon.
+      auto until = std::chrono::steady_clock::now() +
+                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                       std::chrono::duration<double>(options.interval));
+      while (std::chrono::steady_clock::now() < until && control.processAlive() && !control.ended())
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    profile::ControlAnswer answer;
+    if (!control.command(pc::kFlush, "", options.timeout, answer, error)) {
+      if (refresh > 0 && (!control.processAlive() || control.ended())) {
+        std::fprintf(stderr, "%s: process %d has ended; its paths are in %s\n", prefix, options.pid,
+                     control.sidecar().c_str());
+        return report::finishOutput();
+      }
+      std::fprintf(stderr, "%s: error: %s\n", prefix, error.c_str());
+      return 1;
+    }
+    profile::PathsFile file;
+    if (!profile::readPathsFile(control.sidecar(), file, error)) {
+      std::fprintf(stderr, "%s: error: %s\n", prefix, error.c_str());
+      return 1;
+    }
+    // This process's run: the last of its pid (the file may hold earlier runs).
+    size_t run = file.runs.size();
+    for (size_t i = 0; i < file.runs.size(); ++i)
+      if (int(file.runs[i].pid) == options.pid)
+        run = i;
+    if (run == file.runs.size()) {
+      std::fprintf(stderr, "%s: error: %s has no run of process %d\n", prefix,
+                   control.sidecar().c_str(), options.pid);
+      return 1;
+    }
+    profile::PathsAnalysisOptions analysisOptions;
+    analysisOptions.metric = options.metric;
+    analysisOptions.runs.push_back(run);
+    profile::PathsAnalysis analysis = profile::analyzePaths(file, analysisOptions);
+    if (options.top && analysis.functions.size() > options.top)
+      analysis.functions.resize(options.top);
+    report::PathsViewOptions view;
+    view.limits.maxDepth = options.depth;
+    if (options.json) {
+      report::renderPathsJson(std::cout, analysis, file, view);
+    } else {
+      if (terminal)
+        std::cout << "\033[H\033[2J"; // a refresh replaces the last on a terminal
+      char when[32] = "";
+      std::time_t now = std::time(nullptr);
+      std::strftime(when, sizeof(when), "%H:%M:%S", std::localtime(&now));
+      std::cout << prefix << ": process " << options.pid << " (" << control.name() << "), " << when
+                << ", " << answer.enabled << " of " << answer.functions
+                << " chosen functions enabled\n";
+      report::renderPathsText(std::cout, analysis, file, view);
+    }
+    std::cout.flush();
+    if (!std::cout)
+      return 1;
+    if (options.count && refresh + 1 >= options.count)
+      break;
+  }
+  return report::finishOutput();
+}
+
 } // namespace
 
 int causal::pathsCommand(const Args &args) {
@@ -331,6 +659,10 @@ int causal::pathsCommand(const Args &args) {
   }
   if (command == "report")
     return pathsReport(Args(args.begin() + 1, args.end()));
+  if (command == "enable" || command == "disable")
+    return pathsControl(Args(args.begin() + 1, args.end()), command);
+  if (command == "top")
+    return pathsTop(Args(args.begin() + 1, args.end()));
   std::fprintf(stderr, "causal paths: error: unknown command '%s'\n", command.c_str());
   printPathsUsage(stderr);
   return 2;

@@ -18,7 +18,8 @@ const Subcommand subcommands[] = {
     {"diff", causal::diffCommand, "compare two profiles line by line"},
     {"confirm", causal::confirmCommand, "check the report's top lines with A/B runs of a program"},
     {"waits", causal::waitsCommand, "what the threads wait for: wait-for graph and its knots"},
-    {"paths", causal::pathsCommand, "calling contexts of chosen functions: `causal paths report`"},
+    {"paths", causal::pathsCommand,
+     "calling contexts of chosen functions: `causal paths report|enable|disable|top`"},
     {"lines", causal::linesCommand, "print or check the line table embedded in a binary"},
 };
 

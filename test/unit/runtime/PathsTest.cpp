@@ -508,4 +508,60 @@ TEST_F(PathsTest, NothingIsEnabledOrWrittenWithoutThePathsSetting) {
   EXPECT_EQ(countOf(disabled.out, "enabled 1"), 0u) << disabled.out;
 }
 
+// Live control (causal/paths_control.h): without CAUSAL_PATHS, the runtime
+// serves a control file; the program, its own client, enables helper* (both
+// descriptors of helper(int); 'nosuch' matches nothing), asks for a flush,
+// disables helper(int). The profiler thread serves each command; the flush
+// writes a run; at exit the sidecar holds the 4 calls made while enabled
+// (not the one before, nor the 3 after), and the file is gone.
+TEST_F(PathsTest, LiveControlEnablesFlushesAndDisables) {
+  auto result = run("live");
+  const std::string &out = result.out;
+  ASSERT_NE(out.find("control file "), std::string::npos) << out << result.err;
+  unsigned long long pid = causal::test::outputValue(out, "pid");
+  EXPECT_EQ(pid, causal::test::outputValue(out, "self")) << out;
+  EXPECT_NE(out.find("sidecar " + dir_ + "/profile.coz.paths"), std::string::npos) << out;
+  EXPECT_NE(out.find("op 1: status 0 matched 1 changed 1 functions 5 enabled 1 generation 0 "
+                     "unmatched [nosuch;] state 1"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("helper descriptors 1 1\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("op 3: status 0 matched 0 changed 0 functions 5 enabled 1 generation 1 "
+                     "unmatched [] state 1"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("op 2: status 0 matched 1 changed 1 functions 5 enabled 0 generation 1 "
+                     "unmatched [] state 1"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("helper descriptors 0 0\n"), std::string::npos) << out;
+  std::string file = out.substr(out.find("control file ") + 13);
+  file = file.substr(0, file.find(' '));
+  struct stat st;
+  EXPECT_NE(stat(file.c_str(), &st), 0) << file << " is left after the exit";
+  // The flush's write and the exit's: two RunBegins of one run.
+  std::string bytes = causal::test::readFile(pathsFile());
+  size_t run_begins = 0;
+  for (size_t at = sizeof(pf::FileHeader); at + sizeof(pf::ChunkHeader) <= bytes.size();) {
+    pf::ChunkHeader chunk;
+    memcpy(&chunk, bytes.data() + at, sizeof(chunk));
+    run_begins += chunk.type == uint32_t(pf::ChunkType::RunBegin);
+    at += sizeof(chunk) + chunk.size;
+  }
+  EXPECT_EQ(run_begins, 2u);
+  PathRun r = onlyRun();
+  std::vector<const Path *> helper = r.pathsOf("helper(int)");
+  ASSERT_EQ(helper.size(), 1u) << r.describe();
+  EXPECT_EQ(helper[0]->head.calls, 4u);
+  const Function *f = r.function("helper(int)");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->record.enabled, 1u);
+  ASSERT_NE(r.function("sleeper()"), nullptr);
+  EXPECT_EQ(r.function("sleeper()")->record.enabled, 0u);
+
+  // CAUSAL_PATHS_CONTROL=0: no control file.
+  auto off = run("live", {{"CAUSAL_PATHS_CONTROL", "0"}});
+  EXPECT_NE(off.out.find("no control file"), std::string::npos) << off.out;
+}
+
 } // namespace

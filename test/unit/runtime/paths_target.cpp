@@ -22,19 +22,27 @@
 //     ids        prints each descriptor's enabled flag and id
 //     flush      a throughput point (the profiler thread runs) visited after
 //                each helper() call from callerA, for 2.5 s; prints the calls
+//     live       its own client of live control (causal/paths_control.h):
+//                helper() once, then enables "helper*,nosuch" through the
+//                control file, calls helper() 4 times, asks for a flush,
+//                disables helper(int) and calls it 3 times more; prints the
+//                acknowledgements (or "no control file")
 //
 //===----------------------------------------------------------------------===//
 
 #include "TargetSupport.h"
 
 #include "causal/abi.h"
+#include "causal/paths_control.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -201,6 +209,54 @@ CODE void *threadMain(void *) {
   return reinterpret_cast<void *>(intptr_t(sum));
 }
 
+// ---- Live control, as a client does it ---------------------------------------
+
+namespace pc = causal::paths_control;
+
+char g_control_file[512];
+
+// This process's control block, as its runtime made it; null if none.
+pc::Block *openControl() {
+  const char *directories[] = {pc::kDirectory, pc::kFallbackDirectory};
+  for (const char *directory : directories) {
+    snprintf(g_control_file, sizeof(g_control_file), "%s/%s%u-%d%s", directory, pc::kPrefix,
+             unsigned(getuid()), int(getpid()), pc::kSuffix);
+    int fd = open(g_control_file, O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+      continue;
+    void *memory = mmap(nullptr, sizeof(pc::Block), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    return memory == MAP_FAILED ? nullptr : static_cast<pc::Block *>(memory);
+  }
+  return nullptr;
+}
+
+// Sends a command and waits (at most 20 s) for its acknowledgement; prints it.
+bool controlCommand(pc::Block *block, uint32_t op, const char *patterns) {
+  uint64_t sequence = block->command.sequence + 1;
+  block->command.op = op;
+  snprintf(block->command.patterns, sizeof(block->command.patterns), "%s", patterns);
+  __atomic_store_n(&block->command.sequence, sequence, __ATOMIC_RELEASE);
+  uint64_t deadline = causal::test::nowNs() + 20000000000ull;
+  while (__atomic_load_n(&block->ack.sequence, __ATOMIC_ACQUIRE) != sequence) {
+    if (causal::test::nowNs() > deadline) {
+      printf("no answer to op %u\n", op);
+      return false;
+    }
+    usleep(1000);
+  }
+  const pc::Ack &ack = block->ack;
+  std::string unmatched = ack.unmatched;
+  for (char &c : unmatched)
+    c = c == '\n' ? ';' : c;
+  printf("op %u: status %u matched %u changed %u functions %u enabled %u generation %llu "
+         "unmatched [%s] state %u\n",
+         op, ack.status, ack.matched, ack.changed, ack.functions, ack.enabled,
+         (unsigned long long)ack.flush_generation, unmatched.c_str(),
+         __atomic_load_n(&block->state, __ATOMIC_ACQUIRE));
+  return true;
+}
+
 CODE int runMode(const char *mode) {
   int sum = 0;
   if (!strcmp(mode, "callers")) {
@@ -264,6 +320,27 @@ CODE int runMode(const char *mode) {
       __atomic_add_fetch(&g_point[0].count, 1, __ATOMIC_RELAXED);
     }
     printf("calls=%u\n", calls);
+  } else if (!strcmp(mode, "live")) {
+    g_work_ns = 100000;
+    sum += callerA(); // not enabled: not recorded
+    pc::Block *block = openControl();
+    if (!block) {
+      printf("no control file\n");
+      return sum;
+    }
+    printf("control file %s pid=%u self=%d sidecar %s\n", g_control_file, block->pid, int(getpid()),
+           block->sidecar);
+    controlCommand(block, pc::kEnable, "helper*,nosuch");
+    printf("helper descriptors %u %u\n", unsigned(g_helper_fn.enabled),
+           unsigned(g_helper_copy_fn.enabled));
+    for (int i = 0; i < g_two * 2; ++i)
+      sum += callerA();
+    controlCommand(block, pc::kFlush, "");
+    controlCommand(block, pc::kDisable, "helper(int)");
+    printf("helper descriptors %u %u\n", unsigned(g_helper_fn.enabled),
+           unsigned(g_helper_copy_fn.enabled));
+    for (int i = 0; i < g_three; ++i)
+      sum += callerA();
   } else if (!strcmp(mode, "ids")) {
     for (causal_path_fn *d = __start_causal_path_fns; d < __stop_causal_path_fns; ++d)
       printf("descriptor %s enabled %u id %u\n", d->name, unsigned(d->enabled), d->id);
