@@ -521,16 +521,16 @@ TEST_F(PathsTest, LiveControlEnablesFlushesAndDisables) {
   unsigned long long pid = causal::test::outputValue(out, "pid");
   EXPECT_EQ(pid, causal::test::outputValue(out, "self")) << out;
   EXPECT_NE(out.find("sidecar " + dir_ + "/profile.coz.paths"), std::string::npos) << out;
-  EXPECT_NE(out.find("op 1: status 0 matched 1 changed 1 functions 5 enabled 1 generation 0 "
+  EXPECT_NE(out.find("op 1: status 0 matched 1 changed 1 functions 6 enabled 1 generation 0 "
                      "unmatched [nosuch;] state 1"),
             std::string::npos)
       << out;
   EXPECT_NE(out.find("helper descriptors 1 1\n"), std::string::npos) << out;
-  EXPECT_NE(out.find("op 3: status 0 matched 0 changed 0 functions 5 enabled 1 generation 1 "
+  EXPECT_NE(out.find("op 3: status 0 matched 0 changed 0 functions 6 enabled 1 generation 1 "
                      "unmatched [] state 1"),
             std::string::npos)
       << out;
-  EXPECT_NE(out.find("op 2: status 0 matched 1 changed 1 functions 5 enabled 0 generation 1 "
+  EXPECT_NE(out.find("op 2: status 0 matched 1 changed 1 functions 6 enabled 0 generation 1 "
                      "unmatched [] state 1"),
             std::string::npos)
       << out;
