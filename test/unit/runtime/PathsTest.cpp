@@ -241,6 +241,18 @@ protected:
 // calls (15 points: preemptions on a loaded 2-CPU machine lengthen a few
 // calls by several ms out of 100); CPU shares (the thread CPU clock, which
 // preemption does not advance) as the calls, within 5 points.
+// RunBegin chunks in a PROFILE.paths image: one per write of the file.
+size_t runBegins(const std::string &bytes) {
+  size_t count = 0;
+  for (size_t at = sizeof(pf::FileHeader); at + sizeof(pf::ChunkHeader) <= bytes.size();) {
+    pf::ChunkHeader chunk;
+    memcpy(&chunk, bytes.data() + at, sizeof(chunk));
+    count += chunk.type == uint32_t(pf::ChunkType::RunBegin);
+    at += sizeof(chunk) + chunk.size;
+  }
+  return count;
+}
+
 TEST_F(PathsTest, ThreeCallersGetThreePathsWithExactCallsAndWallShares) {
   for (bool cpu_clock : {false, true}) {
     SCOPED_TRACE(cpu_clock ? "--paths-cpu-clock" : "no cpu clock");
@@ -472,13 +484,7 @@ TEST_F(PathsTest, ThePeriodicFlushWritesThePathsWholeEachTime) {
   ASSERT_GT(calls, 0u) << result.out;
   // Every write opens with a RunBegin of the same run.
   std::string bytes = causal::test::readFile(pathsFile());
-  size_t run_begins = 0;
-  for (size_t at = sizeof(pf::FileHeader); at + sizeof(pf::ChunkHeader) <= bytes.size();) {
-    pf::ChunkHeader chunk;
-    memcpy(&chunk, bytes.data() + at, sizeof(chunk));
-    run_begins += chunk.type == uint32_t(pf::ChunkType::RunBegin);
-    at += sizeof(chunk) + chunk.size;
-  }
+  size_t run_begins = runBegins(bytes);
   EXPECT_GE(run_begins, 2u) << "the flush wrote no part (a profiler thread writes them)";
   PathRun r = onlyRun();
   std::vector<const Path *> helper = r.pathsOf("helper(int)");
@@ -541,13 +547,7 @@ TEST_F(PathsTest, LiveControlEnablesFlushesAndDisables) {
   EXPECT_NE(stat(file.c_str(), &st), 0) << file << " is left after the exit";
   // The flush's write and the exit's: two RunBegins of one run.
   std::string bytes = causal::test::readFile(pathsFile());
-  size_t run_begins = 0;
-  for (size_t at = sizeof(pf::FileHeader); at + sizeof(pf::ChunkHeader) <= bytes.size();) {
-    pf::ChunkHeader chunk;
-    memcpy(&chunk, bytes.data() + at, sizeof(chunk));
-    run_begins += chunk.type == uint32_t(pf::ChunkType::RunBegin);
-    at += sizeof(chunk) + chunk.size;
-  }
+  size_t run_begins = runBegins(bytes);
   EXPECT_EQ(run_begins, 2u);
   PathRun r = onlyRun();
   std::vector<const Path *> helper = r.pathsOf("helper(int)");
