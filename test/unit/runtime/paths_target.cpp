@@ -124,7 +124,7 @@ uint64_t g_wall_ns[3];
 #define TIMED(index, call)                                                                         \
   uint64_t start = causal::test::nowNs();                                                          \
   int r = call;                                                                                    \
-  g_wall_ns[index] += causal::test::nowNs() - start;                                               \
+  __atomic_fetch_add(&g_wall_ns[index], causal::test::nowNs() - start, __ATOMIC_RELAXED);          \
   return r
 
 CODE int callerA() { TIMED(0, helper(1) + 1); }
@@ -268,8 +268,10 @@ CODE int runMode(const char *mode) {
         sum += callerC();
     }
     sum += callerD();
-    printf("wall_a=%llu wall_b=%llu wall_c=%llu\n", (unsigned long long)g_wall_ns[0],
-           (unsigned long long)g_wall_ns[1], (unsigned long long)g_wall_ns[2]);
+    printf("wall_a=%llu wall_b=%llu wall_c=%llu\n",
+           (unsigned long long)__atomic_load_n(&g_wall_ns[0], __ATOMIC_RELAXED),
+           (unsigned long long)__atomic_load_n(&g_wall_ns[1], __ATOMIC_RELAXED),
+           (unsigned long long)__atomic_load_n(&g_wall_ns[2], __ATOMIC_RELAXED));
   } else if (!strcmp(mode, "recursion")) {
     for (int i = 0; i < g_three; ++i)
       sum += recurse(5);
@@ -331,14 +333,16 @@ CODE int runMode(const char *mode) {
     printf("control file %s pid=%u self=%d sidecar %s\n", g_control_file, block->pid, int(getpid()),
            block->sidecar);
     controlCommand(block, pc::kEnable, "helper*,nosuch");
-    printf("helper descriptors %u %u\n", unsigned(g_helper_fn.enabled),
-           unsigned(g_helper_copy_fn.enabled));
+    printf("helper descriptors %u %u\n",
+           unsigned(__atomic_load_n(&g_helper_fn.enabled, __ATOMIC_RELAXED)),
+           unsigned(__atomic_load_n(&g_helper_copy_fn.enabled, __ATOMIC_RELAXED)));
     for (int i = 0; i < g_two * 2; ++i)
       sum += callerA();
     controlCommand(block, pc::kFlush, "");
     controlCommand(block, pc::kDisable, "helper(int)");
-    printf("helper descriptors %u %u\n", unsigned(g_helper_fn.enabled),
-           unsigned(g_helper_copy_fn.enabled));
+    printf("helper descriptors %u %u\n",
+           unsigned(__atomic_load_n(&g_helper_fn.enabled, __ATOMIC_RELAXED)),
+           unsigned(__atomic_load_n(&g_helper_copy_fn.enabled, __ATOMIC_RELAXED)));
     for (int i = 0; i < g_three; ++i)
       sum += callerA();
   } else if (!strcmp(mode, "ids")) {
