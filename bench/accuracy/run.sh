@@ -34,6 +34,19 @@
 #                 that computes 2.5 ms per item: the worker is the bottleneck   (0)
 #     netwait     a client waits in recv (the line) for a server process that answers
 #                 after 2 ms, then computes ~0.5 ms: a network wait (as devicewait)
+#   Path cases (issue 13, P7; not in the default list, `--cases paths` runs them all):
+#   pathcaller.c's line KNOB is the one line of the chosen function helper, called by
+#   serial_stage on main (the round's critical path: half of it) and by side_stage on a
+#   second thread (a fifth of the round; the thread then waits at the barrier anyway). The
+#   prediction is an experiment per calling context, `causal run --fixed-line FILE:KNOB
+#   --path CALLER` on a build with -fcausal-paths=helper (the report names the line
+#   "FILE:KNOB (via CALLER)"); Coz cannot select a calling context, so its column is n/a
+#   (but for pathline):
+#     viaserial   the line's calls from serial_stage only (knob SERIAL_COST_PERCENT)  (0.5 s)
+#     viaside     the line's calls from side_stage only (knob SIDE_COST_PERCENT)     (0)
+#     pathline    the line as a whole, a plain --fixed-line experiment (knob LINE_COST_PERCENT:
+#                 both callers' calls)                                           (0.5 s)
+#   Free runs of viaserial and viaside add --path-experiments (pairs of a line and a caller).
 #   Latency cases (openloop, afterend, closedloop) print their own mean latency
 #   (BEGIN to END) on standard error (PRINT_MEAN_LATENCY=1); their true effect is 1 - latency(P) / latency(100),
 #   the others' 1 - time(P) / time(100).
@@ -75,8 +88,9 @@
 #                --free-runs), read by this build's `causal report`
 #   --cases      subset of: serial parallel lock openloop afterend closedloop heartbeat
 #                barrier (the default: all of these) and the wait cases devicewait
-#                waitbarrier shortwait waitoverlap netwait; the word "waits" stands for
-#                the five wait cases
+#                waitbarrier shortwait waitoverlap netwait and the path cases viaserial
+#                viaside pathline; the word "waits" stands for the five wait cases,
+#                "paths" for the three path cases
 # Results: stdout and <cache-dir>/results.md, raw data <cache-dir>/runs.tsv (run times) and
 # <cache-dir>/predicted.tsv (one row per case, profiler, round, speedup). Writes nothing else.
 set -euo pipefail
@@ -89,7 +103,8 @@ bench_args "--budget-s=budget --quick=quick! --reps=reps --skip-coz=skip_coz! --
 --report-only=report_only!" "$@"
 bench_positive --reps "$reps"
 wait_cases="devicewait waitbarrier shortwait waitoverlap netwait"
-cases="$(echo " $cases " | sed "s/ waits / $wait_cases /g")"
+path_cases="viaserial viaside pathline"
+cases="$(echo " $cases " | sed "s/ waits / $wait_cases /g; s/ paths / $path_cases /g")"
 bench_number --budget-s "$budget"
 bench_number --free-runs "$free_runs"
 [ "$quick" = 0 ] || reps=1
@@ -114,16 +129,21 @@ args_of() {                  # about 1-2.5 s of plain run time each on a 2-vCPU 
     devicewait:0|netwait:0) echo 1000 ;; devicewait:1|netwait:1) echo 200 ;; # rounds
     waitbarrier:0|shortwait:0) echo 800 ;; waitbarrier:1|shortwait:1) echo 150 ;; # rounds
     waitoverlap:0) echo 1000 ;; waitoverlap:1) echo 200 ;; # items
+    viaserial:0|viaside:0|pathline:0) echo 1000 ;; viaserial:1|viaside:1|pathline:1) echo 200 ;; # rounds
     *) echo "run.sh: unknown case '$1'" >&2; exit 2 ;;
   esac
 }
 source_of() {
-  case "$1" in afterend) echo openloop ;; shortwait) echo waitbarrier ;; *) echo "$1" ;; esac
+  case "$1" in
+    afterend) echo openloop ;; shortwait) echo waitbarrier ;; viaserial|viaside|pathline) echo pathcaller ;;
+    *) echo "$1" ;;
+  esac
 }
 marker_of() { case "$1" in afterend) echo AFTER_END ;; shortwait) echo SHORT_KNOB ;; *) echo KNOB ;; esac; }
 knob_macro_of() {
   case "$1" in
-    afterend) echo AFTER_COST_PERCENT ;; shortwait) echo SHORT_COST_PERCENT ;; *) echo LINE_COST_PERCENT ;;
+    afterend) echo AFTER_COST_PERCENT ;; shortwait) echo SHORT_COST_PERCENT ;;
+    viaserial) echo SERIAL_COST_PERCENT ;; viaside) echo SIDE_COST_PERCENT ;; *) echo LINE_COST_PERCENT ;;
   esac
 }
 knob_line() { grep -n "// $(marker_of "$1")\$" "$here/$(source_of "$1").c" | cut -d: -f1; }
@@ -133,7 +153,12 @@ point_of() {
 is_latency() { [ "$(point_of "$1")" = request ]; }
 # A wait case: the knob shortens a wait, the prediction is a wait experiment (--fixed-wait), no Coz.
 is_wait() { case " $wait_cases " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
-profilers_of() { if is_wait "$1"; then echo causal; else echo "$profilers"; fi; }
+# A path case: the program chooses helper (-fcausal-paths); via cases select a calling context
+# (--path CALLER, the report's line "FILE:LINE (via CALLER)"), no Coz.
+is_path() { case " $path_cases " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+caller_of() { case "$1" in viaserial) echo serial_stage ;; viaside) echo side_stage ;; esac; }
+no_coz() { is_wait "$1" || [ -n "$(caller_of "$1")" ]; }
+profilers_of() { if no_coz "$1"; then echo causal; else echo "$profilers"; fi; }
 
 build_log="$cache/build.log"
 : >"$build_log"
@@ -148,8 +173,10 @@ for c in $cases; do
     for k in $knobs; do
       "$clang" "${common[@]}" -D"$(knob_macro_of "$c")"="$k" -o "$cache/bin/$c.plain$k"
     done
-    "$build/bin/causal-clang" -fcausal-profile "${common[@]}" -o "$cache/bin/$c.causal"
-    if [ "$skip_coz" = 0 ] && ! is_wait "$c"; then
+    chosen=()
+    ! is_path "$c" || chosen=(-fcausal-paths=helper)
+    "$build/bin/causal-clang" -fcausal-profile "${chosen[@]}" "${common[@]}" -o "$cache/bin/$c.causal"
+    if [ "$skip_coz" = 0 ] && ! no_coz "$c"; then
       "$clang" -g -gdwarf-4 -include "$src/bench/overhead/coz_shim.h" "${common[@]}" -ldl \
         -o "$cache/bin/$c.coz"
     fi
@@ -166,18 +193,19 @@ run_one() {
   local err="$cache/out/$c.$variant.$speedup.$round.err"
   local profile="$cache/profiles/$c.$variant.$round.coz"
   local line="$here/$(source_of "$c").c:$(knob_line "$c")"
-  local start end status=0 select=--fixed-line
+  local start end status=0 select=--fixed-line via=() free=()
   ! is_wait "$c" || select=--fixed-wait
+  [ -z "$(caller_of "$c")" ] || { via=(--path "$(caller_of "$c")"); free=(--path-experiments); }
   # shellcheck disable=SC2046
   set -- $(args_of "$c")
   start=$(date +%s%N)
   case "$variant" in
     plain*) PRINT_MEAN_LATENCY=1 "${nice_cmd[@]}" "$cache/bin/$c.$variant" "$@" >"$out" 2>"$err" ||
               status=$? ;;
-    causal) "${nice_cmd[@]}" "$causal" run --quiet --output "$profile" "$select" "$line" \
+    causal) "${nice_cmd[@]}" "$causal" run --quiet --output "$profile" "$select" "$line" "${via[@]}" \
               --fixed-speedup "$speedup" -- "$cache/bin/$c.causal" "$@" \
               >"$out" 2>"$err" || status=$? ;;
-    free*) "${nice_cmd[@]}" "$causal" run --quiet --output "$cache/profiles/$c.free.$round.coz" \
+    free*) "${nice_cmd[@]}" "$causal" run --quiet --output "$cache/profiles/$c.free.$round.coz" "${free[@]}" \
              -- "$cache/bin/$c.causal" "$@" >"$out" 2>"$err" || status=$? ;;
     coz) "${nice_cmd[@]}" coz run -o "$profile" --fixed-line "$line" --fixed-speedup "$speedup" \
            --- "$cache/bin/$c.coz" "$@" >"$out" 2>"$err" || status=$? ;;
@@ -263,6 +291,7 @@ cases_lines=""
 for c in $cases; do
   kind=line
   ! is_wait "$c" || kind=wait
+  [ -z "$(caller_of "$c")" ] || kind="via=$(caller_of "$c")"
   cases_lines="$cases_lines $c:$here/$(source_of "$c").c:$(knob_line "$c"):$(point_of "$c"):$kind"
 done
 python3 "$here/table.py" --runs "$runs" --reports "$reports" --outputs "$cache/out" \

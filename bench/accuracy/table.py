@@ -7,9 +7,11 @@
 RUNS.tsv: round, case, variant (plainP | causal | coz), speedup, ns, status.
 DIR/CASE.PROFILER.ROUND.json: `causal report --json` of that round's profile.
 DIR (outputs)/CASE.VARIANT.SPEEDUP.ROUND.txt: each run's standard output.
-KIND: line (the default: a line experiment, `--fixed-line`) or wait (a wait
-experiment, `--fixed-wait`: the report names the line "FILE:LINE (KIND wait)";
-Coz has no such experiment, its column says n/a).
+KIND: line (the default: a line experiment, `--fixed-line`), wait (a wait
+experiment, `--fixed-wait`: the report names the line "FILE:LINE (KIND wait)")
+or via=CALLER (an experiment on the line's samples in one calling context,
+`--fixed-line --path CALLER`: the report names the line "FILE:LINE (via
+CALLER)"); Coz has neither of the last two, its column says n/a.
 Prints results.md on stdout and writes one row per case, profiler, round and
 speedup (predicted program speedup, experiments) to OUT.tsv.
 """
@@ -32,6 +34,9 @@ RIGHT = {
     "heartbeat": lambda s: 0.4 * s,
     "shortwait": lambda s: 0.0,
     "waitoverlap": lambda s: 0.0,
+    "viaserial": lambda s: 0.5 * s,
+    "viaside": lambda s: 0.0,
+    "pathline": lambda s: 0.5 * s,
 }
 # Cases whose true effect is on mean latency (the plain runs' "ns" is the
 # program's own mean latency), not on run time.
@@ -48,16 +53,30 @@ def summary(values, percent=True):
     return "%+.1f %% (%+.1f to %+.1f)" % (med * scale, lo * scale, hi * scale)
 
 
-# A report's line name: "FILE:LINE", or "FILE:LINE (KIND wait)" for a wait experiment's.
-LINE_NAME = re.compile(r"^(.*):(\d+)(?: \(([^()]*) wait\))?$")
+# A report's line name: "FILE:LINE", "FILE:LINE (KIND wait)" for a wait experiment's, or
+# "FILE:LINE (via CALLER)" for an experiment in one calling context.
+LINE_NAME = re.compile(r"^(.*?):(\d+)(?: \((.*)\))?$")
 
 
-def curve_of(report_path, path, line, point, wait=False):
+def suffix_kind(suffix):
+    """What a line name's suffix selects: None (the line), "wait", or "via CALLER"."""
+    if suffix is None:
+        return None
+    if suffix.endswith(" wait") and "(" not in suffix:
+        return "wait"
+    if suffix.startswith("via "):
+        return suffix
+    return "other"
+
+
+def curve_of(report_path, path, line, point, wait=False, via=None):
     """The curve of (line, point) in a `causal report --json`, or None.
 
     wait: the line's wait ("FILE:LINE (KIND wait)", any kind), else the line
     itself; a report that names a wait experiment's line without the suffix
-    is read too (the line's own name, when no suffixed one is there)."""
+    is read too (the line's own name, when no suffixed one is there).
+    via: the line in the calling context of that caller ("FILE:LINE (via
+    CALLER)") only."""
     if not os.path.exists(report_path):
         return None
     try:
@@ -72,19 +91,21 @@ def curve_of(report_path, path, line, point, wait=False):
             continue
         for p in entry["points"]:
             if p["name"] == point:
-                found.setdefault(m.group(3) is not None, p["curve"])
+                found.setdefault(suffix_kind(m.group(3)), p["curve"])
+    if via:
+        return found.get("via " + via)
     if wait:
-        return found.get(True, found.get(False))
-    return found.get(False)
+        return found.get("wait", found.get(None))
+    return found.get(None)
 
 
-def prediction(report_path, path, line, point, speedup, free=False, wait=False):
+def prediction(report_path, path, line, point, speedup, free=False, wait=False, via=None):
     """(program speedup at `speedup`, experiments at 0, experiments at speedup) or None.
 
     free: a free run draws speedups in 5 % steps, so the curve has few
     experiments at any one speedup: the points within 10 points of `speedup`
     are each scaled linearly to it and averaged, weighted by experiments."""
-    curve = curve_of(report_path, path, line, point, wait)
+    curve = curve_of(report_path, path, line, point, wait, via)
     if not curve:
         return None
     base = [c for c in curve if c["speedup"] == 0]
@@ -113,7 +134,7 @@ def main():
     cases = []
     for spec in args.cases.split():
         name, path, line, point, kind = (spec.split(":") + ["line"])[:5]
-        cases.append((name, path, int(line), point, kind == "wait"))
+        cases.append((name, path, int(line), point, kind))
     rows = list(csv.DictReader(open(args.runs), delimiter="\t"))
     ns = {(r["case"], r["variant"], int(r["round"])): int(r["ns"]) for r in rows}
     rounds = sorted({int(r["round"]) for r in rows})
@@ -135,20 +156,23 @@ def main():
 
     predicted_rows = []
     table = []
-    for name, path, line, point, wait in cases:
+    for name, path, line, point, kind in cases:
+        wait = kind == "wait"
+        via = kind[len("via="):] if kind.startswith("via=") else None
         for s in speedups:
             truth = [1 - ns[(name, "plain%d" % (100 - s), k)] / ns[(name, "plain100", k)]
                      for k in rounds if (name, "plain%d" % (100 - s), k) in ns
                      and (name, "plain100", k) in ns]
             cells = []
             for p in profilers:
-                if wait and p == "coz":  # Coz cannot select a wait
+                if (wait or via) and p == "coz":  # Coz cannot select a wait or a context
                     cells.append("n/a")
                     continue
                 values, missing = [], 0
                 for k in rounds:
                     found = prediction(os.path.join(args.reports, "%s.%s.%d.json" % (name, p, k)),
-                                       path, line, point, s / 100, free=(p == "free"), wait=wait)
+                                       path, line, point, s / 100, free=(p == "free"), wait=wait,
+                                       via=via)
                     if found is None:
                         missing += 1
                         predicted_rows.append((name, p, k, s, "", "", ""))
@@ -183,12 +207,18 @@ def main():
     print("profile of the unchanged build predicts at that virtual line speedup (fixed line,")
     print("fixed speedups 0/25/50/100, one profile per round); median (min to max) over %d rounds." %
           len(rounds))
-    wait_cases = [c[0] for c in cases if c[4]]
+    wait_cases = [c[0] for c in cases if c[4] == "wait"]
     if wait_cases:
         print("Wait cases (%s): the line is a wait whose length the knob scales, predicted by a" %
               ", ".join(wait_cases))
         print("wait experiment (`causal run --fixed-wait`, the report's line \"FILE:LINE (KIND wait)\");")
         print("Coz cannot select a wait (n/a).")
+    via_cases = [(c[0], c[4][len("via="):]) for c in cases if c[4].startswith("via=")]
+    if via_cases:
+        print("Path cases (%s): the line's samples count only in one calling context, the" %
+              ", ".join("%s: %s" % v for v in via_cases))
+        print("knob speeds up only that caller's calls (`causal run --fixed-line --path CALLER`,")
+        print("the report's line \"FILE:LINE (via CALLER)\"); Coz cannot select a context (n/a).")
     if "free" in profilers:
         print("Free runs: `causal run` without a fixed line or speedup, the round's runs in one")
         print("profile; the value at s is the experiment-weighted mean of the line's curve points")
