@@ -59,7 +59,8 @@ static pthread_barrier_t roundEnd;
 static long rounds = 1000;
 
 // Not static and never inlined: one copy of the line for both callers, which
-// only the calling context tells apart.
+// only the calling context tells apart. The callers make no tail call: a
+// caller that jumped to helper would leave no frame of its own above it.
 void helper(uint64_t steps);
 void serial_stage(void);
 void side_stage(void);
@@ -68,9 +69,9 @@ __attribute__((noinline)) void helper(uint64_t steps) {
   CPU_WORK(steps); // KNOB
 }
 
-__attribute__((noinline)) void serial_stage(void) { helper(serialSteps); }
+__attribute__((noinline, disable_tail_calls)) void serial_stage(void) { helper(serialSteps); }
 
-__attribute__((noinline)) void side_stage(void) { helper(sideSteps); }
+__attribute__((noinline, disable_tail_calls)) void side_stage(void) { helper(sideSteps); }
 
 __attribute__((noinline)) static void rest(void) {
   CPU_WORK(REST_STEPS); // REST

@@ -27,12 +27,15 @@ line numbers.
       gives the example most of its CPUs for the half second a run lasts.
 
   causal_check.py effect REPORT.json --line FILE:MARKER [--point NAME]
-                      --speedup S --min LOW --max HIGH
+                      [--via CALLER] --speedup S --min LOW --max HIGH
       The line's predicted program speedup at line speedup S (a fraction, as
       in the report's curve) for progress point NAME (default: the line's only
       point) agrees with [LOW, HIGH]: the prediction lies in it, or its 95-percent
       interval (the report's bootstrap) overlaps it. A prediction outside the
       range whose interval excludes the range is confidently wrong and fails.
+      --via CALLER: the line's curve in that calling context, the one the
+      report names "FILE:LINE (via CALLER)" (`causal run --path CALLER`),
+      instead of the line's own.
 
   causal_check.py slope REPORT.json --line FILE:MARKER [--point NAME]
                       --min LOW --max HIGH
@@ -79,9 +82,15 @@ def resolve_line(spec):
     return os.path.realpath(path), hits[0]
 
 
-def same_line(report_line, path, line):
+def same_line(report_line, path, line, via=None):
     """Whether the report's "FILE:LINE" names line `line` of `path`. A relative
-    FILE (a line table without the compile directory) matches by suffix."""
+    FILE (a line table without the compile directory) matches by suffix.
+    via: the name must be "FILE:LINE (via VIA)" instead."""
+    if via is not None:
+        suffix = " (via %s)" % via
+        if not report_line.endswith(suffix):
+            return False
+        report_line = report_line[:-len(suffix)]
     file_part, _, number = report_line.rpartition(":")
     if not number.isdigit() or int(number) != line:
         return False
@@ -128,13 +137,14 @@ def load_report(file):
     return report
 
 
-def find_point(report, spec, name):
+def find_point(report, spec, name, via=None):
     path, line = resolve_line(spec)
-    lines = [entry for entry in report["lines"] if same_line(entry["line"], path, line)]
+    lines = [entry for entry in report["lines"] if same_line(entry["line"], path, line, via)]
     if not lines:
-        missing = [e for e in report.get("not_enough_data", []) if same_line(e["line"], path, line)]
-        fail("no curve for %s:%d (%s); lines with curves: %s; not enough data: %s" %
-             (path, line, spec, [e["line"] for e in report["lines"]], missing))
+        missing = [e for e in report.get("not_enough_data", []) if same_line(e["line"], path, line, via)]
+        fail("no curve for %s:%d%s (%s); lines with curves: %s; not enough data: %s" %
+             (path, line, "" if via is None else " (via %s)" % via, spec,
+              [e["line"] for e in report["lines"]], missing))
     points = lines[0]["points"]
     if name is not None:
         points = [p for p in points if p["name"] == name]
@@ -163,7 +173,7 @@ def agreement(value, interval, low, high):
 
 
 def cmd_effect(args):
-    point = find_point(load_report(args.report), args.line, args.point)
+    point = find_point(load_report(args.report), args.line, args.point, args.via)
     values = [c for c in point["curve"] if abs(c["speedup"] - args.speedup) < 0.005]
     if not values:
         fail("%s has no curve point at speedup %g: %s" % (args.line, args.speedup, describe(point)))
@@ -178,7 +188,7 @@ def cmd_effect(args):
 
 
 def cmd_slope(args):
-    point = find_point(load_report(args.report), args.line, args.point)
+    point = find_point(load_report(args.report), args.line, args.point, args.via)
     how = agreement(point["slope"], point.get("slope_ci"), args.min, args.max)
     if how is None:
         fail("%s has slope %+.4f, interval %s, expected in [%g, %g]; %s" %
@@ -228,6 +238,7 @@ def main(argv):
         p.add_argument("report")
         p.add_argument("--line", required=True)
         p.add_argument("--point")
+        p.add_argument("--via")
         p.add_argument("--min", type=float, required=True)
         p.add_argument("--max", type=float, required=True)
         if name == "effect":
