@@ -5,6 +5,7 @@
 
 #include "ExperimentPolicy.h"
 #include "FastClock.h"
+#include "Paths.h"
 #include "PathsControl.h"
 #include "ProfileWriter.h"
 #include "Sampler.h"
@@ -12,6 +13,9 @@
 #include "WaitTargets.h"
 
 #include "causal/tunables.h"
+
+static_assert(CAUSAL_MAX_MODULES <= (1u << (causal::rt::kContextShift - 32)),
+              "a module slot stays below a target's context bits (ExperimentPolicy.h)");
 
 #include <algorithm>
 #include <cmath>
@@ -253,7 +257,7 @@ bool inScope(uint64_t packed) {
     return false;
   const ExperimentConfig &c = g_setup.config;
   if (c.binary_scope[0] &&
-      !matchesAnyGlob(c.binary_scope, g_setup.modules->path(uint32_t(packed >> 32))))
+      !matchesAnyGlob(c.binary_scope, g_setup.modules->path(uint32_t(lineOfTarget(packed) >> 32))))
     return false;
   return c.scope[0] ? matchesAnyGlob(c.scope, file) : inDefaultSourceScope(file);
 }
@@ -278,10 +282,11 @@ uint64_t findFixedLine() {
   return kNoLine;
 }
 
-// Free experiments of this run so far, and those on wait targets
-// (profiler thread only).
+// Free experiments of this run so far, and those on wait targets; choices
+// of a line in a calling context (profiler thread only).
 uint64_t g_free_experiments = 0;
 uint64_t g_wait_experiments = 0;
+uint64_t g_context_choices = 0;
 
 // Waits for the line of the next experiment; kNoLine if stopping.
 uint64_t chooseLine() {
@@ -298,6 +303,8 @@ uint64_t chooseLine() {
       // (WaitTargets.h), unless CAUSAL_FIXED_WAIT named it.
       if (line != kNoLine && c.fixed_is_wait)
         line = fixedWaitTarget(line);
+      if (line != kNoLine && c.fixed_path[0]) // its samples under the caller only
+        line = packContext(line, kFixedPathContext);
       if (line != kNoLine)
         return line;
       if (!said_missing && waited > CAUSAL_FIXED_LINE_MISSING_NS && g_setup.verbose) {
@@ -322,6 +329,11 @@ uint64_t chooseLine() {
         if (inScope(candidate) && !over_share) {
           g_free_experiments++;
           g_wait_experiments += wait;
+          // A line in a calling context (--path-experiments): every other
+          // such choice is the whole line, so that each caller's curve and
+          // the line's own accumulate.
+          if (contextOf(candidate) && (g_context_choices++ & 1))
+            candidate = withoutContext(candidate);
           return candidate;
         }
         // Rejected: draw again from the samples that follow. Rejection
@@ -590,6 +602,9 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   uint32_t line_number = 0;
   const char *file = lineFile(line, &line_number);
   formatTo(selected_file, sizeof selected_file, "%s", file ? file : "<unknown>");
+  static char selected_caller[CAUSAL_PATHS_CONTEXT_NAME_BYTES];
+  uint32_t context = contextOf(line);
+  formatTo(selected_caller, sizeof selected_caller, "%s", context ? pathContextName(context) : "");
 
   uint64_t global_before = g_experiment.global_delay_ns.load(std::memory_order_relaxed);
   g_experiment.selected_samples.store(0, std::memory_order_relaxed);
@@ -716,7 +731,8 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
 
   TextBuffer text;
   records::Experiment experiment;
-  experiment.selected = {selected_file, line_number, waitTargetName(wait_kind)};
+  experiment.selected = {selected_file, line_number, waitTargetName(wait_kind),
+                         context ? selected_caller : nullptr};
   experiment.speedup = speedup / 100.0;
   // duration = elapsed - inserted delay; Coz writes the unsigned difference
   // (a wrapped value, which readers take as negative, if delay > elapsed).
@@ -861,8 +877,14 @@ void setupExperiments(const ExperimentSetup &setup) {
 
 void onSampledLine(ThreadState *state, const ResolvedAddress &where, uint64_t weight) {
   uint64_t packed = packLine(where.module, where.line);
+  // The line in the thread's calling context (Paths.h): what an experiment
+  // on a line in a context must match, and a free run's candidate with
+  // --path-experiments (0 otherwise: no chosen function active, or no mode).
+  uint32_t context = __atomic_load_n(&state->path_context, __ATOMIC_RELAXED);
+  uint64_t in_context = context ? packContext(packed, context) : packed;
   if (g_experiment.active.load(std::memory_order_acquire)) {
-    if (packed == g_experiment.selected.load(std::memory_order_relaxed)) {
+    uint64_t selected = g_experiment.selected.load(std::memory_order_relaxed);
+    if (packed == selected || in_context == selected) {
       uint64_t delay = g_experiment.delay_per_sample_ns.load(std::memory_order_relaxed);
       // Minimize delays: only this thread's count grows (settleDelays adds
       // it to the local count, or to the shared-CPU delay when the thread
@@ -883,7 +905,8 @@ void onSampledLine(ThreadState *state, const ResolvedAddress &where, uint64_t we
   uint64_t total =
       g_experiment.candidate_weight.fetch_add(weight, std::memory_order_relaxed) + weight;
   if (reservoirTakes(state->choice_random, weight, total))
-    g_experiment.candidate.store(packed, std::memory_order_release);
+    g_experiment.candidate.store(g_setup.config.path_experiments ? in_context : packed,
+                                 std::memory_order_release);
 }
 
 void settleDelays(ThreadState *state) {

@@ -35,6 +35,7 @@
 #include "ModuleRegistry.h"
 #include "Progress.h"
 #include "ThreadState.h"
+#include "causal/tunables.h"
 
 #include <atomic>
 #include <limits.h>
@@ -58,7 +59,12 @@ struct ExperimentConfig {
   uint64_t seed = 0;
   uint64_t min_length_ns = 0;
   uint64_t cooloff_ns = 0;
+  /// CAUSAL_PATH_EXPERIMENTS: free runs select lines of chosen functions per
+  /// caller too (Paths.h, "Calling contexts").
+  bool path_experiments = false;
   char fixed_file[PATH_MAX] = {};
+  /// CAUSAL_FIXED_PATH: the fixed line counts only under this caller (a glob).
+  char fixed_path[CAUSAL_PATHS_CONTEXT_NAME_BYTES] = {};
   char scope[4096] = {};        ///< empty: default source scope
   char binary_scope[4096] = {}; ///< empty: every image
 };

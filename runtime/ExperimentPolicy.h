@@ -33,9 +33,24 @@ inline WaitTarget waitTargetOf(uint64_t target) {
   return target == kNoLine ? WaitTarget::None
                            : WaitTarget((uint32_t(target) >> kWaitTargetShift) & 7);
 }
+/// A line in a calling context (Paths.h, "Calling contexts"): its line packed
+/// as above with the context's id (1 to 65535) in bits 44-59, above every
+/// module slot; a sample's line packed with its thread's context equals it
+/// when the sample counts.
+constexpr uint32_t kContextShift = 44;
+constexpr uint64_t kContextBits = 0xffffull << kContextShift;
+inline uint64_t packContext(uint64_t line, uint32_t context) {
+  return line | (uint64_t(context & 0xffff) << kContextShift);
+}
+inline uint32_t contextOf(uint64_t target) {
+  return target == kNoLine ? 0 : uint32_t((target & kContextBits) >> kContextShift);
+}
+inline uint64_t withoutContext(uint64_t target) {
+  return target == kNoLine ? kNoLine : (target & ~kContextBits);
+}
 /// The line of a target (itself for a line).
 inline uint64_t lineOfTarget(uint64_t target) {
-  return target == kNoLine ? kNoLine : (target & ~uint64_t(~kLineIndexMask));
+  return target == kNoLine ? kNoLine : (target & ~uint64_t(~kLineIndexMask) & ~kContextBits);
 }
 /// "timer", "disk", "network", "other" (null: None): the profile's name of a
 /// wait target is "FILE:LINE (KIND wait)".

@@ -71,6 +71,8 @@ struct Record {
   uint16_t flags;  // pf::PathFlags
   uint32_t frames; // index of the first in the table's pool
   uint32_t threads;
+  uint32_t context;       // its calling context for experiments (Paths.h; thread tables)
+  uint32_t context_known; // context computed (the mode was on when it was interned)
   uint64_t calls, recursive_calls, cpu_ns, wall_ns, blocked_ns, samples;
 };
 
@@ -319,6 +321,10 @@ void parseSelection() {
   if (inertByEnvironment())
     return;
   const char *value = readSetting(Setting::PATHS).text;
+  // Experiments per calling context need the paths of every chosen function
+  // unless CAUSAL_PATHS names some.
+  if (!value && (readSetting(Setting::FIXED_PATH).text || settingOn(Setting::PATH_EXPERIMENTS)))
+    value = "all";
   if (!value)
     return;
   parseNames(s, value, CAUSAL_ENV_PATHS);
@@ -648,6 +654,122 @@ uint32_t walkStack(ThreadState *state, PathThread *t, uintptr_t ret0, uintptr_t 
   }
 }
 
+// ---- Calling contexts (Paths.h) ----------------------------------------------------------
+
+struct ContextSlot {
+  std::atomic<uint64_t> hash;  // 0: free
+  std::atomic<uint32_t> ready; // name written
+  char name[CAUSAL_PATHS_CONTEXT_NAME_BYTES];
+};
+static_assert(CAUSAL_PATHS_CONTEXTS >= 2 && CAUSAL_PATHS_CONTEXTS <= 32768 &&
+                  !(CAUSAL_PATHS_CONTEXTS & (CAUSAL_PATHS_CONTEXTS - 1)),
+              "a power of two; ids fit in 16 bits");
+ContextSlot g_contexts[CAUSAL_PATHS_CONTEXTS]; // id = index + 1; slot 0: the fixed context
+std::atomic<uint32_t> g_context_count{0};
+PathContextMode g_context_mode = PathContextMode::None;
+
+// The id of caller |name| (|length| bytes), interned: lock-free, the first
+// thread to claim a slot writes the name. 0 if the table is half full.
+uint32_t contextId(const char *name, size_t length) {
+  if (length >= CAUSAL_PATHS_CONTEXT_NAME_BYTES)
+    length = CAUSAL_PATHS_CONTEXT_NAME_BYTES - 1;
+  uint64_t hash = hashText(name, length) | 1;
+  constexpr uint32_t mask = CAUSAL_PATHS_CONTEXTS - 1;
+  for (uint32_t probe = 0, i = uint32_t(hash >> 7) & mask; probe <= mask;
+       ++probe, i = (i + 1) & mask) {
+    if (i == 0)
+      continue; // the fixed context's
+    ContextSlot &slot = g_contexts[i];
+    uint64_t seen = slot.hash.load(std::memory_order_acquire);
+    if (seen == 0) {
+      if (g_context_count.load(std::memory_order_relaxed) >= CAUSAL_PATHS_CONTEXTS / 2)
+        return 0;
+      if (slot.hash.compare_exchange_strong(seen, hash, std::memory_order_acq_rel)) {
+        g_context_count.fetch_add(1, std::memory_order_relaxed);
+        memcpy(slot.name, name, length);
+        slot.name[length] = 0;
+        slot.ready.store(1, std::memory_order_release);
+        return i + 1;
+      }
+    }
+    if (seen == hash) {
+      // Claimed by another thread, maybe not written yet: the same name
+      // unless two names share the 64-bit hash.
+      return i + 1;
+    }
+  }
+  return 0;
+}
+
+// Does the fixed glob name |name| (demangled, maybe with its parameters)?
+bool namedByFixedGlob(const char *name) {
+  const char *glob = g_contexts[0].name;
+  if (!name || !*name)
+    return false;
+  if (!fnmatch(glob, name, 0))
+    return true;
+  char bare[1024];
+  withoutParameters(name, bare, sizeof(bare));
+  return !fnmatch(glob, bare, 0);
+}
+
+// The function names of an inlined_at string ("FUNCTION\tFILE:LINE\n",
+// innermost first): calls |visit(name, length)| until it returns true.
+template <class Visit> bool anyInlinedCaller(const char *text, Visit visit) {
+  for (const char *line = text; line && *line;) {
+    const char *end = strchr(line, '\n');
+    size_t length = end ? size_t(end - line) : strlen(line);
+    const char *tab = static_cast<const char *>(memchr(line, '\t', length));
+    if (visit(line, tab ? size_t(tab - line) : length))
+      return true;
+    line = end ? end + 1 : nullptr;
+  }
+  return false;
+}
+
+// The line table's function of the call before return address |ret|, or null.
+// Call between g_modules.beginRead() and endRead().
+const char *callerFunction(uint64_t ret) {
+  ResolvedAddress where;
+  if (!ret || !g_modules.resolve(uintptr_t(ret) - 1, &where))
+    return nullptr;
+  const causal_linetab_header *table = g_modules.table(where.module);
+  return table ? causal_linetab_function(table, where.line) : nullptr;
+}
+
+// The context of a new path (Paths.h): F's inlined_at chain first (the
+// callers that inlined it, innermost first), then the walked callers.
+uint32_t pathContext(const char *inlined_at, const uint64_t *frames, uint32_t depth) {
+  if (g_context_mode == PathContextMode::Fixed) {
+    char name[CAUSAL_PATHS_CONTEXT_NAME_BYTES];
+    if (anyInlinedCaller(inlined_at, [&](const char *text, size_t length) {
+          formatTo(name, sizeof(name), "%.*s", int(length), text);
+          return namedByFixedGlob(name);
+        }))
+      return kFixedPathContext;
+    bool found = false;
+    g_modules.beginRead();
+    for (uint32_t i = 1; i < depth && !found; ++i)
+      found = namedByFixedGlob(callerFunction(frames[i]));
+    g_modules.endRead();
+    return found ? kFixedPathContext : 0;
+  }
+  uint32_t id = 0;
+  if (anyInlinedCaller(inlined_at, [&](const char *text, size_t length) {
+        id = contextId(text, length);
+        return true;
+      }))
+    return id;
+  if (depth < 2)
+    return 0;
+  g_modules.beginRead();
+  const char *caller = callerFunction(frames[1]);
+  if (caller)
+    id = contextId(caller, strlen(caller));
+  g_modules.endRead();
+  return id;
+}
+
 // ---- Entries -------------------------------------------------------------------------
 
 // Closes the thread's active entries down to |depth|.
@@ -670,6 +792,9 @@ void closeDownTo(PathThread *t, ThreadState *state, uint32_t depth) {
   }
   t->depth = depth;
   state->path_depth = depth;
+  __atomic_store_n(&state->path_context,
+                   depth ? t->table.records[t->active[depth - 1].record].context : 0,
+                   __ATOMIC_RELAXED);
 }
 
 // Starts the entry at the top now (clocks read last: the walk is not F's time).
@@ -707,6 +832,7 @@ PathThread *threadPaths(ThreadState *state) {
   } else if (t->tid != tid) { // a state reused without its last owner's end
     resetThread(t, tid);
     state->path_depth = 0;
+    __atomic_store_n(&state->path_context, 0, __ATOMIC_RELAXED);
   }
   return t;
 }
@@ -824,6 +950,11 @@ __causal_path_enter(struct causal_path_fn *fn, const char *inlined_at) {
     t->busy = 0;
     return 0;
   }
+  Record &r = t->table.records[record];
+  if (g_context_mode != PathContextMode::None && !r.context_known) {
+    r.context = pathContext(inlined_at, frames, depth);
+    r.context_known = 1;
+  }
   uint32_t slot = t->depth;
   Entry &e = t->active[slot];
   e.fn = id;
@@ -834,6 +965,7 @@ __causal_path_enter(struct causal_path_fn *fn, const char *inlined_at) {
   e.token = (t->serial << 8) | (slot + 1);
   t->depth = slot + 1;
   state->path_depth = slot + 1;
+  __atomic_store_n(&state->path_context, r.context, __ATOMIC_RELAXED);
   startEntry(&e, state);
   t->busy = 0;
   return e.token;
@@ -901,6 +1033,21 @@ bool startCollecting() {
 } // namespace
 
 bool pathsRequested() { return g_selection.all || g_selection.count > 0; }
+
+void setupPathContexts(PathContextMode mode, const char *fixed_glob) {
+  if (mode == PathContextMode::Fixed) {
+    formatTo(g_contexts[0].name, sizeof(g_contexts[0].name), "%s", fixed_glob ? fixed_glob : "");
+    g_contexts[0].ready.store(1, std::memory_order_release);
+  }
+  g_context_mode = mode;
+}
+
+const char *pathContextName(uint32_t id) {
+  if (id == 0 || id > CAUSAL_PATHS_CONTEXTS)
+    return "";
+  const ContextSlot &slot = g_contexts[id - 1];
+  return slot.ready.load(std::memory_order_acquire) ? slot.name : "";
+}
 
 void setupPaths(const char *profile_path, bool cpu_clock) {
   g_register_lock.lock();

@@ -63,6 +63,37 @@ void pathsBeforeUnload(AddressRange image);
 /// handler.
 void writePaths(bool last);
 
+// ---- Calling contexts of experiments (--path, --path-experiments) ------------
+//
+// An experiment may select a line in a calling context: only the line's
+// samples taken while their thread is inside an entry of a chosen function
+// whose path matches count (Experiment.cpp, ExperimentPolicy.h packContext).
+// Each path record gets a context id when it is first interned:
+//   Fixed    (CAUSAL_FIXED_PATH): 1 if a caller of the chosen function, on
+//            the walked frames or in its inlined_at chain, is named by the
+//            glob, else 0;
+//   Callers  (CAUSAL_PATH_EXPERIMENTS): the id of the immediate caller's name
+//            (the function that inlined the chosen function, else the
+//            function of the first walked caller), interned in a process-wide
+//            table of CAUSAL_PATHS_CONTEXTS names; 0 if it has none.
+// ThreadState::path_context is the innermost active entry's record's id,
+// kept by the entries and exits; the sample handler reads it. The sampler
+// signals every sample then (batch 1, Runtime.cpp), so a sample is handled
+// while its thread is still where the sample found it.
+
+enum class PathContextMode { None, Fixed, Callers };
+/// The fixed context's id.
+constexpr uint32_t kFixedPathContext = 1;
+
+/// Start-up (Runtime.cpp), before setupPaths: the mode, and for Fixed the
+/// glob (copied). A mode other than None turns collection on for every chosen
+/// function when CAUSAL_PATHS chose none.
+void setupPathContexts(PathContextMode mode, const char *fixed_glob);
+
+/// The name of context |id| ("" if it has none; the glob for the fixed one).
+/// Any thread; the text stays.
+const char *pathContextName(uint32_t id);
+
 // ---- Live control (PathsControl.cpp, the profiler thread) ---------------------
 
 /// Chosen functions registered so far.

@@ -42,7 +42,8 @@ using Text = const char *;
 struct Location {
   const char *file = nullptr; // null: "<unknown>"
   uint32_t line = 0;
-  const char *wait = nullptr; // a wait target's kind: "FILE:LINE (KIND wait)"
+  const char *wait = nullptr;   // a wait target's kind: "FILE:LINE (KIND wait)"
+  const char *caller = nullptr; // a calling context's caller: "FILE:LINE (via CALLER)"
 };
 struct Fixed2 {
   Fixed2(double value = 0) : value(value) {}
@@ -79,6 +80,11 @@ template <class Sink> void putValue(Sink &out, Location value) {
     out.put(" (");
     out.put(value.wait);
     out.put(" wait)");
+  }
+  if (value.caller) {
+    out.put(" (via ");
+    putValue(out, Text(value.caller));
+    out.put(")");
   }
 }
 inline bool isSet(Count value) { return value != 0; }

@@ -137,6 +137,19 @@ void giveExperimentsTheirSetup() {
   setupExperiments(g_experiment_setup);
 }
 
+// Experiments per calling context (Paths.h): the paths give each record its
+// context, and the sampler signals every sample, so that the handler reads
+// the context the sample was taken in (a batch of 10 would read it up to 10
+// periods later, in whatever the thread does then).
+void setupContextsOfExperiments() {
+  const ExperimentConfig &c = g_experiment_setup.config;
+  if (!c.enabled || (!c.fixed_path[0] && !c.path_experiments))
+    return;
+  setupPathContexts(c.fixed_path[0] ? PathContextMode::Fixed : PathContextMode::Callers,
+                    c.fixed_path);
+  g_config.batch = 1;
+}
+
 void initialize() {
   uint32_t expected = kUninitialized;
   if (!g_status.compare_exchange_strong(expected, kInitializing))
@@ -148,6 +161,7 @@ void initialize() {
   startProfileClock();
   readSettings(&g_config, &g_experiment_setup.config);
   setupWaits(g_config.output_path, g_config.waits_classes);
+  setupContextsOfExperiments();
   setupPaths(g_config.output_path, g_config.paths_cpu_clock);
   registerExitWriter();
 

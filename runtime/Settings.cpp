@@ -184,6 +184,23 @@ void readExperimentSettings(ExperimentConfig *c) {
               CAUSAL_ENV_FIXED_WAIT, fixed);
     }
   }
+  // Calling contexts (Paths.h): a fixed one goes with a fixed line only.
+  if (const char *caller = readSetting(Setting::FIXED_PATH).text) {
+    if (!c->has_fixed_line || c->fixed_is_wait)
+      message("%s=%s needs %s (the line whose samples it qualifies); ignored",
+              CAUSAL_ENV_FIXED_PATH, caller, CAUSAL_ENV_FIXED_LINE);
+    else if (strlen(caller) >= sizeof(c->fixed_path))
+      message("%s: a caller of %zu bytes or more; ignored", CAUSAL_ENV_FIXED_PATH,
+              sizeof(c->fixed_path));
+    else
+      formatTo(c->fixed_path, sizeof(c->fixed_path), "%s", caller);
+  }
+  c->path_experiments = settingOn(Setting::PATH_EXPERIMENTS);
+  if (c->path_experiments && c->has_fixed_line) {
+    message("%s goes with free runs, not with %s; ignored", CAUSAL_ENV_PATH_EXPERIMENTS,
+            c->fixed_is_wait ? CAUSAL_ENV_FIXED_WAIT : CAUSAL_ENV_FIXED_LINE);
+    c->path_experiments = false;
+  }
   SettingValue speedup = readSetting(Setting::FIXED_SPEEDUP);
   if (speedup.set && speedup.number % (100 / CAUSAL_SPEEDUP_DIVISIONS) != 0)
     message("%s=%llu: speedups are drawn in steps of %u %%; using %llu %% as given",

@@ -302,7 +302,7 @@
  * counted as dropped. At most 255 (the token holds the slot in a byte). */
 #define CAUSAL_PATHS_ACTIVE_DEPTH 128u
 /* Distinct paths one thread records (its table, mmap'd at the thread's first
- * entry, 88 bytes a path) and the return addresses they hold together (8
+ * entry, 96 bytes a path) and the return addresses they hold together (8
  * bytes each); an entry on a new path beyond either is counted as dropped. */
 #define CAUSAL_PATHS_THREAD_PATHS 4096u
 #define CAUSAL_PATHS_THREAD_FRAMES 65536u
@@ -334,6 +334,12 @@
  * enable|disable --pid`, runtime/PathsControl.cpp) can reach; the descriptors
  * of later images keep the state their registration gave them. */
 #define CAUSAL_PATHS_DESCRIPTOR_RANGES 256u
+/* Calling contexts experiments can tell apart (--path-experiments: distinct
+ * callers of chosen functions; a power of two, half of it used, at most
+ * 32768: a context id has 16 bits), and the bytes of a caller's name kept
+ * for the profile (longer names are cut there). */
+#define CAUSAL_PATHS_CONTEXTS 2048u
+#define CAUSAL_PATHS_CONTEXT_NAME_BYTES 256u
 
 /* Prefix of every message the runtime prints. */
 #define CAUSAL_MESSAGE_PREFIX "causal: "

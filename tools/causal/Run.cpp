@@ -334,6 +334,30 @@ bool boundedProfilingProblem(const Environment &env, bool untilStable) {
   return false;
 }
 
+/// --path, --path-experiments: refused where they cannot apply (after saying
+/// why): a caller qualifies the samples of a fixed line, and per-caller
+/// choices are made by free runs.
+bool contextOptionsProblem(const Environment &env) {
+  auto on = [](const std::string &v) { return v == "1" || v == "yes" || v == "true" || v == "on"; };
+  bool fixedLine = !settingValue(env, CAUSAL_ENV_FIXED_LINE, "").empty();
+  bool fixedWait = !settingValue(env, CAUSAL_ENV_FIXED_WAIT, "").empty();
+  bool caller = !settingValue(env, CAUSAL_ENV_FIXED_PATH, "").empty();
+  bool perCaller = on(settingValue(env, CAUSAL_ENV_PATH_EXPERIMENTS, "0"));
+  const char *problem = nullptr;
+  if (caller && !fixedLine)
+    problem = fixedWait ? "--path does not go with --fixed-wait: it names the caller under "
+                          "which a --fixed-line's samples count"
+                        : "--path needs --fixed-line: it names the caller under which the "
+                          "fixed line's samples count";
+  else if (perCaller && (fixedLine || fixedWait))
+    problem = "--path-experiments is for free runs (it picks lines per caller); with a fixed "
+              "line, name the caller with --path";
+  if (!problem)
+    return false;
+  std::fprintf(stderr, "causal run: error: %s\n", problem);
+  return true;
+}
+
 /// A private directory for --until-stable's stop file ("" after saying why).
 std::string makeStopDirectory() {
   const char *tmp = std::getenv("TMPDIR");
@@ -410,7 +434,7 @@ int runCommand(const Args &args) {
     std::fprintf(stderr, "causal run: error: --keep-going does not go with --confirm\n");
     return 2;
   }
-  if (boundedProfilingProblem(env, untilStable))
+  if (boundedProfilingProblem(env, untilStable) || contextOptionsProblem(env))
     return 2;
   if (confirming && endToEndProblem(env, "run"))
     return 2;

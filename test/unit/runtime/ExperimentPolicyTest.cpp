@@ -220,6 +220,25 @@ TEST(ExperimentPolicyTest, WaitTargetsNeverEqualALineAndKeepIt) {
   EXPECT_EQ(lineOfTarget(packWaitTarget(last, WaitTarget::Other)), last);
 }
 
+TEST(ExperimentPolicyTest, ALineInAContextEqualsOnlyItsSamplesInThatContext) {
+  uint64_t line = packLine(CAUSAL_MAX_MODULES - 1, kLineIndexMask);
+  for (uint32_t context : {1u, 2u, 0xfffeu, 0xffffu}) {
+    uint64_t target = packContext(line, context);
+    EXPECT_NE(target, line);
+    EXPECT_NE(target, kNoLine);
+    EXPECT_EQ(contextOf(target), context);
+    EXPECT_EQ(withoutContext(target), line);
+    EXPECT_EQ(lineOfTarget(target), line);
+    EXPECT_EQ(waitTargetOf(target), WaitTarget::None);
+    EXPECT_NE(target, packContext(line, context == 1 ? 2 : 1)); // another caller
+    EXPECT_NE(target, packContext(packLine(CAUSAL_MAX_MODULES - 2, kLineIndexMask), context));
+  }
+  EXPECT_EQ(contextOf(line), 0u);
+  EXPECT_EQ(packContext(line, 0), line);
+  EXPECT_EQ(contextOf(kNoLine), 0u);
+  EXPECT_EQ(withoutContext(kNoLine), kNoLine);
+}
+
 TEST(ExperimentPolicyTest, FixedLineParsingAndMatching) {
   char file[64];
   uint32_t line = 0;

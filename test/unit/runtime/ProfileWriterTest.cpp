@@ -151,6 +151,19 @@ TEST(ProfileWriterTest, NamesAWaitTargetByItsLineAndKind) {
   EXPECT_NE(written.find("experiment\tselected=/src/app.c:42\t"), std::string::npos) << written;
 }
 
+TEST(ProfileWriterTest, NamesALineInACallingContextByItsCaller) {
+  TextBuffer text;
+  causal::rt::records::Experiment experiment;
+  experiment.selected = {"/src/app.c", 42, nullptr, "ns::f(int)\tx"};
+  experiment.speedup = 0.5;
+  causal::rt::writeRecord(text, experiment);
+  std::string written(text.data(), text.size());
+  // The caller is escaped as any text is: the record stays one line of fields.
+  EXPECT_NE(written.find("experiment\tselected=/src/app.c:42 (via ns::f(int)\\tx)\tspeedup=0.50"),
+            std::string::npos)
+      << written;
+}
+
 TEST(ProfileWriterTest, ChunksEndAtLineBoundaries) {
   std::string path = temporaryPath("chunks.coz");
   std::string text;
