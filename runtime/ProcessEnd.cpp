@@ -15,6 +15,7 @@
 #include "Experiment.h"
 #include "Lifecycle.h"
 #include "Paths.h"
+#include "PathsControl.h"
 #include "ProfileWriter.h"
 #include "Runtime.h"
 #include "Sampler.h"
@@ -195,6 +196,7 @@ void onFatalSignal(int signal, siginfo_t *info, void *) {
                             blockNow(experiments, size, true, accountSamples(g_threads)));
     releasePartWriter();
   }
+  pathsControlEnds(); // the live control's file goes with the process (signal-safe)
   errno = saved_errno;
   // A fault re-executes the instruction and dies by the default action; a
   // sent signal (kill, raise, abort), and any signal that is not a fault
