@@ -112,6 +112,7 @@ ProfileBlock blockNow(const char *experiments, size_t experiments_size, bool las
   block.first = g_parts_written == 0;
   block.last = last;
   block.run_id = last && block.first ? nullptr : g_run_id;
+  block.take_context_samples = takeContextSamples;
   return block;
 }
 
@@ -123,6 +124,7 @@ void noteBlockWritten(int error) {
     return;
   }
   g_modules.forgetWrittenCounts();
+  forgetContextSamplesWritten();
   int none = 0;
   g_part_error.compare_exchange_strong(none, error);
   g_parts_failed.fetch_add(1);
