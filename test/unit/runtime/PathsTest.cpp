@@ -544,10 +544,19 @@ TEST_F(PathsTest, AFixedLineUnderACallerCountsOnlyItsSamplesThere) {
                 std::string(caller) + ")");
       samples += e.selected_samples;
     }
-    if (std::string(caller) == "callerB")
+    // The line's whole-run samples in the context: a samples record of its own.
+    std::string profile = causal::test::readFile(dir_ + "/profile.coz");
+    std::string record =
+        std::string("samples\tlocation=paths_target.cpp:100 (via ") + caller + ")\tcount=";
+    size_t found = profile.find(record);
+    if (std::string(caller) == "callerB") {
       EXPECT_EQ(samples, 0u) << "samples under a caller that never called helper()";
-    else if (!causal::test::kSamplesHeldBack) // 2.5 s of helper(): about 2,000 samples
+      EXPECT_EQ(found, std::string::npos) << profile;
+    } else if (!causal::test::kSamplesHeldBack) { // 2.5 s of helper(): about 2,000 samples
       EXPECT_GT(samples, 100u);
+      ASSERT_NE(found, std::string::npos) << profile;
+      EXPECT_GT(std::stoull(profile.substr(found + record.size())), samples / 2);
+    }
     unlink((dir_ + "/profile.coz").c_str());
     unlink(pathsFile().c_str());
   }
@@ -572,6 +581,10 @@ TEST_F(PathsTest, FreeRunsChooseALineOfAChosenFunctionPerCallerAndWhole) {
   // of those whole.
   EXPECT_GE(per_caller, 1u) << experiments.size() << " experiments";
   EXPECT_GE(whole, 1u) << experiments.size() << " experiments";
+  std::string profile = causal::test::readFile(dir_ + "/profile.coz");
+  EXPECT_NE(profile.find("samples\tlocation=paths_target.cpp:100 (via callerA())\tcount="),
+            std::string::npos)
+      << profile;
 }
 
 // (h) Without CAUSAL_PATHS nothing is enabled (the pass's check keeps the
