@@ -882,6 +882,14 @@ void onSampledLine(ThreadState *state, const ResolvedAddress &where, uint64_t we
   // --path-experiments (0 otherwise: no chosen function active, or no mode).
   uint32_t context = __atomic_load_n(&state->path_context, __ATOMIC_RELAXED);
   uint64_t in_context = context ? packContext(packed, context) : packed;
+  if (context) { // its whole-run count in that context (Paths.h)
+    const causal_linetab_header *table = g_setup.modules->table(where.module);
+    if (table && where.line < table->num_lines) {
+      const causal_linetab_line &line = causal_linetab_lines(table)[where.line];
+      countContextSample(in_context, weight, causal_linetab_file(table, line.file_index), line.line,
+                         causal_linetab_function(table, where.line));
+    }
+  }
   if (g_experiment.active.load(std::memory_order_acquire)) {
     uint64_t selected = g_experiment.selected.load(std::memory_order_relaxed);
     if (packed == selected || in_context == selected) {

@@ -10,6 +10,7 @@
 #include "PathsControl.h"
 
 #include "Attribution.h"
+#include "ExperimentPolicy.h"
 #include "FastClock.h"
 #include "ModuleRegistry.h"
 #include "Runtime.h"
@@ -1042,6 +1043,79 @@ void setupPathContexts(PathContextMode mode, const char *fixed_glob) {
   g_context_mode = mode;
 }
 
+namespace {
+
+struct ContextSampleSlot {
+  std::atomic<uint64_t> key; // line in context + 1; 0: free
+  std::atomic<uint64_t> count;
+  uint64_t written; // the writer's
+  // The line's name, set by the thread that claimed the slot (then ready):
+  // the line table's texts, or copies once its image is unloaded (null: none).
+  std::atomic<const char *> file, function;
+  uint32_t line;
+  std::atomic<uint32_t> ready;
+};
+static_assert(!(CAUSAL_PATHS_CONTEXT_SAMPLES & (CAUSAL_PATHS_CONTEXT_SAMPLES - 1)),
+              "a power of two");
+ContextSampleSlot g_context_samples[CAUSAL_PATHS_CONTEXT_SAMPLES];
+std::atomic<uint32_t> g_context_sample_pairs{0};
+
+} // namespace
+
+void countContextSample(uint64_t line_in_context, uint64_t weight, const char *file, uint32_t line,
+                        const char *function) {
+  constexpr uint32_t mask = CAUSAL_PATHS_CONTEXT_SAMPLES - 1;
+  uint64_t key = line_in_context + 1;
+  uint64_t h = key * 0x9e3779b97f4a7c15ull;
+  for (uint32_t probe = 0, i = uint32_t(h >> 40) & mask; probe <= mask;
+       ++probe, i = (i + 1) & mask) {
+    ContextSampleSlot &slot = g_context_samples[i];
+    uint64_t seen = slot.key.load(std::memory_order_acquire);
+    if (seen == 0) {
+      if (g_context_sample_pairs.load(std::memory_order_relaxed) >=
+          CAUSAL_PATHS_CONTEXT_SAMPLES / 2)
+        return;
+      if (slot.key.compare_exchange_strong(seen, key, std::memory_order_acq_rel)) {
+        g_context_sample_pairs.fetch_add(1, std::memory_order_relaxed);
+        slot.file.store(file, std::memory_order_relaxed);
+        slot.function.store(function, std::memory_order_relaxed);
+        slot.line = line;
+        slot.ready.store(1, std::memory_order_release);
+      }
+    }
+    if (seen == 0 || seen == key) {
+      slot.count.fetch_add(weight, std::memory_order_relaxed);
+      return;
+    }
+  }
+}
+
+bool takeContextSamples(uint32_t *cursor, ContextSamples *out) {
+  for (; *cursor < CAUSAL_PATHS_CONTEXT_SAMPLES; ++*cursor) {
+    ContextSampleSlot &slot = g_context_samples[*cursor];
+    if (!slot.ready.load(std::memory_order_acquire))
+      continue;
+    uint64_t now = slot.count.load(std::memory_order_relaxed);
+    const char *file = slot.file.load(std::memory_order_acquire);
+    if (now <= slot.written || !file)
+      continue;
+    out->file = file;
+    out->line = slot.line;
+    out->function = slot.function.load(std::memory_order_acquire);
+    out->caller = pathContextName(contextOf(slot.key.load(std::memory_order_relaxed) - 1));
+    out->count = now - slot.written;
+    slot.written = now;
+    ++*cursor;
+    return true;
+  }
+  return false;
+}
+
+void forgetContextSamplesWritten() {
+  for (ContextSampleSlot &slot : g_context_samples)
+    slot.written = 0;
+}
+
 const char *pathContextName(uint32_t id) {
   if (id == 0 || id > CAUSAL_PATHS_CONTEXTS)
     return "";
@@ -1081,6 +1155,8 @@ void pathsThreadEnds(ThreadState *state) {
 void pathsForkChild(ThreadState *self) {
   g_paths_lock.reset(); // a holder was another thread of the parent
   g_register_lock.reset();
+  for (ContextSampleSlot &slot : g_context_samples) // the parent's samples, as ModuleRegistry's
+    slot.written = slot.count.load(std::memory_order_relaxed);
   pathsControlForkChild(); // a control file of its own
   if (!g_ready)
     return;
@@ -1412,6 +1488,25 @@ void addOpenEntries(ThreadState *self, uint64_t *lost) {
 
 } // namespace
 
+// An image goes (pathsBeforeUnload): the names of its lines' pairs are kept
+// as copies (under g_paths_lock, with the retained frames' text).
+static void retainContextSamplesIn(AddressRange image) {
+  for (ContextSampleSlot &slot : g_context_samples) {
+    if (!slot.ready.load(std::memory_order_acquire))
+      continue;
+    const char *file = slot.file.load(std::memory_order_relaxed);
+    const char *function = slot.function.load(std::memory_order_relaxed);
+    if (file && image.contains(uintptr_t(file))) {
+      uint32_t kept = retainText(file, strlen(file));
+      slot.file.store(kept ? g_retained_text + kept - 1 : nullptr, std::memory_order_release);
+    }
+    if (function && image.contains(uintptr_t(function))) {
+      uint32_t kept = retainText(function, strlen(function));
+      slot.function.store(kept ? g_retained_text + kept - 1 : nullptr, std::memory_order_release);
+    }
+  }
+}
+
 void pathsBeforeUnload(AddressRange image) {
   forgetDescriptorsIn(image);
   if (!g_ready || image.end <= image.begin)
@@ -1432,6 +1527,7 @@ void pathsBeforeUnload(AddressRange image) {
   }
   if (!g_finished && g_retained) {
     retainFramesOf(&g_process, image);
+    retainContextSamplesIn(image);
     for (uint32_t i = 0, used = g_threads.slotsUsed(); i < used; ++i) {
       ThreadState *state = g_threads.slot(i);
       PathThread *t = state ? __atomic_load_n(&state->paths, __ATOMIC_ACQUIRE) : nullptr;

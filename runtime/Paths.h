@@ -94,6 +94,30 @@ void setupPathContexts(PathContextMode mode, const char *fixed_glob);
 /// Any thread; the text stays.
 const char *pathContextName(uint32_t id);
 
+/// Signal-safe (the sample handler): a sample of |weight| of a line in a
+/// context (ExperimentPolicy.h packContext). The profile's `samples` records
+/// then count the line in each context as well as whole, as
+/// "FILE:LINE (via CALLER)": the whole-run figures of a per-caller curve
+/// (phase correction, bound). Beyond CAUSAL_PATHS_CONTEXT_SAMPLES distinct
+/// pairs, a pair's samples count for the whole line only.
+/// |file|, |line| and |function| name the line (the line table's texts; kept
+/// as copies when its image is unloaded).
+void countContextSample(uint64_t line_in_context, uint64_t weight, const char *file, uint32_t line,
+                        const char *function);
+
+/// A pair's samples not yet written.
+struct ContextSamples {
+  const char *file, *function, *caller;
+  uint32_t line;
+  uint64_t count;
+};
+/// Signal-safe, for the profile's writer (one at a time): the next pair at or
+/// after |*cursor| whose count grew since it was last taken, with that growth
+/// (taken now); false when there is none left.
+bool takeContextSamples(uint32_t *cursor, ContextSamples *out);
+/// A part of the profile was lost: the next one writes every pair's count.
+void forgetContextSamplesWritten();
+
 // ---- Live control (PathsControl.cpp, the profiler thread) ---------------------
 
 /// Chosen functions registered so far.

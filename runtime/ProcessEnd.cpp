@@ -15,6 +15,7 @@
 #include "Experiment.h"
 #include "Lifecycle.h"
 #include "Paths.h"
+#include "PathsControl.h"
 #include "ProfileWriter.h"
 #include "Runtime.h"
 #include "Sampler.h"
@@ -111,6 +112,7 @@ ProfileBlock blockNow(const char *experiments, size_t experiments_size, bool las
   block.first = g_parts_written == 0;
   block.last = last;
   block.run_id = last && block.first ? nullptr : g_run_id;
+  block.take_context_samples = takeContextSamples;
   return block;
 }
 
@@ -122,6 +124,7 @@ void noteBlockWritten(int error) {
     return;
   }
   g_modules.forgetWrittenCounts();
+  forgetContextSamplesWritten();
   int none = 0;
   g_part_error.compare_exchange_strong(none, error);
   g_parts_failed.fetch_add(1);
@@ -195,6 +198,7 @@ void onFatalSignal(int signal, siginfo_t *info, void *) {
                             blockNow(experiments, size, true, accountSamples(g_threads)));
     releasePartWriter();
   }
+  pathsControlEnds(); // the live control's file goes with the process (signal-safe)
   errno = saved_errno;
   // A fault re-executes the instruction and dies by the default action; a
   // sent signal (kill, raise, abort), and any signal that is not a fault

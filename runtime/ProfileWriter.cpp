@@ -2,6 +2,8 @@
 
 #include "ProfileWriter.h"
 
+#include "Paths.h"
+
 #include "ModuleRegistry.h"
 
 #include <errno.h>
@@ -105,6 +107,19 @@ void writeRun(Sink &out, const ModuleRegistry &registry, const ProfileBlock &blo
     if (const causal_linetab_header *table = registry.table(slot))
       writeSamples(out, table,
                    [&](uint32_t line) { return registry.takeCountToWrite(slot, line); });
+  }
+  // A line's samples in each calling context (Paths.h), beside its whole
+  // count: "FILE:LINE (via CALLER)".
+  ContextSamples pair;
+  for (uint32_t cursor = 0;
+       block.take_context_samples && block.take_context_samples(&cursor, &pair);) {
+    records::Samples samples;
+    samples.count = pair.count;
+    samples.location.file = pair.file;
+    samples.location.line = pair.line;
+    samples.location.caller = pair.caller;
+    samples.function = pair.function;
+    writeRecord(out, samples);
   }
   if (block.run_id && block.last) {
     records::Shutdown shutdown;

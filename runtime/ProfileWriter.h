@@ -168,6 +168,8 @@ private:
 };
 
 /// One block of a run's profile: what it holds and which part of the run it is.
+struct ContextSamples; // Paths.h
+
 struct ProfileBlock {
   uint64_t startup_realtime_ns = 0; ///< startup time= (CLOCK_REALTIME)
   uint64_t runtime_ns = 0;          ///< runtime time= (ns since startup)
@@ -186,6 +188,9 @@ struct ProfileBlock {
   const char *run_id = nullptr;
   bool first = true; ///< opens the run (startup)
   bool last = true;  ///< closes the run (shutdown, in a run in parts)
+  /// A line's samples per calling context (Paths.h takeContextSamples; null:
+  /// none), written after the lines' own.
+  bool (*take_context_samples)(uint32_t *cursor, ContextSamples *out) = nullptr;
 };
 
 /// Appends |block| to |out|: the startup record (first part; marked

@@ -25,21 +25,32 @@
 #   split of both functions from `causal paths report` of the last chosen-on run.
 #   Run time: about 2 minutes to build (five -O2 builds of sqlite3.c), then about 8 x --reps
 #   x (a plain run's time).
+#   --curves S: causal curves per caller (issue 13, experiments per calling context), after the
+#   cost rounds (or alone with --skip-cost). A sampling run of S seconds (chosen build, --paths,
+#   no experiments) finds each chosen function's most sampled line (the profile's `samples`
+#   records name their function) and its three immediate callers with the most samples (`causal
+#   paths report --json`: the callers tree's first level). Then, for each function, runs of S
+#   seconds each: `causal run --fixed-line LINE` (the whole line) and `causal run --fixed-line
+#   LINE --path CALLER` per caller, speedups drawn by Coz's rule, all into one profile read by
+#   `causal report --json`: one curve per caller under the line. Adds 9 x S seconds.
 #
 # usage: bench/paths-sqlite/run.sh [--build-dir DIR] [--cache-dir DIR] [--threads N]
-#                                  [--rows N] [--reps N] [--quick]
+#                                  [--rows N] [--reps N] [--quick] [--curves S] [--skip-cost]
 #   --threads  inserting threads (default 4)
 #   --rows     rows per thread (default 30000)
 #   --reps     rounds (default 3)
 #   --quick    smoke run: 3,000 rows per thread, one round
+#   --curves   seconds of each run of the per-caller curves (default 0: none)
+#   --skip-cost  no cost rounds (with --curves: the curves only)
 # Results: <cache-dir>/results.md, raw data in <cache-dir>/runs.tsv, the paths reports in
 # <cache-dir>/out/.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-threads=4 rows=30000 reps=3 quick=0
-bench_args "--threads=threads --rows=rows --reps=reps --quick=quick!" "$@"
+threads=4 rows=30000 reps=3 quick=0 curves=0 skip_cost=0
+bench_args "--threads=threads --rows=rows --reps=reps --quick=quick! --curves=curves \
+  --skip-cost=skip_cost!" "$@"
 if [ "$quick" = 1 ]; then rows=3000 reps=1; fi
 bench_positive --threads "$threads"
 bench_positive --rows "$rows"
@@ -92,6 +103,95 @@ done
 cat "$build_log".* >>"$build_log" 2>/dev/null || true
 rm -f "$build_log".*
 [ "$failed" = 0 ] || { echo "run.sh: building failed, see $build_log" >&2; exit 1; }
+
+# ---- Per-caller causal curves (--curves) -------------------------------------------------
+per_caller_curves() {
+  local dir="$cache/curves" bin="$cache/bin/insert_workload.chosen" fn line caller
+  mkdir -p "$dir"
+  rm -f "$dir"/*
+  echo "per-caller curves: sampling run of $curves s" >&2
+  env CAUSAL_EXPERIMENTS=0 "$causal" run --quiet --paths --output "$dir/sample.coz" -- \
+    "$bin" "$threads" 1000000000 "$curves" >/dev/null 2>"$dir/sample.err"
+  for fn in sqlite3_mutex_enter sqlite3Malloc; do
+    "$causal" paths report "$dir/sample.coz" --function "$fn" --json --metric samples \
+      >"$dir/paths.$fn.json" 2>>"$dir/sample.err"
+  done
+  # One line per function: FUNCTION<TAB>FILE:LINE<TAB>CALLER<TAB>CALLER...
+  python3 - "$dir" >"$dir/plan.tsv" <<'PY'
+import json, os, re, sys
+d = sys.argv[1]
+best = {}
+for line in open(os.path.join(d, "sample.coz")):
+    if not line.startswith("samples\t"):
+        continue
+    f = dict(x.split("=", 1) for x in line.rstrip("\n").split("\t")[1:] if "=" in x)
+    fn, n = f.get("function"), int(f.get("count", "0"))
+    if fn and n > best.get(fn, ("", 0))[1]:
+        best[fn] = (f["location"], n)
+for fn in ["sqlite3_mutex_enter", "sqlite3Malloc"]:
+    if fn not in best:
+        continue
+    report = json.load(open(os.path.join(d, "paths.%s.json" % fn)))
+    callers = []
+    for function in report.get("functions", []):
+        tree = function.get("tree") or {}
+        kids = sorted(tree.get("children", []), key=lambda k: -k.get("samples", 0))
+        callers += [k["function"] for k in kids if k.get("function")][:3]
+    print("\t".join([fn, best[fn][0]] + callers))
+PY
+  while IFS=$'\t' read -r -a plan; do
+    fn="${plan[0]}" line="${plan[1]}"
+    for caller in "" "${plan[@]:2}"; do
+      echo "  $fn: $line ${caller:+via $caller} ($(date -u +%H:%M:%S))" >&2
+      env "$causal" run --quiet --output "$dir/curves.coz" --fixed-line "$line" \
+        ${caller:+--path "$caller"} -- "$bin" "$threads" 1000000000 "$curves" \
+        >/dev/null 2>>"$dir/runs.err" || echo "  (exit status $?)" >&2
+    done
+  done <"$dir/plan.tsv"
+  "$causal" report --json --top 0 --min-speedups 2 "$dir/curves.coz" >"$dir/curves.json" \
+    2>"$dir/report.err" || true
+  python3 - "$dir" <<'PY' >"$cache/curves.md"
+import json, os, sys
+d = sys.argv[1]
+report = json.load(open(os.path.join(d, "curves.json")))
+lines = {e["line"]: e for e in report.get("lines", [])}
+print("Per-caller causal curves (fixed-line runs of the same length; the line's whole curve first).")
+print()
+print("| function | line | context | calls share | samples share | experiments | slope (95 % CI) | largest predicted speedup |")
+print("|---|---|---|---|---|---|---|---|")
+for row in open(os.path.join(d, "plan.tsv")):
+    fn, line, *callers = row.rstrip("\n").split("\t")
+    paths = json.load(open(os.path.join(d, "paths.%s.json" % fn)))
+    shares = {}
+    for function in paths.get("functions", []):
+        for k in (function.get("tree") or {}).get("children", []):
+            shares[k.get("function")] = k.get("shares", {})
+    for caller in [""] + callers:
+        name = line + (" (via %s)" % caller if caller else "")
+        e = lines.get(name)
+        short = os.path.basename(line)
+        share = shares.get(caller, {}) if caller else {}
+        fmt = lambda x: "%.0f %%" % (100 * x) if isinstance(x, (int, float)) else ""
+        if not e:
+            print("| %s | %s | %s | %s | %s | 0 | - | - |" % (fn, short, caller or "(whole line)",
+                  fmt(share.get("calls")), fmt(share.get("samples"))))
+            continue
+        p = e["points"][0]
+        ci = p.get("slope_ci") or [None, None]
+        slope = "%+.2f" % p["slope"] if p.get("slope") is not None else "-"
+        if ci[0] is not None:
+            slope += " (%+.2f..%+.2f)" % (ci[0], ci[1])
+        top = "%+.1f %% at %.0f %%" % (100 * p.get("max_impact", 0), 100 * p.get("max_impact_speedup", 0)) \
+            if p.get("max_impact") is not None else "-"
+        print("| %s | %s | %s | %s | %s | %d | %s | %s |" % (fn, short, caller or "(whole line)",
+              fmt(share.get("calls")), fmt(share.get("samples")), e["experiments"], slope, top))
+PY
+  cat "$cache/curves.md"
+}
+if [ "$skip_cost" = 1 ]; then
+  [ "$curves" -gt 0 ] && per_caller_curves
+  exit 0
+fi
 
 runs="$cache/runs.tsv"
 bench_fresh_runs "$runs" 'round\tvariant\tns\tstatus\tsame_output'
@@ -196,3 +296,5 @@ if cyg:
     print("-finstrument-functions hooks counted: " + cyg[-1].strip())
 PY
 cat "$cache/results.md"
+[ "$curves" -gt 0 ] && per_caller_curves
+exit 0

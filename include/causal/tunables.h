@@ -340,6 +340,9 @@
  * for the profile (longer names are cut there). */
 #define CAUSAL_PATHS_CONTEXTS 2048u
 #define CAUSAL_PATHS_CONTEXT_NAME_BYTES 256u
+/* Distinct (line, calling context) pairs whose samples the profile counts
+ * apart (a power of two, half of it used; 24 bytes each, static). */
+#define CAUSAL_PATHS_CONTEXT_SAMPLES 4096u
 
 /* Prefix of every message the runtime prints. */
 #define CAUSAL_MESSAGE_PREFIX "causal: "

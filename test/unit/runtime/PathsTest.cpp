@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <string.h>
 #include <sys/stat.h>
 
 #include <map>
@@ -496,6 +497,94 @@ TEST_F(PathsTest, ThePeriodicFlushWritesThePathsWholeEachTime) {
   std::vector<const Path *> helper = r.pathsOf("helper(int)");
   ASSERT_EQ(helper.size(), 1u) << r.describe();
   EXPECT_EQ(helper[0]->head.calls, calls);
+}
+
+// Experiments per calling context (Paths.h, "Calling contexts"): helper()'s
+// line (paths_target.cpp:100) qualified by a caller. In "flush" only callerA
+// calls helper(): under callerA the line's samples count, under callerB none
+// can (the line still runs: the program does the same either way). Free runs
+// with per-caller choices name helper's immediate caller and also choose the
+// whole line.
+struct ExperimentLine {
+  std::string selected;
+  unsigned long long selected_samples = 0;
+};
+std::vector<ExperimentLine> experimentsIn(const std::string &profile) {
+  std::vector<ExperimentLine> out;
+  size_t at = 0;
+  while ((at = profile.find("experiment\tselected=", at)) != std::string::npos) {
+    size_t end = profile.find('\n', at);
+    std::string line = profile.substr(at, end == std::string::npos ? end : end - at);
+    ExperimentLine e;
+    size_t name = line.find("selected=") + 9;
+    e.selected = line.substr(name, line.find('\t', name) - name);
+    size_t samples = line.find("selected-samples=");
+    if (samples != std::string::npos)
+      e.selected_samples = std::stoull(line.substr(samples + 17));
+    out.push_back(e);
+    at = end == std::string::npos ? profile.size() : end;
+  }
+  return out;
+}
+
+TEST_F(PathsTest, AFixedLineUnderACallerCountsOnlyItsSamplesThere) {
+  for (const char *caller : {"callerA", "callerB"}) {
+    SCOPED_TRACE(caller);
+    run("flush", {{"CAUSAL_EXPERIMENTS", "1"},
+                  {"CAUSAL_FIXED_LINE", "paths_target.cpp:100"},
+                  {"CAUSAL_FIXED_PATH", caller},
+                  {"CAUSAL_FIXED_SPEEDUP", "50"}});
+    std::vector<ExperimentLine> experiments =
+        experimentsIn(causal::test::readFile(dir_ + "/profile.coz"));
+    ASSERT_FALSE(experiments.empty());
+    unsigned long long samples = 0;
+    for (const ExperimentLine &e : experiments) {
+      EXPECT_NE(e.selected.find("paths_target.cpp:100 (via "), std::string::npos) << e.selected;
+      EXPECT_EQ(e.selected.substr(e.selected.size() - strlen(caller) - 1),
+                std::string(caller) + ")");
+      samples += e.selected_samples;
+    }
+    // The line's whole-run samples in the context: a samples record of its own.
+    std::string profile = causal::test::readFile(dir_ + "/profile.coz");
+    std::string record =
+        std::string("samples\tlocation=paths_target.cpp:100 (via ") + caller + ")\tcount=";
+    size_t found = profile.find(record);
+    if (std::string(caller) == "callerB") {
+      EXPECT_EQ(samples, 0u) << "samples under a caller that never called helper()";
+      EXPECT_EQ(found, std::string::npos) << profile;
+    } else if (!causal::test::kSamplesHeldBack) { // 2.5 s of helper(): about 2,000 samples
+      EXPECT_GT(samples, 100u);
+      ASSERT_NE(found, std::string::npos) << profile;
+      EXPECT_GT(std::stoull(profile.substr(found + record.size())), samples / 2);
+    }
+    unlink((dir_ + "/profile.coz").c_str());
+    unlink(pathsFile().c_str());
+  }
+}
+
+TEST_F(PathsTest, FreeRunsChooseALineOfAChosenFunctionPerCallerAndWhole) {
+  if (causal::test::kSamplesHeldBack)
+    GTEST_SKIP() << causal::test::kSamplesHeldBackWhy;
+  run("flush", {{"CAUSAL_EXPERIMENTS", "1"}, {"CAUSAL_PATH_EXPERIMENTS", "1"}});
+  std::vector<ExperimentLine> experiments =
+      experimentsIn(causal::test::readFile(dir_ + "/profile.coz"));
+  unsigned per_caller = 0, whole = 0;
+  for (const ExperimentLine &e : experiments) {
+    per_caller += e.selected.size() > 22 &&
+                  e.selected.find("paths_target.cpp:100 (via callerA())") != std::string::npos;
+    whole += e.selected.size() >= 20 &&
+             e.selected.compare(e.selected.size() - 20, 20, "paths_target.cpp:100") == 0;
+    EXPECT_EQ(e.selected.find("(via callerB"), std::string::npos) << e.selected;
+  }
+  // Nearly every sample is helper()'s (its callers and the loop are a few
+  // instructions): most of the experiments are on its line, every other one
+  // of those whole.
+  EXPECT_GE(per_caller, 1u) << experiments.size() << " experiments";
+  EXPECT_GE(whole, 1u) << experiments.size() << " experiments";
+  std::string profile = causal::test::readFile(dir_ + "/profile.coz");
+  EXPECT_NE(profile.find("samples\tlocation=paths_target.cpp:100 (via callerA())\tcount="),
+            std::string::npos)
+      << profile;
 }
 
 // (h) Without CAUSAL_PATHS nothing is enabled (the pass's check keeps the

@@ -15,6 +15,7 @@ function, lib_step, is in LIB, loaded after start-up: top shows it without
 calls, enable gives it calls, and the final PROFILE.paths holds them.
 """
 import argparse
+import signal
 import json
 import os
 import subprocess
@@ -33,6 +34,8 @@ def main():
     parser.add_argument("--program", required=True)
     parser.add_argument("--dir", required=True)
     parser.add_argument("--dlopen", help="the library of live_dl.c")
+    parser.add_argument("--terminate", action="store_true",
+                        help="end the program with SIGTERM once it serves control")
     args = parser.parse_args()
     pid_file = os.path.join(args.dir, "live.pid")
     stop_file = os.path.join(args.dir, "live.stop")
@@ -64,6 +67,8 @@ def main():
         pid = int(open(pid_file).read())
         if args.dlopen:
             return dlopened(args, pid, paths, calls, top, program, stop_file, profile)
+        if args.terminate:
+            return terminated(pid, top, program, calls)
 
         # Nothing enabled: the functions are there, without calls.
         first = top(pid)
@@ -140,6 +145,24 @@ def main():
                 program.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 program.kill()
+
+
+def control_file(pid):
+    return "/dev/shm/causal-%d-%d.paths" % (os.getuid(), pid)
+
+
+def terminated(pid, top, program, calls):
+    """SIGTERM (its default action: the process ends): the control file goes
+    with the process, which still dies by the signal."""
+    print("terminate: serving: %s" % sorted(calls(top(pid))))
+    if not os.path.exists(control_file(pid)):
+        fail("no control file %s while the program runs" % control_file(pid))
+    os.kill(pid, signal.SIGTERM)
+    program.communicate(timeout=120)
+    print("terminate: causal run's status %d" % program.returncode)
+    if os.path.exists(control_file(pid)):
+        fail("the control file is left after SIGTERM: %s" % control_file(pid))
+    print("terminate: control file removed")
 
 
 def dlopened(args, pid, paths, calls, top, program, stop_file, profile):
