@@ -269,16 +269,11 @@ rm -f "$reports/"*.json
 report_of="$profilers"
 [ "$free_runs" = 0 ] || report_of="$profilers free"
 for c in $cases; do
-  # A per-caller curve gets no phase correction: the samples records count its line in every
-  # calling context (docs/report.md, "Per calling context"); a report that does not know
-  # per-caller names yet would scale it by 0.
-  phase=()
-  [ -z "$(caller_of "$c")" ] || phase=(--no-phase-correction)
   for p in $report_of; do
     for round in $(seq 1 "$rounds_done"); do
       profile="$cache/profiles/$c.$p.$round.coz"
       [ -f "$profile" ] || continue
-      "$causal" report --json --min-speedups 2 --min-experiments 1 --min-evidence-visits 0 --bootstrap 0 "${phase[@]}" "$profile" \
+      "$causal" report --json --min-speedups 2 --min-experiments 1 --min-evidence-visits 0 --bootstrap 0 "$profile" \
         >"$reports/$c.$p.$round.json" 2>>"$cache/report.log" || true
     done
   done
