@@ -64,6 +64,10 @@
 #   Every run's output is compared with the baseline's; runs that differ or fail are listed.
 #   Programs run at nice -10 where allowed (the two-thread cases assume each thread has its
 #   CPU; on a shared 2-vCPU machine other jobs otherwise swamp the effects).
+#   With the kernel's autogroups (/proc/sys/kernel/sched_autogroup_enabled) a nice value
+#   counts only within its session: beside other sessions' jobs, run the bench in a session
+#   of its own at nice -10, e.g. setsid sh -c 'echo -10 > /proc/self/autogroup && exec
+#   bench/accuracy/run.sh ...' (the path cases' runs took 3-4x as long without it).
 #   Run time: rounds of 12 runs per program of about 0.5-2 s each; 5 rounds took 4.4 minutes
 #   (builds included) on a shared 2-vCPU VM at load 3-6. --quick: 1 round of short runs,
 #   about 40 s.
