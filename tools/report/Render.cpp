@@ -146,15 +146,21 @@ std::string shortCaller(const std::string &caller, size_t width = 40) {
 
 /// A line's name for the tables: shortName of its FILE:LINE, a wait
 /// target's " (KIND wait)" kept whole after it, so that the kind stays
-/// readable however long the path, and a per-caller line's " (via CALLER)"
-/// with the caller shortened to 40 columns at most.
+/// readable however long the path. A per-caller line's " (via CALLER)" is
+/// kept too, the name up to 20 columns wider: its FILE:LINE shortened to 30
+/// columns and the caller to what remains (20 columns at least).
 std::string shortLineName(const std::string &name, size_t width = 44) {
   profile::LineName split = profile::splitLineName(name);
   if ((!split.isWait() && !split.isPath()) || name.size() <= width)
     return shortName(name, width);
   std::string location = split.location();
-  std::string suffix =
-      split.isPath() ? " (via " + shortCaller(split.caller) + ")" : name.substr(location.size());
+  if (split.isPath()) {
+    std::string shortLocation = shortName(location, 30);
+    size_t used = columns(shortLocation) + 7; // " (via " and ")"
+    size_t callerWidth = width + 20 > used + 20 ? width + 20 - used : 20;
+    return shortLocation + " (via " + shortCaller(split.caller, callerWidth) + ")";
+  }
+  std::string suffix = name.substr(location.size());
   return shortName(location, width > suffix.size() + 8 ? width - suffix.size() : 8) + suffix;
 }
 
