@@ -63,7 +63,8 @@ struct LineName {
 /// suffix starts at the first " (via " that directly follows a valid
 /// FILE:LINE, and the name ends in ')': CALLER may hold parentheses, spaces
 /// and " (via " itself (no tab or newline). A name that reads as a wait
-/// target is one (a caller "x (timer wait" is taken for a wait's suffix).
+/// target is one: "a.c:1 (via b.c:2 (timer wait)" is the timer wait of
+/// line 2 of a file "a.c:1 (via b.c", not a caller "b.c:2 (timer wait".
 LineName splitLineName(std::string_view name);
 
 /// "FILE:LINE (KIND wait)" for a location and a kind; \p location itself

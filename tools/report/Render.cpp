@@ -492,7 +492,7 @@ struct ContextMember {
 struct ContextGroup {
   std::string location;
   ContextMember line;                 // the line's own curve, if any
-  std::vector<ContextMember> callers; // by caller
+  std::vector<ContextMember> callers; // by rank, then by name
   size_t bestRank() const {
     size_t best = line.rank ? line.rank : SIZE_MAX;
     for (const ContextMember &c : callers)

@@ -75,7 +75,7 @@ TEST(PathNameTest, AwkwardFilesAndCallersRoundTrip) {
   EXPECT_EQ(n.caller, "b).c:4294967295 (via f(int)");
 }
 
-TEST(PathNameTest, AWaitSuffixWinsOverACaller) {
+TEST(PathNameTest, AWaitSuffixOnlyWhereItFollowsAFileLine) {
   // "FILE:LINE (via g (timer wait)": no FILE:LINE before " (timer wait)",
   // so a caller "g (timer wait".
   LineName n = splitLineName("f.c:10 (via g (timer wait)");
@@ -87,6 +87,13 @@ TEST(PathNameTest, AWaitSuffixWinsOverACaller) {
   n = splitLineName("f.c:10 (via my timer wait)");
   EXPECT_TRUE(n.valid);
   EXPECT_EQ(n.caller, "my timer wait");
+  // Where the whole reads as a wait target, it is one.
+  n = splitLineName("a.c:1 (via b.c:2 (timer wait)");
+  EXPECT_TRUE(n.valid);
+  EXPECT_TRUE(n.isWait());
+  EXPECT_FALSE(n.isPath());
+  EXPECT_EQ(n.file, "a.c:1 (via b.c");
+  EXPECT_EQ(n.line, 2u);
 }
 
 TEST(PathNameTest, MalformedPerCallerNamesAreInvalid) {
