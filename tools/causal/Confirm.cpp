@@ -5,8 +5,9 @@
 // Takes the top K lines of PROFILE's ranking (the one `causal report` shows,
 // computed by tools/profile) and, for each, runs PROGRAM again and again with
 // that line fixed and its experiments alternating 0 % and one speedup
-// (CAUSAL_FIXED_LINE, or CAUSAL_FIXED_WAIT=FILE:LINE@KIND for a wait target;
-// CAUSAL_AB_SPEEDUP), appending to PROFILE, until the
+// (CAUSAL_FIXED_LINE, or CAUSAL_FIXED_WAIT=FILE:LINE@KIND for a wait target,
+// or CAUSAL_FIXED_LINE and --path's variable for a line in one calling
+// context: report::fixedTargetSettings; CAUSAL_AB_SPEEDUP), appending to PROFILE, until the
 // line's A/B interval is narrow or its time budget is spent. The verdicts
 // (confirmed, refuted, open) are computed by the profile library and shown
 // here and by `causal report`. docs/report.md, "Confirmation".
@@ -148,22 +149,6 @@ const Confirmation *confirmationOf(const Analysis &analysis, const std::string &
   return nullptr;
 }
 
-/// The variable and value that make the runtime select \p line in every
-/// experiment: CAUSAL_FIXED_LINE=FILE:LINE for a CPU line,
-/// CAUSAL_FIXED_WAIT=FILE:LINE@KIND for a wait target; false for a name that
-/// is neither (docs/report.md, "Wait targets").
-bool fixedTarget(const std::string &line, std::pair<std::string, std::string> &setting) {
-  profile::LineName split = profile::splitLineName(line);
-  if (!split.valid)
-    return false;
-  if (split.isWait())
-    setting = {CAUSAL_ENV_FIXED_WAIT,
-               split.location() + "@" + profile::waitTargetKindName(split.wait)};
-  else
-    setting = {CAUSAL_ENV_FIXED_LINE, line};
-  return true;
-}
-
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -213,12 +198,11 @@ int confirmLines(const std::string &profilePath, const ConfirmPlan &plan, const 
   double speedup = plan.speedupPercent / 100.0;
   for (size_t k = 0; k < targets.size(); ++k) {
     const auto &[line, point] = targets[k];
-    std::pair<std::string, std::string> fixed;
-    if (!fixedTarget(line, fixed)) {
-      std::fprintf(stderr,
-                   "causal %s: [%zu/%zu] %s: skipped: its name is neither FILE:LINE nor "
-                   "FILE:LINE (KIND wait), so no run can select it\n",
-                   command, k + 1, targets.size(), line.c_str());
+    report::Settings fixed;
+    std::string problem;
+    if (!report::fixedTargetSettings(line, fixed, problem)) {
+      std::fprintf(stderr, "causal %s: [%zu/%zu] %s: skipped: %s\n", command, k + 1, targets.size(),
+                   line.c_str(), problem.c_str());
       continue;
     }
     std::fprintf(stderr,
@@ -228,7 +212,7 @@ int confirmLines(const std::string &profilePath, const ConfirmPlan &plan, const 
                  options.confirmNarrowWidth * 100, plan.budgetSeconds);
     Environment abEnv = env;
     abEnv.emplace_back(CAUSAL_ENV_OUTPUT, profilePath);
-    abEnv.push_back(fixed);
+    abEnv.insert(abEnv.end(), fixed.begin(), fixed.end());
     abEnv.emplace_back(CAUSAL_ENV_AB_SPEEDUP, std::to_string(plan.speedupPercent));
     auto start = std::chrono::steady_clock::now();
     size_t runs = 0;
@@ -268,7 +252,9 @@ void printConfirmUsage(FILE *out) {
                "fixed, its experiments alternating 0%% and one speedup, appended to PROFILE,\n"
                "until the A/B interval is narrow or the line's budget is spent. Prints\n"
                "whether each line is confirmed, refuted or open (docs/report.md). A wait\n"
-               "target, FILE:LINE (KIND wait), is fixed as --fixed-wait FILE:LINE@KIND.\n"
+               "target, FILE:LINE (KIND wait), is fixed as --fixed-wait FILE:LINE@KIND, a\n"
+               "line in one calling context, FILE:LINE (via CALLER), as --fixed-line\n"
+               "FILE:LINE --path CALLER.\n"
                "\n"
                "options:\n"
                "  --lines K              lines to confirm, from the top (default 3)\n"

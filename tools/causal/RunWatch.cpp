@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
+#include "LineName.h"
 #include "Options.h"
 #include "RunProgress.h"
 
@@ -140,9 +141,13 @@ std::string formatNumber(const char *format, double value) {
   return text;
 }
 
-std::string baseName(const std::string &location) {
-  size_t slash = location.rfind('/');
-  return slash == std::string::npos ? location : location.substr(slash + 1);
+std::string baseName(const std::string &name) {
+  // The file's directory only: a wait's kind or a caller ("operator/(...)")
+  // after FILE:LINE stays whole.
+  profile::LineName split = profile::splitLineName(name);
+  std::string file = split.valid ? split.file : name;
+  size_t slash = file.rfind('/');
+  return slash == std::string::npos ? name : name.substr(slash + 1);
 }
 
 /// "84 experiments, 2 lines ranked, leader F:L (slope +0.40 [+0.18, +0.54])".

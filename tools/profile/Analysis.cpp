@@ -786,8 +786,12 @@ RunRate rateOfLine(const Profile &profile, std::string_view line, double totalRu
   // samples of CPU lines, none is the blocked time of a call site. Without
   // one its curve is not phase corrected (Eq. 8 with no samples would scale
   // it to 0) and its bound is the in-phase one (docs/report.md, "Wait
-  // targets").
-  if (splitLineName(line).isWait())
+  // targets"). Nor has a line in one calling context, FILE:LINE (via
+  // CALLER): the `samples` records count the line in every context, and
+  // Eq. 8 would scale its in-context rate by a whole-line one
+  // (docs/report.md, "Per calling context").
+  LineName split = splitLineName(line);
+  if (split.isWait() || split.isPath())
     return rate;
   rate.time = totalRuntime;
   auto found = profile.samples.find(line);
@@ -891,8 +895,12 @@ bool computeValues(PointWork &work, const RunRate &rate, const AnalysisOptions &
 
 /// Why the phase correction (wanted) could not be applied to a curve.
 std::string phaseNote(const PointWork &work, const RunRate &rate) {
-  if (splitLineName(work.line).isWait())
+  LineName split = splitLineName(work.line);
+  if (split.isWait())
     return "a wait target: the profile records no whole-run blocked time for it";
+  if (split.isPath())
+    return "a line in one calling context: the profile's samples of " + split.location() +
+           " count every context";
   if (!rate.valid())
     return "no runtime/samples records";
   if (work.groups[0].observations.empty())

@@ -35,7 +35,8 @@ public:
   explicit SourceFiles(size_t maxChars) : maxChars(maxChars) {}
 
   /// The source line a line's name points to (a wait target's: its call
-  /// site); "" when the name is no FILE:LINE or the file has no such line.
+  /// site; a per-caller line's: the line); "" when the name is no FILE:LINE or the file has no such
+  /// line.
   std::string text(const std::string &name) {
     LineName split = splitLineName(name);
     if (!split.valid)
@@ -102,10 +103,10 @@ void addFunctionNames(Analysis &analysis, const Profile &profile) {
   if (profile.functions.empty())
     return;
   forEachLine(analysis, [&](const std::string &line) {
-    // A wait target's function is that of its call site (the `samples`
-    // records name CPU lines only).
+    // A wait target's function is that of its call site, a per-caller
+    // line's that of its line (the `samples` records name CPU lines only).
     LineName split = splitLineName(line);
-    auto found = profile.functions.find(split.isWait() ? split.location() : line);
+    auto found = profile.functions.find(split.isWait() || split.isPath() ? split.location() : line);
     if (found != profile.functions.end())
       analysis.labels[line].function = found->second;
   });

@@ -10,6 +10,7 @@ namespace causal::profile {
 namespace {
 
 constexpr std::string_view kWaitEnd = " wait)";
+constexpr std::string_view kViaStart = " (via ";
 
 /// FILE:LINE split at its last colon; false unless FILE is not empty and
 /// LINE is 1 to 2^32 - 1 in decimal digits only.
@@ -54,8 +55,11 @@ std::string LineName::location() const {
   return valid ? file + ":" + std::to_string(line) : std::string();
 }
 
-LineName splitLineName(std::string_view name) {
-  LineName result;
+namespace {
+
+/// FILE:LINE or FILE:LINE (KIND wait) into \p result; false for any other
+/// name.
+bool splitWaitOrLine(std::string_view name, LineName &result) {
   std::string_view location = name;
   WaitTargetKind wait = WaitTargetKind::None;
   // A wait target: "FILE:LINE (KIND wait)". Anything else that ends in a
@@ -65,21 +69,57 @@ LineName splitLineName(std::string_view name) {
     size_t wordEnd = name.size() - kWaitEnd.size();
     size_t open = name.rfind(" (", wordEnd);
     if (open == std::string_view::npos || open + 2 > wordEnd)
-      return result;
+      return false;
     std::string_view word = name.substr(open + 2, wordEnd - open - 2);
     if (!parseWaitTargetKind(word, wait))
-      return result;
+      return false;
     location = name.substr(0, open);
   }
   std::string_view file;
   uint32_t line = 0;
   if (!splitLocation(location, file, line))
-    return result;
+    return false;
   result.valid = true;
   result.file = std::string(file);
   result.line = line;
   result.wait = wait;
-  return result;
+  return true;
+}
+
+/// FILE:LINE (via CALLER) into \p result; false for any other name. The
+/// suffix starts at the first " (via " after a valid FILE:LINE, so that the
+/// caller may hold anything but a tab or a newline, " (via " included.
+bool splitPathName(std::string_view name, LineName &result) {
+  if (name.empty() || name.back() != ')')
+    return false;
+  for (size_t at = name.find(kViaStart); at != std::string_view::npos;
+       at = name.find(kViaStart, at + 1)) {
+    std::string_view file;
+    uint32_t line = 0;
+    if (!splitLocation(name.substr(0, at), file, line))
+      continue;
+    size_t begin = at + kViaStart.size();
+    if (begin + 1 >= name.size()) // "FILE:LINE (via )": no caller
+      return false;
+    std::string_view caller = name.substr(begin, name.size() - 1 - begin);
+    if (caller.find_first_of("\t\n") != std::string_view::npos)
+      return false;
+    result.valid = true;
+    result.file = std::string(file);
+    result.line = line;
+    result.caller = std::string(caller);
+    return true;
+  }
+  return false;
+}
+
+} // namespace
+
+LineName splitLineName(std::string_view name) {
+  LineName result;
+  if (splitWaitOrLine(name, result) || splitPathName(name, result))
+    return result;
+  return LineName();
 }
 
 std::string waitTargetName(std::string_view location, WaitTargetKind kind) {
@@ -89,10 +129,21 @@ std::string waitTargetName(std::string_view location, WaitTargetKind kind) {
   return name;
 }
 
+std::string pathLineName(std::string_view location, std::string_view caller) {
+  std::string name(location);
+  if (!caller.empty())
+    name += std::string(kViaStart) + std::string(caller) + ")";
+  return name;
+}
+
 bool lineNameLess(std::string_view a, std::string_view b) {
   LineName x = splitLineName(a), y = splitLineName(b);
-  return std::make_tuple(!x.valid, std::string_view(x.file), x.line, int(x.wait), a) <
-         std::make_tuple(!y.valid, std::string_view(y.file), y.line, int(y.wait), b);
+  // The line itself (no caller, no wait), its callers, its waits.
+  auto group = [](const LineName &n) { return n.isWait() ? 2 : n.isPath() ? 1 : 0; };
+  return std::make_tuple(!x.valid, std::string_view(x.file), x.line, group(x), int(x.wait),
+                         std::string_view(x.caller),
+                         a) < std::make_tuple(!y.valid, std::string_view(y.file), y.line, group(y),
+                                              int(y.wait), std::string_view(y.caller), b);
 }
 
 } // namespace causal::profile

@@ -188,6 +188,11 @@ void renderDiffJson(std::ostream &out, const std::vector<LineChange> &changes,
       out << "\"" << profile::waitTargetKindName(name.wait) << "\"";
     else
       out << "null";
+    out << ",\"caller\":";
+    if (name.isPath())
+      out << "\"" << jsonEscape(name.caller) << "\"";
+    else
+      out << "null";
     out << "}";
   }
   out << "]}\n";

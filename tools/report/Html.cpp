@@ -38,6 +38,8 @@ h1 { font-size: 1.3em; margin: 0 0 .3em 0; }
 .card .meta { font-size: .78em; color: #555; margin: 2px 0 4px 0; }
 .card.wait { border-left: 4px solid #6d4c9f; }
 .card .waitkind { font-size: .78em; color: #6d4c9f; font-weight: bold; }
+.card.path { border-left: 4px solid #0f766e; }
+.card .caller { font-size: .78em; color: #0f766e; font-weight: bold; word-break: break-all; }
 .card .function { font-size: .8em; font-family: ui-monospace, monospace; word-break: break-all; }
 .card pre.source { font-size: .78em; margin: 2px 0; padding: 2px 4px; background: #f4f4f4; white-space: pre-wrap; }
 .card .meta b.pos { color: #1a7f37; } .card .meta b.neg { color: #c62828; }
@@ -150,6 +152,7 @@ const char *const kScript = R"HTML(
       line.points.forEach(function (point) {
         plots.push({ line: line.line, rank: line.rank, point: point,
                      func: line.function, source: line.source, waitKind: line.wait_kind,
+                     caller: line.caller, location: line.location,
                      doubtful: data.false_discovery_control !== null && !line.discovery,
                      confirmation: line.confirmation });
       });
@@ -177,11 +180,14 @@ const char *const kScript = R"HTML(
     var container = document.getElementById('plots');
     plots.forEach(function (plot, index) {
       var p = plot.point;
-      var card = html('div', null, container, plot.waitKind ? 'card wait' : 'card');
+      plot.cardClass = plot.waitKind ? 'card wait' : plot.caller ? 'card path' : 'card';
+      var card = html('div', null, container, plot.cardClass);
       plot.card = card;
       html('h3', '#' + plot.rank + (plot.doubtful ? '?' : '') + ' ' + plot.line, card);
       // A wait target: the time blocked in this call, ended by a KIND wait.
       if (plot.waitKind) html('div', 'wait target: the ' + plot.waitKind + ' waits of the call on this line', card, 'waitkind');
+      // A line in one calling context: its samples counted only when called from the caller.
+      if (plot.caller) html('div', 'calling context: ' + plot.location + ' when called from ' + plot.caller, card, 'caller');
       if (plot.func) html('div', 'in ' + plot.func, card, 'function');
       if (plot.source) html('pre', plot.source, card, 'source');
       var meta = html('div', null, card, 'meta');
@@ -256,6 +262,9 @@ const char *const kScript = R"HTML(
       order.sort(function (a, b) {
         if (by === 'slope' && a.point.slope !== b.point.slope) return b.point.slope - a.point.slope;
         if (by === 'max' && a.point.max_impact !== b.point.max_impact) return b.point.max_impact - a.point.max_impact;
+        // By name: a line, then its per-caller curves and waits (same location).
+        var la = a.location || a.line, lb = b.location || b.line;
+        if (by === 'name' && la !== lb) return la < lb ? -1 : 1;
         if (by === 'name' && a.line !== b.line) return a.line < b.line ? -1 : 1;
         if (a.rank !== b.rank) return a.rank - b.rank;
         return a.point.name < b.point.name ? -1 : a.point.name > b.point.name ? 1 : 0;
@@ -264,7 +273,7 @@ const char *const kScript = R"HTML(
       order.forEach(function (plot) {
         var show = (!text || (plot.line + ' ' + (plot.func || '') + ' ' + plot.point.name).toLowerCase().indexOf(text) >= 0) &&
           (!onlyPoint || plot.point.name === onlyPoint);
-        plot.card.className = show ? 'card' : 'card hidden';
+        plot.card.className = plot.cardClass + (show ? '' : ' hidden');
         if (show) visible++;
         container.appendChild(plot.card);
       });

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 namespace causal::report {
@@ -128,14 +129,37 @@ std::string shortName(const std::string &name, size_t width = 44) {
   return "..." + name.substr(cut);
 }
 
+/// A caller for the tables: whole up to \p width columns, else its start
+/// and its end around "...".
+std::string shortCaller(const std::string &caller, size_t width = 40) {
+  if (caller.size() <= width)
+    return caller;
+  size_t head = (width - 3) / 2, tail = width - 3 - head;
+  // Not in the middle of a UTF-8 sequence.
+  while (head > 0 && (static_cast<unsigned char>(caller[head]) & 0xC0) == 0x80)
+    --head;
+  size_t from = caller.size() - tail;
+  while (from < caller.size() && (static_cast<unsigned char>(caller[from]) & 0xC0) == 0x80)
+    ++from;
+  return caller.substr(0, head) + "..." + caller.substr(from);
+}
+
 /// A line's name for the tables: shortName of its FILE:LINE, a wait
 /// target's " (KIND wait)" kept whole after it, so that the kind stays
-/// readable however long the path.
+/// readable however long the path. A per-caller line's " (via CALLER)" is
+/// kept too, the name up to 20 columns wider: its FILE:LINE shortened to 30
+/// columns and the caller to what remains (20 columns at least).
 std::string shortLineName(const std::string &name, size_t width = 44) {
   profile::LineName split = profile::splitLineName(name);
-  if (!split.isWait() || name.size() <= width)
+  if ((!split.isWait() && !split.isPath()) || name.size() <= width)
     return shortName(name, width);
   std::string location = split.location();
+  if (split.isPath()) {
+    std::string shortLocation = shortName(location, 30);
+    size_t used = columns(shortLocation) + 7; // " (via " and ")"
+    size_t callerWidth = width + 20 > used + 20 ? width + 20 - used : 20;
+    return shortLocation + " (via " + shortCaller(split.caller, callerWidth) + ")";
+  }
   std::string suffix = name.substr(location.size());
   return shortName(location, width > suffix.size() + 8 ? width - suffix.size() : 8) + suffix;
 }
@@ -454,6 +478,154 @@ void writeRanking(std::ostream &out, const Analysis &analysis, size_t shown,
   writeDiscoveries(out, analysis, options.color);
 }
 
+/// One member of a line's calling-context group: the line itself (caller
+/// "") or one of its per-caller lines, with its curve's rank and results or
+/// why it has none.
+struct ContextMember {
+  std::string name;
+  std::string caller;
+  size_t rank = 0; // 0: not ranked
+  const LineResult *result = nullptr;
+  std::vector<const profile::NotEnoughData *> shortfalls;
+};
+
+struct ContextGroup {
+  std::string location;
+  ContextMember line;                 // the line's own curve, if any
+  std::vector<ContextMember> callers; // by rank, then by name
+  size_t bestRank() const {
+    size_t best = line.rank ? line.rank : SIZE_MAX;
+    for (const ContextMember &c : callers)
+      if (c.rank)
+        best = std::min(best, c.rank);
+    return best;
+  }
+};
+
+/// The lines with per-caller curves, each with its own curve and its
+/// callers': groups by the best rank among them (then by name).
+std::vector<ContextGroup> contextGroups(const Analysis &analysis) {
+  std::map<std::string, ContextGroup> byLocation;
+  auto member = [&](const std::string &name) -> ContextMember * {
+    profile::LineName split = profile::splitLineName(name);
+    if (!split.valid || split.isWait())
+      return nullptr;
+    std::string location = split.location();
+    ContextGroup &group = byLocation[location];
+    group.location = location;
+    if (!split.isPath()) {
+      group.line.name = name;
+      return &group.line;
+    }
+    for (ContextMember &c : group.callers)
+      if (c.name == name)
+        return &c;
+    group.callers.push_back({name, split.caller});
+    return &group.callers.back();
+  };
+  for (size_t i = 0; i < analysis.lines.size(); ++i)
+    if (ContextMember *m = member(analysis.lines[i].line)) {
+      m->rank = i + 1;
+      m->result = &analysis.lines[i];
+    }
+  for (const profile::NotEnoughData &entry : analysis.notEnoughData)
+    if (ContextMember *m = member(entry.line))
+      m->shortfalls.push_back(&entry);
+  std::vector<ContextGroup> groups;
+  for (auto &[location, group] : byLocation) {
+    if (group.callers.empty())
+      continue;
+    // The callers by rank (the caller that gains most first), then those
+    // without a curve by name.
+    std::sort(group.callers.begin(), group.callers.end(),
+              [](const ContextMember &a, const ContextMember &b) {
+                size_t x = a.rank ? a.rank : SIZE_MAX, y = b.rank ? b.rank : SIZE_MAX;
+                return x != y ? x < y : profile::lineNameLess(a.name, b.name);
+              });
+    groups.push_back(std::move(group));
+  }
+  std::stable_sort(groups.begin(), groups.end(), [](const ContextGroup &a, const ContextGroup &b) {
+    return a.bestRank() < b.bestRank();
+  });
+  return groups;
+}
+
+/// "Per calling context": for each line with per-caller curves, FILE:LINE
+/// (via CALLER), the line's own curve and under it, indented, one row per
+/// caller, by rank (docs/report.md, "Per calling context").
+void writeCallingContexts(std::ostream &out, const Analysis &analysis, const TextOptions &options) {
+  std::vector<ContextGroup> groups = contextGroups(analysis);
+  if (groups.empty())
+    return;
+  size_t shown = options.top == 0 ? groups.size() : std::min(options.top, groups.size());
+  double low = 0, high = 0;
+  for (size_t g = 0; g < shown; ++g) {
+    auto range = [&](const ContextMember &m) {
+      if (m.result)
+        for (const PointResult &point : m.result->points)
+          for (const CurvePoint &c : point.curve) {
+            low = std::min(low, c.programSpeedup);
+            high = std::max(high, c.programSpeedup);
+          }
+    };
+    range(groups[g].line);
+    for (const ContextMember &c : groups[g].callers)
+      range(c);
+  }
+  low = std::max(low, -1.0);
+  high = std::min(high, 1.0);
+  if (high - low < 0.01)
+    high = low + 0.01;
+
+  out << "\n"
+      << paint("per calling context", kBold, options.color)
+      << ": a line's own curve, then one per caller (FILE:LINE (via CALLER): its samples "
+         "counted only when called from CALLER)\n";
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"rank", "line", "progress point", "slope [95% CI]", "max impact [95% CI]",
+                  "experiments", "curve 0..100%"});
+  std::vector<int> rowSign{0};
+  auto add = [&](const ContextMember &m, const std::string &label) {
+    bool any = false;
+    std::string rank =
+        m.rank ? std::to_string(m.rank) +
+                     (analysis.fdrApplied && m.result && !m.result->discovery ? "?" : "")
+               : "-";
+    if (m.result)
+      for (const PointResult &point : m.result->points) {
+        rows.push_back({any ? "" : rank, any ? "" : label, shortName(point.point, 32),
+                        signedNumber(point.slope) + " " + intervalText(point.slopeInterval, false),
+                        maxImpactText(point), std::to_string(point.experiments),
+                        sparkline(point.curve, low, high, options.ascii)});
+        bool significant = point.slopeInterval.valid &&
+                           (point.slopeInterval.low > 0 || point.slopeInterval.high < 0);
+        rowSign.push_back(!significant ? 0 : point.slope > 0 ? 1 : -1);
+        any = true;
+      }
+    for (const profile::NotEnoughData *entry : m.shortfalls) {
+      rows.push_back({any ? "" : rank, any ? "" : label, shortName(entry->point, 32),
+                      std::string("not enough data: ") + profile::shortfallText(entry->reason), "",
+                      std::to_string(entry->experiments), ""});
+      rowSign.push_back(0);
+      any = true;
+    }
+    if (!any) {
+      rows.push_back({"", label, "", "no experiments of its own", "", "", ""});
+      rowSign.push_back(0);
+    }
+  };
+  for (size_t g = 0; g < shown; ++g) {
+    const ContextGroup &group = groups[g];
+    add(group.line, shortName(group.location));
+    for (const ContextMember &c : group.callers)
+      add(c, "  via " + shortCaller(c.caller));
+  }
+  writeTable(out, rows, rowSign, options.color);
+  if (shown < groups.size())
+    out << "... " << groups.size() - shown
+        << " more line(s) with per-caller curves (--top 0 shows all)\n";
+}
+
 /// For each progress point too sparse for the lines it left unranked or
 /// the speedups it dropped: its visit rate, what a line needs, and what
 /// would give more (docs/report.md, "Too few visits").
@@ -662,6 +834,7 @@ void renderText(std::ostream &out, const Analysis &analysis, const ReportContext
       options.top == 0 ? analysis.lines.size() : std::min(options.top, analysis.lines.size());
   writeTextHeader(out, analysis, context, options.color);
   writeRanking(out, analysis, shown, options);
+  writeCallingContexts(out, analysis, options);
   if (!analysis.confirmations.empty()) {
     out << "\n";
     writeConfirmations(out, analysis, options.color);
@@ -745,7 +918,9 @@ void writeLabelJson(std::ostream &out, const Analysis &analysis, const std::stri
   writeLabelJson(out, found == analysis.labels.end() ? nullptr : &found->second);
 }
 
-/// ,"wait_kind":"timer" of a wait target, null for a CPU line.
+/// ,"wait_kind":"timer" of a wait target, null for a CPU line; then
+/// ,"location":"FILE:LINE" (null for a name that is none) and
+/// ,"caller":"CALLER" of a line in one calling context (else null).
 void writeWaitKindJson(std::ostream &out, const std::string &line) {
   profile::LineName split = profile::splitLineName(line);
   out << ",\"wait_kind\":";
@@ -753,6 +928,49 @@ void writeWaitKindJson(std::ostream &out, const std::string &line) {
     out << "\"" << profile::waitTargetKindName(split.wait) << "\"";
   else
     out << "null";
+  out << ",\"location\":";
+  if (split.valid)
+    out << "\"" << jsonEscape(split.location()) << "\"";
+  else
+    out << "null";
+  out << ",\"caller\":";
+  if (split.isPath())
+    out << "\"" << jsonEscape(split.caller) << "\"";
+  else
+    out << "null";
+}
+
+/// "calling_contexts": per line with per-caller curves, its own name and
+/// rank and its callers' (rank null: no curve).
+void writeCallingContextsJson(std::ostream &out, const Analysis &analysis) {
+  std::vector<ContextGroup> groups = contextGroups(analysis);
+  auto rank = [&](const ContextMember &m) {
+    out << ",\"rank\":";
+    if (m.rank)
+      out << m.rank;
+    else
+      out << "null";
+  };
+  out << ",\n\"calling_contexts\":[";
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const ContextGroup &group = groups[g];
+    out << (g ? ",\n" : "\n") << "{\"location\":\"" << jsonEscape(group.location) << "\",\"line\":";
+    if (group.line.name.empty())
+      out << "null";
+    else
+      out << "\"" << jsonEscape(group.line.name) << "\"";
+    rank(group.line);
+    out << ",\"callers\":[";
+    for (size_t c = 0; c < group.callers.size(); ++c) {
+      const ContextMember &m = group.callers[c];
+      out << (c ? "," : "") << "{\"caller\":\"" << jsonEscape(m.caller) << "\",\"line\":\""
+          << jsonEscape(m.name) << "\"";
+      rank(m);
+      out << "}";
+    }
+    out << "]}";
+  }
+  out << "]";
 }
 
 void writeConfirmationJson(std::ostream &out, const profile::Confirmation &c) {
@@ -883,7 +1101,9 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
     out << (i ? ",\n" : "\n");
     writeConfirmationJson(out, analysis.confirmations[i]);
   }
-  out << "],\"warnings\":[";
+  out << "]";
+  writeCallingContextsJson(out, analysis);
+  out << ",\"warnings\":[";
   for (size_t i = 0; i < analysis.warnings.size(); ++i)
     out << (i ? "," : "") << "\"" << jsonEscape(analysis.warnings[i]) << "\"";
   out << "]}";

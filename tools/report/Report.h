@@ -19,6 +19,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace causal::report {
@@ -59,6 +60,22 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
 /// output; `causal report` shows the same after its ranking).
 void renderConfirmationsText(std::ostream &out, const Analysis &analysis,
                              const std::string &profilePath);
+/// Environment variables and their values, as a run is given them.
+using Settings = std::vector<std::pair<std::string, std::string>>;
+/// What makes the runtime select \p line in every experiment (`causal
+/// confirm`): CAUSAL_FIXED_LINE=FILE:LINE for a CPU line,
+/// CAUSAL_FIXED_WAIT=FILE:LINE@KIND for a wait target, and for a line in one
+/// calling context, FILE:LINE (via CALLER), CAUSAL_FIXED_LINE=FILE:LINE and
+/// \p pathVariable (the variable of `causal run --path`) = CALLER. False,
+/// with \p problem saying why, for a name that is none of these, or a
+/// per-caller line without \p pathVariable (null or "").
+bool fixedTargetSettings(const std::string &line, const char *pathVariable, Settings &settings,
+                         std::string &problem);
+/// The same with the variable of this build's `causal run --path`.
+bool fixedTargetSettings(const std::string &line, Settings &settings, std::string &problem);
+/// The variable of the settings row whose `causal run` option is --path
+/// (causal/settings.def), or null when there is none.
+const char *pathSettingVariable();
 /// One self-contained HTML page: no network, no external scripts or styles.
 void renderHtml(std::ostream &out, const Analysis &analysis, const ReportContext &context);
 

@@ -175,3 +175,131 @@ TEST(Report, DiffFindsGainedLostNewAndGone) {
             std::string::npos)
       << json.str();
 }
+
+namespace {
+
+/// f.c:10 and two of its callers, a (0.6) and b (0.1), against f.c:10's own
+/// 0.3; and another line.
+profile::Analysis perCallerAnalysis() {
+  return analyzeWith(makeProfile({{"f.c:10", [](double s) { return 0.3 * s; }},
+                                  {"f.c:10 (via a)", [](double s) { return 0.6 * s; }},
+                                  {"f.c:10 (via b)", [](double s) { return 0.1 * s; }},
+                                  {"g.c:1", [](double s) { return 0.2 * s; }}}));
+}
+
+} // namespace
+
+TEST(Report, TextGroupsPerCallerCurvesUnderTheirLine) {
+  profile::Analysis analysis = perCallerAnalysis();
+  ASSERT_EQ(analysis.lines.size(), 4u);
+  std::ostringstream out;
+  ReportContext context{{"t.coz"}, profile::AnalysisOptions()};
+  renderText(out, analysis, context, TextOptions());
+  std::string text = out.str();
+  // The ranking keeps each curve a line of its own.
+  EXPECT_NE(text.find("   1  f.c:10 (via a)"), std::string::npos) << text;
+  // Then the section: f.c:10's own row, then its callers by rank, indented.
+  size_t section = text.find("per calling context");
+  ASSERT_NE(section, std::string::npos) << text;
+  std::string rest = text.substr(section);
+  std::regex own("\n +2  f\\.c:10 +tp +\\+0\\.300 ");
+  std::regex viaA("\n +1    via a +tp +\\+0\\.600 ");
+  std::regex viaB("\n +4    via b +tp +\\+0\\.100 ");
+  std::smatch m1, m2, m3;
+  ASSERT_TRUE(std::regex_search(rest, m1, own)) << rest;
+  ASSERT_TRUE(std::regex_search(rest, m2, viaA)) << rest;
+  ASSERT_TRUE(std::regex_search(rest, m3, viaB)) << rest;
+  EXPECT_LT(m1.position(), m2.position());
+  EXPECT_LT(m2.position(), m3.position());
+  // g.c:1 has no callers: not in the section.
+  EXPECT_EQ(rest.substr(0, rest.find("\n\n")).find("g.c:1"), std::string::npos) << rest;
+
+  // Without per-caller lines, no section.
+  std::ostringstream plain;
+  renderText(plain, analyzeWith(makeProfile({{"g.c:1", [](double s) { return 0.2 * s; }}})),
+             context, TextOptions());
+  EXPECT_EQ(plain.str().find("per calling context"), std::string::npos);
+}
+
+TEST(Report, TextShortensLongCallersButKeepsTheSuffix) {
+  std::string caller = "std::vector<std::pair<int, int>, std::allocator<std::pair<int, int> > "
+                       ">::emplace_back(int&, int&)";
+  std::string name =
+      "/a/very/long/path/to/some/source/directory/file.cpp:1234 (via " + caller + ")";
+  profile::Analysis analysis = analyzeWith(makeProfile({{name, [](double s) { return 0.3 * s; }}}));
+  std::ostringstream out;
+  ReportContext context{{"t.coz"}, profile::AnalysisOptions()};
+  renderText(out, analysis, context, TextOptions());
+  std::string text = out.str();
+  // The ranking: the path cut at the front (30 columns), the caller in the
+  // middle (what remains of 64), the " (via ...)" kept; the section: the
+  // caller cut to 40 columns.
+  EXPECT_NE(text.find("  .../directory/file.cpp:1234 (via std::vector<s...ck(int&, int&))  "),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("    via std::vector<std::p...ce_back(int&, int&)  "), std::string::npos)
+      << text;
+  // JSON keeps the whole name and caller.
+  std::ostringstream json;
+  renderJson(json, analysis, context);
+  EXPECT_NE(json.str().find("\"caller\":\"" + jsonEscape(caller) + "\""), std::string::npos);
+}
+
+TEST(Report, JsonCarriesLocationAndCallerOfEachLine) {
+  profile::Analysis analysis = perCallerAnalysis();
+  ReportContext context{{"t.coz"}, profile::AnalysisOptions()};
+  std::ostringstream out;
+  renderJson(out, analysis, context);
+  std::string json = out.str();
+  EXPECT_NE(json.find("\"line\":\"f.c:10 (via a)\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"wait_kind\":null,\"location\":\"f.c:10\",\"caller\":\"a\""),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"wait_kind\":null,\"location\":\"f.c:10\",\"caller\":\"b\""),
+            std::string::npos);
+  EXPECT_NE(json.find("\"wait_kind\":null,\"location\":\"f.c:10\",\"caller\":null"),
+            std::string::npos);
+  EXPECT_NE(json.find("\"wait_kind\":null,\"location\":\"g.c:1\",\"caller\":null"),
+            std::string::npos);
+  // The groups: the line, its rank, its callers by rank.
+  EXPECT_NE(json.find("\"calling_contexts\":[\n{\"location\":\"f.c:10\",\"line\":\"f.c:10\","
+                      "\"rank\":2,\"callers\":[{\"caller\":\"a\",\"line\":\"f.c:10 (via a)\","
+                      "\"rank\":1},{\"caller\":\"b\",\"line\":\"f.c:10 (via b)\",\"rank\":4}]}]"),
+            std::string::npos)
+      << json;
+  // The HTML marks the per-caller cards.
+  std::ostringstream html;
+  renderHtml(html, analysis, context);
+  EXPECT_NE(html.str().find("plot.caller ? 'card path'"), std::string::npos);
+}
+
+TEST(Report, ConfirmFixesAPerCallerLineWithItsCaller) {
+  Settings settings;
+  std::string problem;
+  ASSERT_TRUE(
+      fixedTargetSettings("f.c:10 (via ns::f(int) const)", "CAUSAL_TEST_PATH", settings, problem));
+  Settings expected = {{"CAUSAL_FIXED_LINE", "f.c:10"}, {"CAUSAL_TEST_PATH", "ns::f(int) const"}};
+  EXPECT_EQ(settings, expected);
+
+  ASSERT_TRUE(fixedTargetSettings("f.c:10", "CAUSAL_TEST_PATH", settings, problem));
+  EXPECT_EQ(settings, (Settings{{"CAUSAL_FIXED_LINE", "f.c:10"}}));
+  ASSERT_TRUE(fixedTargetSettings("f.c:10 (disk wait)", "CAUSAL_TEST_PATH", settings, problem));
+  EXPECT_EQ(settings, (Settings{{"CAUSAL_FIXED_WAIT", "f.c:10@disk"}}));
+
+  // No name to select, or no --path to select a caller with.
+  EXPECT_FALSE(fixedTargetSettings("f.c:10 (via )", "CAUSAL_TEST_PATH", settings, problem));
+  EXPECT_NE(problem.find("neither"), std::string::npos);
+  EXPECT_TRUE(settings.empty());
+  EXPECT_FALSE(fixedTargetSettings("f.c:10 (via a)", nullptr, settings, problem));
+  EXPECT_NE(problem.find("--path"), std::string::npos);
+  EXPECT_TRUE(settings.empty());
+
+  // This build's variable is the settings row's whose option is --path.
+  const char *variable = pathSettingVariable();
+  bool selected = fixedTargetSettings("f.c:10 (via a)", settings, problem);
+  EXPECT_EQ(selected, variable != nullptr);
+  if (variable) {
+    ASSERT_EQ(settings.size(), 2u);
+    EXPECT_EQ(settings[1], (std::pair<std::string, std::string>{variable, "a"}));
+  }
+}

@@ -143,3 +143,22 @@ for s in (0, 0.5, 1.0):
 write("wait-targets.coz", lines + ["runtime\ttime=129000000000",
                                    "samples\tlocation=app.c:12\tcount=126000\tfunction=worker",
                                    "samples\tlocation=app.c:12 (bogus wait)\tcount=126000"])
+
+# Per calling context (docs/report.md, "Per calling context"): the line
+# f.c:10 itself (0.2 s) and in two of its callers, a (0.6 s) and
+# Server::handle(int) const (0.1 s), are three curves; the caller rare has 3
+# speedups only (not enough data); g.c:5 has a curve in its caller main
+# (0.3 s) and none of its own; f.c:10 (timer wait) (0.4 s) is a wait target,
+# no caller. The samples record of f.c:10 names its function.
+lines = ["startup\ttime=1\tprofiler=causal\tsample-period=1000000"]
+for k in range(21):
+    s = k / 20
+    for line, slope in (("f.c:10", 0.2), ("f.c:10 (via a)", 0.6),
+                        ("f.c:10 (via Server::handle(int) const)", 0.1),
+                        ("g.c:5 (via main)", 0.3), ("f.c:10 (timer wait)", 0.4)):
+        for _ in range(2):
+            lines += [experiment(line, s, slope * s), "throughput-point\tname=tp\tdelta=1000"]
+for s in (0, 0.5, 1.0):
+    lines += [experiment("f.c:10 (via rare)", s, 0.1 * s), "throughput-point\tname=tp\tdelta=1000"]
+write("per-caller.coz", lines + ["runtime\ttime=126000000000",
+                                 "samples\tlocation=f.c:10\tcount=126000\tfunction=worker"])
