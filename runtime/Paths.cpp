@@ -1103,7 +1103,7 @@ bool takeContextSamples(uint32_t *cursor, ContextSamples *out) {
     out->line = slot.line;
     out->function = slot.function.load(std::memory_order_acquire);
     out->caller = pathContextName(contextOf(slot.key.load(std::memory_order_relaxed) - 1));
-    out->count = now - slot.written;
+    out->count = now; // cumulative, as the lines' counts: the last one written counts
     slot.written = now;
     ++*cursor;
     return true;
@@ -1155,8 +1155,10 @@ void pathsThreadEnds(ThreadState *state) {
 void pathsForkChild(ThreadState *self) {
   g_paths_lock.reset(); // a holder was another thread of the parent
   g_register_lock.reset();
-  for (ContextSampleSlot &slot : g_context_samples) // the parent's samples, as ModuleRegistry's
-    slot.written = slot.count.load(std::memory_order_relaxed);
+  for (ContextSampleSlot &slot : g_context_samples) { // the parent's: zeroed, as ModuleRegistry's
+    slot.count.store(0, std::memory_order_relaxed);
+    slot.written = 0;
+  }
   pathsControlForkChild(); // a control file of its own
   if (!g_ready)
     return;
