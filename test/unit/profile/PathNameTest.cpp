@@ -142,8 +142,9 @@ TEST(PathNameTest, ALineComesBeforeItsCallersBeforeItsWaits) {
 }
 
 /// Experiments on f.c:10 (0.2 s at 100 %), on f.c:10 (via a) (0.6 s) and
-/// f.c:10 (via b) (0.1 s), and the run's samples of f.c:10 in all contexts.
-Profile perCallerProfile() {
+/// f.c:10 (via b) (0.1 s), and the run's samples of f.c:10 in all contexts;
+/// |more| is appended (records of the run, further runs).
+Profile perCallerProfile(const std::string &more = "") {
   std::ostringstream text;
   text << "startup\ttime=1\tprofiler=causal\tsample-period=1000000\n";
   auto experiment = [&](const std::string &line, double s, double y) {
@@ -158,7 +159,8 @@ Profile perCallerProfile() {
       experiment("f.c:10 (via b)", k / 20.0, 0.1 * k / 20.0);
     }
   text << "runtime\ttime=126000000000\n"
-       << "samples\tlocation=f.c:10\tcount=126000\tfunction=worker\n";
+       << "samples\tlocation=f.c:10\tcount=126000\tfunction=worker\n"
+       << more;
   Profile profile;
   std::string error;
   EXPECT_TRUE(readProfileText(text.str(), "path.coz", profile, ReadOptions(), error)) << error;
@@ -190,8 +192,8 @@ TEST(PathNameTest, ALineAndItsCallersAreThreeCurves) {
   EXPECT_NEAR(a->points[0].slope, 0.6, 1e-6);
   EXPECT_NEAR(b->points[0].slope, 0.1, 1e-6);
   EXPECT_NEAR(line->points[0].slope, 0.2, 1e-6);
-  // The line's samples count every context: a caller's curve is not phase
-  // corrected by them, and its bound is the in-phase one.
+  // No samples were counted per context: a caller's curve is not phase
+  // corrected by the line's (every context), and its bound is the in-phase one.
   for (const LineResult *caller : {a, b}) {
     const PointResult &p = caller->points[0];
     EXPECT_FALSE(p.phaseCorrected) << caller->line;
@@ -206,6 +208,40 @@ TEST(PathNameTest, ALineAndItsCallersAreThreeCurves) {
     ASSERT_TRUE(analysis.labels.count(name)) << name;
     EXPECT_EQ(analysis.labels.at(name).function, "worker") << name;
   }
+}
+
+// With the line's samples per context (causal run --path, --path-experiments),
+// a caller's curve is phase corrected by them, over the time of the runs that
+// counted them only: here half of its baseline rate, not a quarter (a second
+// run of the same length counted no context).
+TEST(PathNameTest, ACallersOwnSamplesPhaseCorrectItsCurve) {
+  AnalysisOptions options;
+  options.bootstrapRounds = 50;
+  Analysis analysis =
+      analyze(perCallerProfile("samples\tlocation=f.c:10 (via a)\tcount=63000\tfunction=worker\n"
+                               "startup\ttime=2\tprofiler=causal\tsample-period=1000000\n"
+                               "runtime\ttime=126000000000\n"
+                               "samples\tlocation=f.c:10\tcount=126000\tfunction=worker\n"),
+              options);
+  const LineResult *a = lineNamed(analysis, "f.c:10 (via a)");
+  const LineResult *b = lineNamed(analysis, "f.c:10 (via b)");
+  const LineResult *line = lineNamed(analysis, "f.c:10");
+  ASSERT_TRUE(a && b && line);
+  ASSERT_EQ(a->points.size(), 1u);
+  EXPECT_TRUE(a->points[0].phaseCorrected);
+  EXPECT_NEAR(a->points[0].phaseFactor, 0.5, 1e-6);
+  EXPECT_NEAR(a->points[0].slope, 0.3, 1e-6);
+  EXPECT_TRUE(a->points[0].phaseNote.empty()) << a->points[0].phaseNote;
+  EXPECT_FALSE(std::isnan(a->points[0].bound.b));
+  // b's samples were not counted per context: no correction, as before.
+  EXPECT_FALSE(b->points[0].phaseCorrected);
+  // The whole line: its samples over both runs, 1000/s as its baseline's.
+  EXPECT_NEAR(line->points[0].phaseFactor, 1.0, 1e-6);
+  // A line's samples in a context are in its own count already.
+  EXPECT_DOUBLE_EQ(analysis.samplesInLines, 252000);
+  for (const LineSamples &hot : hottestLines(
+           perCallerProfile("samples\tlocation=f.c:10 (via a)\tcount=63000\tfunction=worker\n")))
+    EXPECT_EQ(hot.location, "f.c:10");
 }
 
 } // namespace
