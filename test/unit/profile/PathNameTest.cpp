@@ -9,6 +9,8 @@
 #include "Analysis.h"
 #include "LineName.h"
 
+#include "LinearCurves.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -145,34 +147,14 @@ TEST(PathNameTest, ALineComesBeforeItsCallersBeforeItsWaits) {
 /// f.c:10 (via b) (0.1 s), and the run's samples of f.c:10 in all contexts;
 /// |more| is appended (records of the run, further runs).
 Profile perCallerProfile(const std::string &more = "") {
-  std::ostringstream text;
-  text << "startup\ttime=1\tprofiler=causal\tsample-period=1000000\n";
-  auto experiment = [&](const std::string &line, double s, double y) {
-    text << "experiment\tselected=" << line << "\tspeedup=" << s
-         << "\tduration=" << std::llround(1e9 * (1 - y))
-         << "\tselected-samples=1000\nthroughput-point\tname=tp\tdelta=1000\n";
-  };
-  for (int k = 0; k <= 20; ++k)
-    for (int c = 0; c < 2; ++c) {
-      experiment("f.c:10", k / 20.0, 0.2 * k / 20.0);
-      experiment("f.c:10 (via a)", k / 20.0, 0.6 * k / 20.0);
-      experiment("f.c:10 (via b)", k / 20.0, 0.1 * k / 20.0);
-    }
-  text << "runtime\ttime=126000000000\n"
-       << "samples\tlocation=f.c:10\tcount=126000\tfunction=worker\n"
-       << more;
-  Profile profile;
-  std::string error;
-  EXPECT_TRUE(readProfileText(text.str(), "path.coz", profile, ReadOptions(), error)) << error;
-  return profile;
+  return causal::test::linearCurvesProfile(
+      {{"f.c:10", 0.2}, {"f.c:10 (via a)", 0.6}, {"f.c:10 (via b)", 0.1}},
+      "runtime\ttime=126000000000\nsamples\tlocation=f.c:10\tcount=126000\tfunction=worker\n" +
+          more,
+      "path.coz");
 }
 
-const LineResult *lineNamed(const Analysis &analysis, const std::string &name) {
-  for (const LineResult &line : analysis.lines)
-    if (line.line == name)
-      return &line;
-  return nullptr;
-}
+using causal::test::lineNamed;
 
 TEST(PathNameTest, ALineAndItsCallersAreThreeCurves) {
   AnalysisOptions options;
