@@ -145,9 +145,7 @@ Profile cpuAndWaitProfile() {
 using causal::test::lineNamed;
 
 TEST(LineNameTest, AWaitTargetIsALineOfItsOwn) {
-  AnalysisOptions options;
-  options.bootstrapRounds = 50;
-  Analysis analysis = analyze(cpuAndWaitProfile(), options);
+  Analysis analysis = causal::test::analyzeCurves(cpuAndWaitProfile());
   ASSERT_EQ(analysis.lines.size(), 2u);
   const LineResult *cpu = lineNamed(analysis, "app.c:42");
   const LineResult *wait = lineNamed(analysis, "app.c:42 (timer wait)");
@@ -176,9 +174,7 @@ TEST(LineNameTest, AWaitTargetIsALineOfItsOwn) {
 }
 
 TEST(LineNameTest, EdgesToPseudoThreadsTakeTheirWaitTargetsEffect) {
-  AnalysisOptions options;
-  options.bootstrapRounds = 50;
-  Analysis analysis = analyze(cpuAndWaitProfile(), options);
+  Analysis analysis = causal::test::analyzeCurves(cpuAndWaitProfile());
 
   WaitAnalysis waits;
   waits.vertices.resize(4);

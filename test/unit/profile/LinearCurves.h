@@ -44,6 +44,13 @@ linearCurvesProfile(const std::vector<std::pair<std::string, double>> &lines,
   return profile;
 }
 
+/// The profile analysed with the default options but a short bootstrap.
+inline profile::Analysis analyzeCurves(const profile::Profile &profile) {
+  profile::AnalysisOptions options;
+  options.bootstrapRounds = 50;
+  return profile::analyze(profile, options);
+}
+
 /// The analysis's result for the line named |name|, or null.
 inline const profile::LineResult *lineNamed(const profile::Analysis &analysis,
                                             const std::string &name) {

@@ -157,9 +157,7 @@ Profile perCallerProfile(const std::string &more = "") {
 using causal::test::lineNamed;
 
 TEST(PathNameTest, ALineAndItsCallersAreThreeCurves) {
-  AnalysisOptions options;
-  options.bootstrapRounds = 50;
-  Analysis analysis = analyze(perCallerProfile(), options);
+  Analysis analysis = causal::test::analyzeCurves(perCallerProfile());
   ASSERT_EQ(analysis.lines.size(), 3u);
   const LineResult *line = lineNamed(analysis, "f.c:10");
   const LineResult *a = lineNamed(analysis, "f.c:10 (via a)");
@@ -197,14 +195,11 @@ TEST(PathNameTest, ALineAndItsCallersAreThreeCurves) {
 // counted them only: here half of its baseline rate, not a quarter (a second
 // run of the same length counted no context).
 TEST(PathNameTest, ACallersOwnSamplesPhaseCorrectItsCurve) {
-  AnalysisOptions options;
-  options.bootstrapRounds = 50;
-  Analysis analysis =
-      analyze(perCallerProfile("samples\tlocation=f.c:10 (via a)\tcount=63000\tfunction=worker\n"
-                               "startup\ttime=2\tprofiler=causal\tsample-period=1000000\n"
-                               "runtime\ttime=126000000000\n"
-                               "samples\tlocation=f.c:10\tcount=126000\tfunction=worker\n"),
-              options);
+  Analysis analysis = causal::test::analyzeCurves(
+      perCallerProfile("samples\tlocation=f.c:10 (via a)\tcount=63000\tfunction=worker\n"
+                       "startup\ttime=2\tprofiler=causal\tsample-period=1000000\n"
+                       "runtime\ttime=126000000000\n"
+                       "samples\tlocation=f.c:10\tcount=126000\tfunction=worker\n"));
   const LineResult *a = lineNamed(analysis, "f.c:10 (via a)");
   const LineResult *b = lineNamed(analysis, "f.c:10 (via b)");
   const LineResult *line = lineNamed(analysis, "f.c:10");
