@@ -668,6 +668,7 @@ static_assert(CAUSAL_PATHS_CONTEXTS >= 2 && CAUSAL_PATHS_CONTEXTS <= 32768 &&
 ContextSlot g_contexts[CAUSAL_PATHS_CONTEXTS]; // id = index + 1; slot 0: the fixed context
 std::atomic<uint32_t> g_context_count{0};
 PathContextMode g_context_mode = PathContextMode::None;
+std::atomic<bool> g_fixed_context_matched{false}; // a path had the fixed caller
 
 // The id of caller |name| (|length| bytes), interned: lock-free, the first
 // thread to claim a slot writes the name. 0 if the table is half full.
@@ -746,13 +747,17 @@ uint32_t pathContext(const char *inlined_at, const uint64_t *frames, uint32_t de
     if (anyInlinedCaller(inlined_at, [&](const char *text, size_t length) {
           formatTo(name, sizeof(name), "%.*s", int(length), text);
           return namedByFixedGlob(name);
-        }))
+        })) {
+      g_fixed_context_matched.store(true, std::memory_order_relaxed);
       return kFixedPathContext;
+    }
     bool found = false;
     g_modules.beginRead();
     for (uint32_t i = 1; i < depth && !found; ++i)
       found = namedByFixedGlob(callerFunction(frames[i]));
     g_modules.endRead();
+    if (found)
+      g_fixed_context_matched.store(true, std::memory_order_relaxed);
     return found ? kFixedPathContext : 0;
   }
   uint32_t id = 0;
@@ -1103,7 +1108,7 @@ bool takeContextSamples(uint32_t *cursor, ContextSamples *out) {
     out->line = slot.line;
     out->function = slot.function.load(std::memory_order_acquire);
     out->caller = pathContextName(contextOf(slot.key.load(std::memory_order_relaxed) - 1));
-    out->count = now - slot.written;
+    out->count = now; // cumulative, as the lines' counts: the last one written counts
     slot.written = now;
     ++*cursor;
     return true;
@@ -1155,8 +1160,10 @@ void pathsThreadEnds(ThreadState *state) {
 void pathsForkChild(ThreadState *self) {
   g_paths_lock.reset(); // a holder was another thread of the parent
   g_register_lock.reset();
-  for (ContextSampleSlot &slot : g_context_samples) // the parent's samples, as ModuleRegistry's
-    slot.written = slot.count.load(std::memory_order_relaxed);
+  for (ContextSampleSlot &slot : g_context_samples) { // the parent's: zeroed, as ModuleRegistry's
+    slot.count.store(0, std::memory_order_relaxed);
+    slot.written = 0;
+  }
   pathsControlForkChild(); // a control file of its own
   if (!g_ready)
     return;
@@ -1454,6 +1461,13 @@ void sayUnmatchedNames() {
       message("--paths: no function named '%s' was chosen at build time (build with "
               "-fcausal-paths=%s)",
               s.patterns[i], s.patterns[i]);
+  // --path CALLER that no path of the run went through: its experiments
+  // inserted no delay, their curve says nothing.
+  if (g_context_mode == PathContextMode::Fixed &&
+      !g_fixed_context_matched.load(std::memory_order_relaxed))
+    message("--path %s: no call of a chosen function had a caller named so (`causal paths "
+            "report` lists the callers); its experiments counted no sample",
+            g_contexts[0].name);
 }
 
 // The entries the calling thread has under way, as if they ended now (into

@@ -112,8 +112,9 @@ struct ContextSamples {
   uint64_t count;
 };
 /// Signal-safe, for the profile's writer (one at a time): the next pair at or
-/// after |*cursor| whose count grew since it was last taken, with that growth
-/// (taken now); false when there is none left.
+/// after |*cursor| whose count grew since it was last taken, with its count
+/// so far (a run's parts each write a changed line's whole count, the last
+/// one counts: ModuleRegistry::takeCountToWrite); false when none is left.
 bool takeContextSamples(uint32_t *cursor, ContextSamples *out);
 /// A part of the profile was lost: the next one writes every pair's count.
 void forgetContextSamplesWritten();

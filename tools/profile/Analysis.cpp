@@ -644,8 +644,9 @@ void summarizeRuns(const Profile &profile, Analysis &analysis) {
         ++analysis.thinRuns;
     }
   }
-  for (const auto &entry : profile.samples)
-    analysis.samplesInLines += entry.second.ordinary;
+  for (const auto &entry : profile.samples) // a line's samples in a context are in its own too
+    if (!splitLineName(entry.first).isPath())
+      analysis.samplesInLines += entry.second.ordinary;
   analysis.latencyTimeAveraged = analysis.runs > 0 && allCausal;
   if (analysis.thinRuns) {
     char share[32];
@@ -777,22 +778,47 @@ double virtualRuntime(const Profile &profile) {
   return total;
 }
 
+/// The virtual run time of the ordinary runs that recorded samples per
+/// calling context for each caller (Run::contexts).
+std::map<std::string_view, double> contextRuntimes(const Profile &profile) {
+  std::vector<double> delays(profile.runs.size(), 0);
+  for (const Experiment &experiment : profile.experiments)
+    if (experiment.run < delays.size() && experiment.delayNs > 0)
+      delays[experiment.run] += experiment.delayNs;
+  std::map<std::string_view, double> total;
+  for (size_t i = 0; i < profile.runs.size(); ++i) {
+    const Run &run = profile.runs[i];
+    if (run.abRun || run.runtimeNs <= 0)
+      continue;
+    for (std::string_view caller : run.contexts)
+      total[caller] += delays[i] < run.runtimeNs ? run.runtimeNs - delays[i] : run.runtimeNs;
+  }
+  return total;
+}
+
 /// Step 4, per line: its samples over the ordinary runs with a runtime
 /// record, whose run time summed is \p totalRuntime (the T of Eq. 8 and the
-/// wall time of the physical bound).
-RunRate rateOfLine(const Profile &profile, std::string_view line, double totalRuntime) {
+/// wall time of the physical bound). A line in one calling context, FILE:LINE
+/// (via CALLER), has its own samples records, written only by the runs that
+/// counted samples in that context: its T is theirs (\p contextRuntime).
+RunRate rateOfLine(const Profile &profile, std::string_view line, double totalRuntime,
+                   const std::map<std::string_view, double> &contextRuntime) {
   RunRate rate;
   // A wait target has no whole-run figure: `samples` records count CPU
   // samples of CPU lines, none is the blocked time of a call site. Without
   // one its curve is not phase corrected (Eq. 8 with no samples would scale
   // it to 0) and its bound is the in-phase one (docs/report.md, "Wait
-  // targets"). Nor has a line in one calling context, FILE:LINE (via
-  // CALLER): the `samples` records count the line in every context, and
-  // Eq. 8 would scale its in-context rate by a whole-line one
-  // (docs/report.md, "Per calling context").
+  // targets"). Nor has a line in a context no run counted samples in
+  // (profiles written before causal counted them).
   LineName split = splitLineName(line);
-  if (split.isWait() || split.isPath())
+  if (split.isWait())
     return rate;
+  if (split.isPath()) {
+    auto runtime = contextRuntime.find(split.caller);
+    if (runtime == contextRuntime.end())
+      return rate;
+    totalRuntime = runtime->second;
+  }
   rate.time = totalRuntime;
   auto found = profile.samples.find(line);
   if (found != profile.samples.end()) {
@@ -898,9 +924,9 @@ std::string phaseNote(const PointWork &work, const RunRate &rate) {
   LineName split = splitLineName(work.line);
   if (split.isWait())
     return "a wait target: the profile records no whole-run blocked time for it";
-  if (split.isPath())
-    return "a line in one calling context: the profile's samples of " + split.location() +
-           " count every context";
+  if (split.isPath() && !rate.valid())
+    return "a line in one calling context: no run of the profile counted the line's samples in "
+           "that context";
   if (!rate.valid())
     return "no runtime/samples records";
   if (work.groups[0].observations.empty())
@@ -1303,6 +1329,7 @@ Analysis rankProfile(const Profile &profile, const AnalysisOptions &options) {
   ObservationsByLine data = collectObservations(measured, options, analysis, baselines);
   std::map<std::string_view, Saturation> saturation = saturationByLine(profile);
   double totalRuntime = virtualRuntime(profile);
+  std::map<std::string_view, double> contextRuntime = contextRuntimes(profile);
 
   // Steps 4 to 7 line by line, every curve's intervals (step 8) on other
   // threads meanwhile as the curves are ready, then the lines in the same
@@ -1321,7 +1348,7 @@ Analysis rankProfile(const Profile &profile, const AnalysisOptions &options) {
     lineResult.line = std::string(line);
     if (auto found = saturation.find(line); found != saturation.end())
       lineResult.saturation = found->second;
-    lineWork.rate = rateOfLine(profile, line, totalRuntime);
+    lineWork.rate = rateOfLine(profile, line, totalRuntime, contextRuntime);
     for (auto &[key, bySpeedup] : byPoint) {
       PointWork &work = works.emplace_back(PointWork{measured, line, {}, {}, {}, {}, {}, {}, {}});
       bool curve = analyzePoint(work, bySpeedup, key, baselines, lineWork.rate, options, analysis);
@@ -1654,7 +1681,7 @@ std::vector<LineSamples> hottestLines(const Profile &profile) {
   std::vector<LineSamples> lines;
   lines.reserve(profile.samples.size());
   for (const auto &[location, totals] : profile.samples)
-    if (totals.all > 0) {
+    if (totals.all > 0 && !splitLineName(location).isPath()) { // counted in its line's own
       LineSamples line{std::string(location), totals.all, {}};
       if (auto found = profile.functions.find(std::string(location));
           found != profile.functions.end())

@@ -1,6 +1,8 @@
 //===- ProfileReader.cpp - Read causal and Coz profiles -------------------===//
 #include "ProfileReader.h"
 
+#include "LineName.h"
+
 #include "causal/profile_text.h"
 
 #include "causal/profile_schema.h"
@@ -633,11 +635,19 @@ private:
   std::vector<std::string_view> nameOfSlot;
   std::vector<SampleTotals *> totalsOfSlot;
 
+  /// The caller of a slot's name, FILE:LINE (via CALLER), a view into the
+  /// name ("": none).
+  std::vector<std::string_view> callerOfSlot;
+
   uint32_t slotOf(std::string_view name) {
     auto [found, added] = slotOfName.emplace(name.data(), uint32_t(nameOfSlot.size()));
     if (added) {
       nameOfSlot.push_back(name);
       totalsOfSlot.push_back(nullptr);
+      LineName split = splitLineName(name);
+      callerOfSlot.push_back(
+          split.isPath() ? name.substr(name.size() - 1 - split.caller.size(), split.caller.size())
+                         : std::string_view());
     }
     return found->second;
   }
@@ -662,6 +672,10 @@ private:
         entry = &profile.samples[nameOfSlot[slot]];
       SampleTotals &totals = *entry;
       totals.all += count;
+      std::string_view caller = callerOfSlot[slot];
+      if (!caller.empty() &&
+          std::find(run.contexts.begin(), run.contexts.end(), caller) == run.contexts.end())
+        run.contexts.push_back(caller);
       if (run.abRun)
         continue;
       totals.ordinary += count;

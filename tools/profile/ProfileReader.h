@@ -195,6 +195,11 @@ struct Run {
   /// ab-speedup (docs/report.md, "Confirmation").
   bool abRun = false;
   size_t sampledLines = 0; // FILE:LINEs with a samples record
+  /// Callers whose per-context samples the run recorded (samples records
+  /// named FILE:LINE (via CALLER): `causal run --path`, --path-experiments);
+  /// views into Profile::names. The whole-run time of a per-caller line is
+  /// that of these runs only (docs/report.md, "Per calling context").
+  std::vector<std::string_view> contexts;
   /// A run written in parts (causal's periodic flush): the run= its parts
   /// name ("" for a run written whole), and whether its last part, which
   /// ends with `shutdown`, is there (not when the process was killed).

@@ -10,6 +10,8 @@
 #include "Analysis.h"
 #include "WaitEffects.h"
 
+#include "LinearCurves.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -134,37 +136,16 @@ TEST(LineNameTest, NamesOrderByFileLineThenKind) {
 /// names the CPU line only (with its function), and a runtime record makes
 /// the phase correction apply where it can.
 Profile cpuAndWaitProfile() {
-  std::ostringstream text;
-  text << "startup\ttime=1\tprofiler=causal\tsample-period=1000000\n";
-  auto experiment = [&](const std::string &line, double s, double y) {
-    text << "experiment\tselected=" << line << "\tspeedup=" << s
-         << "\tduration=" << std::llround(1e9 * (1 - y))
-         << "\tselected-samples=1000\nthroughput-point\tname=tp\tdelta=1000\n";
-  };
-  for (int k = 0; k <= 20; ++k)
-    for (int c = 0; c < 2; ++c) {
-      experiment("app.c:42", k / 20.0, 0.2 * k / 20.0);
-      experiment("app.c:42 (timer wait)", k / 20.0, 0.6 * k / 20.0);
-    }
-  text << "runtime\ttime=84000000000\n"
-       << "samples\tlocation=app.c:42\tcount=84000\tfunction=worker\n";
-  Profile profile;
-  std::string error;
-  EXPECT_TRUE(readProfileText(text.str(), "wait.coz", profile, ReadOptions(), error)) << error;
-  return profile;
+  return causal::test::linearCurvesProfile(
+      {{"app.c:42", 0.2}, {"app.c:42 (timer wait)", 0.6}},
+      "runtime\ttime=84000000000\nsamples\tlocation=app.c:42\tcount=84000\tfunction=worker\n",
+      "wait.coz");
 }
 
-const LineResult *lineNamed(const Analysis &analysis, const std::string &name) {
-  for (const LineResult &line : analysis.lines)
-    if (line.line == name)
-      return &line;
-  return nullptr;
-}
+using causal::test::lineNamed;
 
 TEST(LineNameTest, AWaitTargetIsALineOfItsOwn) {
-  AnalysisOptions options;
-  options.bootstrapRounds = 50;
-  Analysis analysis = analyze(cpuAndWaitProfile(), options);
+  Analysis analysis = causal::test::analyzeCurves(cpuAndWaitProfile());
   ASSERT_EQ(analysis.lines.size(), 2u);
   const LineResult *cpu = lineNamed(analysis, "app.c:42");
   const LineResult *wait = lineNamed(analysis, "app.c:42 (timer wait)");
@@ -193,9 +174,7 @@ TEST(LineNameTest, AWaitTargetIsALineOfItsOwn) {
 }
 
 TEST(LineNameTest, EdgesToPseudoThreadsTakeTheirWaitTargetsEffect) {
-  AnalysisOptions options;
-  options.bootstrapRounds = 50;
-  Analysis analysis = analyze(cpuAndWaitProfile(), options);
+  Analysis analysis = causal::test::analyzeCurves(cpuAndWaitProfile());
 
   WaitAnalysis waits;
   waits.vertices.resize(4);

@@ -9,6 +9,8 @@
 #include "Analysis.h"
 #include "LineName.h"
 
+#include "LinearCurves.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -142,40 +144,20 @@ TEST(PathNameTest, ALineComesBeforeItsCallersBeforeItsWaits) {
 }
 
 /// Experiments on f.c:10 (0.2 s at 100 %), on f.c:10 (via a) (0.6 s) and
-/// f.c:10 (via b) (0.1 s), and the run's samples of f.c:10 in all contexts.
-Profile perCallerProfile() {
-  std::ostringstream text;
-  text << "startup\ttime=1\tprofiler=causal\tsample-period=1000000\n";
-  auto experiment = [&](const std::string &line, double s, double y) {
-    text << "experiment\tselected=" << line << "\tspeedup=" << s
-         << "\tduration=" << std::llround(1e9 * (1 - y))
-         << "\tselected-samples=1000\nthroughput-point\tname=tp\tdelta=1000\n";
-  };
-  for (int k = 0; k <= 20; ++k)
-    for (int c = 0; c < 2; ++c) {
-      experiment("f.c:10", k / 20.0, 0.2 * k / 20.0);
-      experiment("f.c:10 (via a)", k / 20.0, 0.6 * k / 20.0);
-      experiment("f.c:10 (via b)", k / 20.0, 0.1 * k / 20.0);
-    }
-  text << "runtime\ttime=126000000000\n"
-       << "samples\tlocation=f.c:10\tcount=126000\tfunction=worker\n";
-  Profile profile;
-  std::string error;
-  EXPECT_TRUE(readProfileText(text.str(), "path.coz", profile, ReadOptions(), error)) << error;
-  return profile;
+/// f.c:10 (via b) (0.1 s), and the run's samples of f.c:10 in all contexts;
+/// |more| is appended (records of the run, further runs).
+Profile perCallerProfile(const std::string &more = "") {
+  return causal::test::linearCurvesProfile(
+      {{"f.c:10", 0.2}, {"f.c:10 (via a)", 0.6}, {"f.c:10 (via b)", 0.1}},
+      "runtime\ttime=126000000000\nsamples\tlocation=f.c:10\tcount=126000\tfunction=worker\n" +
+          more,
+      "path.coz");
 }
 
-const LineResult *lineNamed(const Analysis &analysis, const std::string &name) {
-  for (const LineResult &line : analysis.lines)
-    if (line.line == name)
-      return &line;
-  return nullptr;
-}
+using causal::test::lineNamed;
 
 TEST(PathNameTest, ALineAndItsCallersAreThreeCurves) {
-  AnalysisOptions options;
-  options.bootstrapRounds = 50;
-  Analysis analysis = analyze(perCallerProfile(), options);
+  Analysis analysis = causal::test::analyzeCurves(perCallerProfile());
   ASSERT_EQ(analysis.lines.size(), 3u);
   const LineResult *line = lineNamed(analysis, "f.c:10");
   const LineResult *a = lineNamed(analysis, "f.c:10 (via a)");
@@ -190,8 +172,8 @@ TEST(PathNameTest, ALineAndItsCallersAreThreeCurves) {
   EXPECT_NEAR(a->points[0].slope, 0.6, 1e-6);
   EXPECT_NEAR(b->points[0].slope, 0.1, 1e-6);
   EXPECT_NEAR(line->points[0].slope, 0.2, 1e-6);
-  // The line's samples count every context: a caller's curve is not phase
-  // corrected by them, and its bound is the in-phase one.
+  // No samples were counted per context: a caller's curve is not phase
+  // corrected by the line's (every context), and its bound is the in-phase one.
   for (const LineResult *caller : {a, b}) {
     const PointResult &p = caller->points[0];
     EXPECT_FALSE(p.phaseCorrected) << caller->line;
@@ -206,6 +188,37 @@ TEST(PathNameTest, ALineAndItsCallersAreThreeCurves) {
     ASSERT_TRUE(analysis.labels.count(name)) << name;
     EXPECT_EQ(analysis.labels.at(name).function, "worker") << name;
   }
+}
+
+// With the line's samples per context (causal run --path, --path-experiments),
+// a caller's curve is phase corrected by them, over the time of the runs that
+// counted them only: here half of its baseline rate, not a quarter (a second
+// run of the same length counted no context).
+TEST(PathNameTest, ACallersOwnSamplesPhaseCorrectItsCurve) {
+  Analysis analysis = causal::test::analyzeCurves(
+      perCallerProfile("samples\tlocation=f.c:10 (via a)\tcount=63000\tfunction=worker\n"
+                       "startup\ttime=2\tprofiler=causal\tsample-period=1000000\n"
+                       "runtime\ttime=126000000000\n"
+                       "samples\tlocation=f.c:10\tcount=126000\tfunction=worker\n"));
+  const LineResult *a = lineNamed(analysis, "f.c:10 (via a)");
+  const LineResult *b = lineNamed(analysis, "f.c:10 (via b)");
+  const LineResult *line = lineNamed(analysis, "f.c:10");
+  ASSERT_TRUE(a && b && line);
+  ASSERT_EQ(a->points.size(), 1u);
+  EXPECT_TRUE(a->points[0].phaseCorrected);
+  EXPECT_NEAR(a->points[0].phaseFactor, 0.5, 1e-6);
+  EXPECT_NEAR(a->points[0].slope, 0.3, 1e-6);
+  EXPECT_TRUE(a->points[0].phaseNote.empty()) << a->points[0].phaseNote;
+  EXPECT_FALSE(std::isnan(a->points[0].bound.b));
+  // b's samples were not counted per context: no correction, as before.
+  EXPECT_FALSE(b->points[0].phaseCorrected);
+  // The whole line: its samples over both runs, 1000/s as its baseline's.
+  EXPECT_NEAR(line->points[0].phaseFactor, 1.0, 1e-6);
+  // A line's samples in a context are in its own count already.
+  EXPECT_DOUBLE_EQ(analysis.samplesInLines, 252000);
+  for (const LineSamples &hot : hottestLines(
+           perCallerProfile("samples\tlocation=f.c:10 (via a)\tcount=63000\tfunction=worker\n")))
+    EXPECT_EQ(hot.location, "f.c:10");
 }
 
 } // namespace

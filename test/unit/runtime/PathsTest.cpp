@@ -530,10 +530,10 @@ std::vector<ExperimentLine> experimentsIn(const std::string &profile) {
 TEST_F(PathsTest, AFixedLineUnderACallerCountsOnlyItsSamplesThere) {
   for (const char *caller : {"callerA", "callerB"}) {
     SCOPED_TRACE(caller);
-    run("flush", {{"CAUSAL_EXPERIMENTS", "1"},
-                  {"CAUSAL_FIXED_LINE", "paths_target.cpp:100"},
-                  {"CAUSAL_FIXED_PATH", caller},
-                  {"CAUSAL_FIXED_SPEEDUP", "50"}});
+    auto result = run("flush", {{"CAUSAL_EXPERIMENTS", "1"},
+                                {"CAUSAL_FIXED_LINE", "paths_target.cpp:100"},
+                                {"CAUSAL_FIXED_PATH", caller},
+                                {"CAUSAL_FIXED_SPEEDUP", "50"}});
     std::vector<ExperimentLine> experiments =
         experimentsIn(causal::test::readFile(dir_ + "/profile.coz"));
     ASSERT_FALSE(experiments.empty());
@@ -549,10 +549,18 @@ TEST_F(PathsTest, AFixedLineUnderACallerCountsOnlyItsSamplesThere) {
     std::string record =
         std::string("samples\tlocation=paths_target.cpp:100 (via ") + caller + ")\tcount=";
     size_t found = profile.find(record);
+    bool said = result.err.find(std::string("--path ") + caller +
+                                ": no call of a chosen function had a caller named so") !=
+                std::string::npos;
     if (std::string(caller) == "callerB") {
       EXPECT_EQ(samples, 0u) << "samples under a caller that never called helper()";
       EXPECT_EQ(found, std::string::npos) << profile;
-    } else if (!causal::test::kSamplesHeldBack) { // 2.5 s of helper(): about 2,000 samples
+      EXPECT_TRUE(said) << result.err;
+    } else {
+      EXPECT_FALSE(said) << result.err;
+    }
+    if (std::string(caller) == "callerA" &&
+        !causal::test::kSamplesHeldBack) { // 2.5 s of helper(): about 2,000 samples
       EXPECT_GT(samples, 100u);
       ASSERT_NE(found, std::string::npos) << profile;
       EXPECT_GT(std::stoull(profile.substr(found + record.size())), samples / 2);
