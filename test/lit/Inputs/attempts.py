@@ -17,6 +17,9 @@ For two things no program can control, each named where a test uses this:
   the time the host keeps a vCPU is CPU time of the thread that was on it: a
   thread that spun 5 ms was charged 354 ms once in CI. A check on a thread's
   share of CPU (a sleeper classed as background) fails for that run.
+- Pinned vCPUs of unequal speed. A known answer that assumes both CPUs a test
+  pins its threads to run equally fast (causal/figure1: which of two parallel
+  threads is the longer) is not the answer while the host slows one of them.
 
 What the tests guard against fails every attempt; a run the machine spoiled
 passes on another.
