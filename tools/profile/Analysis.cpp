@@ -4,7 +4,10 @@
 #include "causal/tunables.h"
 
 #include <algorithm>
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// -DCAUSAL_ANALYSIS_NO_AVX512 builds the scalar loops only (to check that
+// both give the same output: bench/report-scale/compare.sh).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&                            \
+    !defined(CAUSAL_ANALYSIS_NO_AVX512)
 #define CAUSAL_ANALYSIS_AVX512
 #include <immintrin.h>
 #endif
@@ -41,13 +44,24 @@ const char *shortfallText(Shortfall reason) {
   return "?";
 }
 
-double slopeThroughOrigin(const std::vector<CurvePoint> &curve) {
+namespace {
+/// The least-squares slope of y = slope x through the origin, point by
+/// point (the bootstrap adds its replicates' points without a curve).
+struct OriginSlope {
   double sxy = 0, sxx = 0;
-  for (const CurvePoint &point : curve) {
-    sxy += point.speedup * point.programSpeedup;
-    sxx += point.speedup * point.speedup;
+  void add(double x, double y) {
+    sxy += x * y;
+    sxx += x * x;
   }
-  return sxx > 0 ? sxy / sxx : 0;
+  double value() const { return sxx > 0 ? sxy / sxx : 0; }
+};
+} // namespace
+
+double slopeThroughOrigin(const std::vector<CurvePoint> &curve) {
+  OriginSlope slope;
+  for (const CurvePoint &point : curve)
+    slope.add(point.speedup, point.programSpeedup);
+  return slope.value();
 }
 
 double quantileSorted(const std::vector<double> &sorted, double q) {
@@ -251,43 +265,70 @@ struct RunRate {
   bool valid() const { return time > 0; }
 };
 
-/// count[j] x value[j] summed for j in [from, n), one at a time.
-int64_t countedSumScalar(const uint32_t *count, const int64_t *value, size_t from, size_t n) {
-  int64_t sum = 0;
-  for (size_t j = from; j < n; ++j)
-    sum += int64_t(count[j]) * value[j];
-  return sum;
-}
-
 #ifdef CAUSAL_ANALYSIS_AVX512
 bool cpuHasAvx512() {
   static const bool avx512 =
       __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
   return avx512;
 }
+#endif
 
-__attribute__((target("avx512f,avx512dq"))) int64_t
-countedSumAvx512(const uint32_t *count, const int64_t *value, size_t n) {
-  __m512i sums = _mm512_setzero_si512();
-  size_t j = 0;
-  for (; j + 8 <= n; j += 8) {
-    __m512i counts =
-        _mm512_cvtepu32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(count + j)));
-    sums = _mm512_add_epi64(sums, _mm512_mullo_epi64(counts, _mm512_loadu_si512(value + j)));
+/// sums[r] += weight[r] x value for r in [from, n), one at a time.
+void addWeightedScalar(double *sums, const uint8_t *weight, double value, size_t from, size_t n) {
+  for (size_t r = from; r < n; ++r) {
+    double product = double(weight[r]) * value;
+    sums[r] += product;
   }
-  return _mm512_reduce_add_epi64(sums) + countedSumScalar(count, value, j, n);
+}
+
+#ifdef CAUSAL_ANALYSIS_AVX512
+__attribute__((target("avx512f,avx512dq"))) void
+addWeightedAvx512(double *sums, const uint8_t *weight, double value, size_t n) {
+  const __m512d factor = _mm512_set1_pd(value);
+  size_t r = 0;
+  for (; r + 16 <= n; r += 16) {
+    __m512i weights =
+        _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(weight + r)));
+    __m512d low = _mm512_cvtepi32_pd(_mm512_castsi512_si256(weights));
+    __m512d high = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(weights, 1));
+    _mm512_storeu_pd(sums + r,
+                     _mm512_add_pd(_mm512_loadu_pd(sums + r), _mm512_mul_pd(low, factor)));
+    _mm512_storeu_pd(sums + r + 8,
+                     _mm512_add_pd(_mm512_loadu_pd(sums + r + 8), _mm512_mul_pd(high, factor)));
+  }
+  addWeightedScalar(sums, weight, value, r, n);
 }
 #endif
 
-/// The sum of count[j] x value[j] for j < n, in integers (the same in any
-/// order): the counted bootstrap's inner loop, eight at a time where the
-/// CPU has AVX-512.
-int64_t countedSum(const uint32_t *count, const int64_t *value, size_t n) {
+/// sums[r] += weight[r] x value for r < n: one experiment's value, weighted
+/// as each of n bootstrap rounds drew it, added to those rounds' sums,
+/// sixteen rounds at a time where the CPU has AVX-512. Each product is
+/// rounded before it is added (two statements or instructions, never a
+/// fused multiply-add) and no round's sum is split, so every build and CPU
+/// computes the same sums.
+void addWeighted(double *sums, const uint8_t *weight, double value, size_t n) {
 #ifdef CAUSAL_ANALYSIS_AVX512
   if (cpuHasAvx512())
-    return countedSumAvx512(count, value, n);
+    return addWeightedAvx512(sums, weight, value, n);
 #endif
-  return countedSumScalar(count, value, 0, n);
+  addWeightedScalar(sums, weight, value, 0, n);
+}
+
+/// Where the distribution function of Poisson(1) reaches k + 1 for k = 0,
+/// 1, ...: round(2^32 F(k)), F(k) = e^-1 sum_{i<=k} 1/i!, computed with
+/// 60 decimal digits. F(12) rounds to 2^32, so 12 bounds decide every
+/// 32-bit number: poissonOf(u) = the number of bounds at or below u, and
+/// P(poissonOf(u) = k) is the Poisson probability of k within 2^-32.
+constexpr uint32_t kPoissonBounds[12] = {1580030169u, 3160060337u, 3950075422u, 4213413783u,
+                                         4279248374u, 4292415292u, 4294609778u, 4294923276u,
+                                         4294962463u, 4294966817u, 4294967253u, 4294967292u};
+constexpr uint32_t kPoissonMaxWeight = 12;
+
+uint32_t poissonOf(uint32_t u) {
+  uint32_t k = 0;
+  for (uint32_t bound : kPoissonBounds)
+    k += u >= bound;
+  return k;
 }
 
 class SplitMix64 {
@@ -310,6 +351,24 @@ public:
       out[done] = uint32_t(below(n));
   }
 
+  /// The next \p count Poisson(1) numbers, into \p out: each from 32 bits
+  /// of the sequence, the low half of a number first, by poissonOf; eight
+  /// numbers (sixteen draws) at a time where the CPU has AVX-512, with the
+  /// same results.
+  void poisson(uint8_t *out, size_t count) {
+    size_t done = 0;
+#ifdef CAUSAL_ANALYSIS_AVX512
+    if (cpuHasAvx512())
+      done = poissonAvx512(state, out, count);
+#endif
+    for (; done < count; done += 2) {
+      uint64_t z = next();
+      out[done] = uint8_t(poissonOf(uint32_t(z)));
+      if (done + 1 < count)
+        out[done + 1] = uint8_t(poissonOf(uint32_t(z >> 32)));
+    }
+  }
+
 private:
   uint64_t state;
 
@@ -325,24 +384,33 @@ private:
   /// bits of z x n, n < 2^32, from 32-bit halves: z x n = zh n 2^32 + zl n,
   /// and (z x n) >> 64 = (zh n + (zl n >> 32)) >> 32 (the bits dropped
   /// cannot carry).
+  /// The states of the next eight numbers, a lane each.
+  __attribute__((target("avx512f,avx512dq"))) static __m512i nextStatesAvx512(uint64_t state) {
+    return _mm512_add_epi64(_mm512_set1_epi64(int64_t(state)),
+                            _mm512_set_epi64(int64_t(8 * kGamma), int64_t(7 * kGamma),
+                                             int64_t(6 * kGamma), int64_t(5 * kGamma),
+                                             int64_t(4 * kGamma), int64_t(3 * kGamma),
+                                             int64_t(2 * kGamma), int64_t(kGamma)));
+  }
+
+  /// mix() of each lane.
+  __attribute__((target("avx512f,avx512dq"))) static __m512i mixAvx512(__m512i z) {
+    const __m512i c1 = _mm512_set1_epi64(int64_t(0xBF58476D1CE4E5B9ull));
+    const __m512i c2 = _mm512_set1_epi64(int64_t(0x94D049BB133111EBull));
+    z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)), c1);
+    z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)), c2);
+    return _mm512_xor_si512(z, _mm512_srli_epi64(z, 31));
+  }
+
   __attribute__((target("avx512f,avx512dq"))) static size_t
   belowAvx512(uint64_t &state, uint64_t n, uint32_t *out, size_t count) {
     size_t blocks = count / 8;
-    __m512i z0 = _mm512_add_epi64(_mm512_set1_epi64(int64_t(state)),
-                                  _mm512_set_epi64(int64_t(8 * kGamma), int64_t(7 * kGamma),
-                                                   int64_t(6 * kGamma), int64_t(5 * kGamma),
-                                                   int64_t(4 * kGamma), int64_t(3 * kGamma),
-                                                   int64_t(2 * kGamma), int64_t(kGamma)));
+    __m512i z0 = nextStatesAvx512(state);
     const __m512i step = _mm512_set1_epi64(int64_t(8 * kGamma));
-    const __m512i c1 = _mm512_set1_epi64(int64_t(0xBF58476D1CE4E5B9ull));
-    const __m512i c2 = _mm512_set1_epi64(int64_t(0x94D049BB133111EBull));
     const __m512i bound = _mm512_set1_epi64(int64_t(n));
     for (size_t b = 0; b < blocks; ++b) {
-      __m512i z = z0;
+      __m512i z = mixAvx512(z0);
       z0 = _mm512_add_epi64(z0, step);
-      z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)), c1);
-      z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)), c2);
-      z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 31));
       __m512i low = _mm512_mul_epu32(z, bound); // zl x n
       __m512i high = _mm512_add_epi64(_mm512_mul_epu32(_mm512_srli_epi64(z, 32), bound),
                                       _mm512_srli_epi64(low, 32));
@@ -351,6 +419,29 @@ private:
     }
     state += uint64_t(8 * blocks) * kGamma;
     return 8 * blocks;
+  }
+
+  /// poisson() for the whole multiples of 16 in \p count: eight numbers
+  /// give sixteen 32-bit lanes, lane 2i the low half of number i (x86 is
+  /// little-endian), as the scalar loop takes them. Advances \p state past
+  /// them and returns how many were written.
+  __attribute__((target("avx512f,avx512dq"))) static size_t
+  poissonAvx512(uint64_t &state, uint8_t *out, size_t count) {
+    size_t blocks = count / 16;
+    __m512i z0 = nextStatesAvx512(state);
+    const __m512i step = _mm512_set1_epi64(int64_t(8 * kGamma));
+    const __m512i one = _mm512_set1_epi32(1);
+    for (size_t b = 0; b < blocks; ++b) {
+      __m512i u = mixAvx512(z0);
+      z0 = _mm512_add_epi64(z0, step);
+      __m512i k = _mm512_setzero_si512();
+      for (uint32_t bound : kPoissonBounds)
+        k = _mm512_mask_add_epi32(k, _mm512_cmpge_epu32_mask(u, _mm512_set1_epi32(int32_t(bound))),
+                                  k, one);
+      _mm_storeu_si128(reinterpret_cast<__m128i *>(out + 16 * b), _mm512_cvtepi32_epi8(k));
+    }
+    state += uint64_t(8 * blocks) * kGamma;
+    return 16 * blocks;
   }
 #endif
 };
@@ -433,6 +524,46 @@ Interval percentileInterval(std::vector<double> &values, double confidence) {
   double lowPosition = alpha * double(n - 1), highPosition = (1 - alpha) * double(n - 1);
   size_t lowBelow = size_t(std::floor(lowPosition));
   size_t highBelow = std::max(lowBelow, size_t(std::floor(highPosition)));
+  auto interpolate = [](double atBelow, double atAbove, double position, size_t below) {
+    return atBelow + (atAbove - atBelow) * (position - double(below));
+  };
+  // Both quantiles near the ends (95 % of 1000 replicates: the 26 least and
+  // the 26 largest values are all it reads): one pass keeps the least in a
+  // max-heap and the largest in a min-heap, the same order statistics for
+  // a fraction of nth_element's work.
+  constexpr size_t kHeapAtMost = 64;
+  const size_t lowCount = lowBelow + 2, highCount = n - highBelow;
+  if (lowBelow + 1 < n && highBelow + 1 < n && lowCount <= kHeapAtMost &&
+      highCount <= kHeapAtMost) {
+    std::array<double, kHeapAtMost> least, largest;
+    size_t leastSize = 0, largestSize = 0;
+    for (double value : values) {
+      if (leastSize < lowCount) {
+        least[leastSize++] = value;
+        std::push_heap(least.begin(), least.begin() + leastSize);
+      } else if (value < least[0]) {
+        std::pop_heap(least.begin(), least.begin() + lowCount);
+        least[lowCount - 1] = value;
+        std::push_heap(least.begin(), least.begin() + lowCount);
+      }
+      if (largestSize < highCount) {
+        largest[largestSize++] = value;
+        std::push_heap(largest.begin(), largest.begin() + largestSize, std::greater<double>());
+      } else if (value > largest[0]) {
+        std::pop_heap(largest.begin(), largest.begin() + highCount, std::greater<double>());
+        largest[highCount - 1] = value;
+        std::push_heap(largest.begin(), largest.begin() + highCount, std::greater<double>());
+      }
+    }
+    std::sort_heap(least.begin(), least.begin() + lowCount); // ascending
+    std::sort_heap(largest.begin(), largest.begin() + highCount,
+                   std::greater<double>()); // descending: largest[i] is sorted[n - 1 - i]
+    interval.low = interpolate(least[lowBelow], least[lowBelow + 1], lowPosition, lowBelow);
+    interval.high =
+        interpolate(largest[highCount - 1], largest[highCount - 2], highPosition, highBelow);
+    interval.valid = true;
+    return interval;
+  }
   auto least = [&values, n](size_t from) {
     return *std::min_element(values.begin() + from, values.end());
   };
@@ -454,9 +585,6 @@ Interval percentileInterval(std::vector<double> &values, double confidence) {
     highAt = values[highBelow];
     highNext = highBelow + 1 < n ? least(highBelow + 1) : highAt;
   }
-  auto interpolate = [](double atBelow, double atAbove, double position, size_t below) {
-    return atBelow + (atAbove - atBelow) * (position - double(below));
-  };
   interval.low = interpolate(lowAt, lowNext, lowPosition, lowBelow);
   interval.high = interpolate(highAt, highNext, highPosition, highBelow);
   interval.valid = true;
@@ -593,16 +721,24 @@ void checkBound(PointResult &result, const RunRate &rate, const Sums &ownBaselin
 /// Maximum impact over the curve points that may carry it: speedups above 0
 /// measured by two experiments or more (one experiment is one window of a
 /// few visits: the largest of many such values is mostly noise).
+struct MaxImpact {
+  double best = NAN, at = 0;
+  void offer(double speedup, double programSpeedup, bool eligible) {
+    if (eligible && speedup > 0 && (std::isnan(best) || programSpeedup > best)) {
+      best = programSpeedup;
+      at = speedup;
+    }
+  }
+};
+
 double maxImpactOf(const std::vector<CurvePoint> &points, const std::vector<bool> &eligible,
                    double &at) {
-  double best = NAN;
+  MaxImpact impact;
   for (size_t i = 0; i < points.size(); ++i)
-    if (eligible[i] && points[i].speedup > 0 &&
-        (std::isnan(best) || points[i].programSpeedup > best)) {
-      best = points[i].programSpeedup;
-      at = points[i].speedup;
-    }
-  return best;
+    impact.offer(points[i].speedup, points[i].programSpeedup, eligible[i]);
+  if (!std::isnan(impact.best))
+    at = impact.at;
+  return impact.best;
 }
 
 /// Ranking value of a line: NaN (no maximum impact) ranks last.
@@ -1004,67 +1140,58 @@ void bootstrapIntervals(PointWork &work, const RunRate &rate, const AnalysisOpti
     out.phaseDuration = sums[3];
     return out;
   };
-  // A sum of whole numbers is exact, whatever the order it is added in,
-  // while it stays below 2^53 in magnitude. A measure whose values are all
-  // whole numbers, and small enough that no round's sum of them can reach
-  // 2^53, is therefore summed from how often a round drew each experiment
-  // (count x value, in integers): the same sums bit for bit as adding each
-  // draw in turn, from the same draws, at a fraction of the cost. Visits,
-  // durations and samples are whole numbers; a latency point's in-flight x
-  // duration is not always, and is then added draw by draw as before.
-  // Groups other than the own baseline need only the two measure sums, as
-  // do the neighbours.
-  const double draws = double(pool.size() + neighbours.size());
-  bool whole[4] = {true, true, true, true}; // by measure
-  auto check = [&](const Draw &draw, size_t measures) {
-    for (size_t m = 0; m < measures; ++m) {
-      double value = draw.measure[m];
-      whole[m] = whole[m] && value == std::trunc(value) &&
-                 std::fabs(value) * draws < 9007199254740992.0; // 2^53
+  // Each round gives every experiment a weight, how often the round draws
+  // it (resampling with replacement), and each sum of a curve is the sum of
+  // weight x value over its experiments. Small sets are drawn as many times
+  // as they hold experiments (the classic bootstrap: the weights are a
+  // multinomial draw); sets of at least poissonBootstrapFrom get
+  // independent Poisson(1) weights instead (the Poisson bootstrap), which
+  // at that size resamples as well and costs no scattered counting:
+  // docs/report.md, "Intervals". Weights fit a byte: a multinomial weight
+  // is at most the set's size, below 256 here; a Poisson(1) one at most 12.
+  const size_t poolSize = pool.size(), neighbourCount = neighbours.size();
+  const bool poissonPool = poolSize >= std::min<size_t>(options.poissonBootstrapFrom, 256);
+  const bool poissonNeighbours =
+      neighbourCount >= std::min<size_t>(options.poissonBootstrapFrom, 256);
+  // The rounds go in blocks: a block's weights lie experiment by
+  // experiment, its rounds side by side (weights[j * rounds + r]), and so
+  // do its sums (by group and measure, then round), so that adding one
+  // experiment's weighted value to every round of the block is one stream.
+  // Each round's sum still adds its experiments one after the other, in
+  // order: the same sums on every CPU and in every build.
+  const size_t block = std::clamp<size_t>(
+      (size_t(1) << 20) / std::max<size_t>(poolSize + neighbourCount, 1), 16, 256);
+  std::vector<uint8_t> poolWeights(poolSize * block), neighbourWeights(neighbourCount * block);
+  std::vector<uint32_t> picks(std::max(poolSize, neighbourCount));
+  // A block's weights: the multinomial draws round by round, the pool's
+  // then the neighbours' (the order of the draws when each round was drawn
+  // in turn), then the Poisson weights of either set.
+  auto drawWeights = [&](size_t rounds) {
+    auto countDraws = [&](std::vector<uint8_t> &weights, size_t n, size_t round) {
+      random.below(n, picks.data(), n);
+      for (size_t i = 0; i < n; ++i)
+        ++weights[picks[i] * rounds + round];
+    };
+    if (!poissonPool)
+      std::fill(poolWeights.begin(), poolWeights.begin() + poolSize * rounds, 0);
+    if (!poissonNeighbours)
+      std::fill(neighbourWeights.begin(), neighbourWeights.begin() + neighbourCount * rounds, 0);
+    for (size_t r = 0; r < rounds && !(poissonPool && poissonNeighbours); ++r) {
+      if (!poissonPool)
+        countDraws(poolWeights, poolSize, r);
+      if (!poissonNeighbours)
+        countDraws(neighbourWeights, neighbourCount, r);
     }
+    if (poissonPool)
+      random.poisson(poolWeights.data(), poolSize * rounds);
+    if (poissonNeighbours)
+      random.poisson(neighbourWeights.data(), neighbourCount * rounds);
   };
-  for (const Draw &draw : pool)
-    check(draw, draw.group == 0 ? 4 : 2);
-  for (const Draw &draw : neighbours)
-    check(draw, 2);
-  // All four counted; all but the second measure sum (added in turn); none.
-  enum class Adding { Counted, SecondInTurn, InTurn };
-  // (Batches of draws are of numbers below 2^32.)
-  bool countable = whole[0] && whole[2] && whole[3] && draws < 4294967296.0;
-  Adding adding = !countable ? Adding::InTurn : whole[1] ? Adding::Counted : Adding::SecondInTurn;
-  // The counted path's values, a column per measure (countedSum's input).
-  using WholeColumns = std::array<std::vector<int64_t>, 4>;
-  auto addWhole = [&whole](WholeColumns &columns, const Draw &draw, size_t measures) {
-    for (size_t m = 0; m < 4; ++m)
-      columns[m].push_back(m < measures && whole[m] ? int64_t(draw.measure[m]) : 0);
-  };
-  WholeColumns wholePool, wholeNeighbours;
-  std::vector<uint32_t> groupOf; // by pool entry
-  std::vector<double> secondOfPool, secondOfNeighbours;
+  const size_t baselineSlot = groups.size(); // the pooled baseline's sums
+  std::vector<double> sums((groups.size() + 1) * 4 * block);
   std::vector<size_t> groupEnd(groups.size()); // in pool
   for (size_t i = 0, end = 0; i < groups.size(); ++i)
     groupEnd[i] = end += groups[i].observations.size();
-  if (adding != Adding::InTurn) {
-    for (const Draw &draw : pool) {
-      addWhole(wholePool, draw, draw.group == 0 ? 4 : 2);
-      groupOf.push_back(uint32_t(draw.group));
-      secondOfPool.push_back(draw.measure[1]);
-    }
-    for (const Draw &draw : neighbours) {
-      addWhole(wholeNeighbours, draw, 2);
-      secondOfNeighbours.push_back(draw.measure[1]);
-    }
-  }
-  std::vector<uint32_t> poolCounts, neighbourCounts;
-  std::vector<double> secondInTurn; // by group
-  std::array<uint32_t, 512> picks;  // a batch of draws
-  /// sums[m] += count x value over [from, to), for the first \p measures
-  /// (integers: the order of the additions does not matter).
-  auto addCounted = [](const std::vector<uint32_t> &counts, const WholeColumns &values, size_t from,
-                       size_t to, size_t measures, int64_t(&sums)[4]) {
-    for (size_t m = 0; m < measures; ++m)
-      sums[m] += countedSum(counts.data() + from, values[m].data() + from, to - from);
-  };
 
   std::vector<std::vector<double>> pointSamples(valid.size());
   for (std::vector<double> &samples : pointSamples)
@@ -1073,106 +1200,62 @@ void bootstrapIntervals(PointWork &work, const RunRate &rate, const AnalysisOpti
   slopeSamples.reserve(options.bootstrapRounds);
   maxSamples.reserve(options.bootstrapRounds);
   CurveSums replicate;
+  replicate.groups.resize(groups.size());
   CurveValues values;
-  std::vector<CurvePoint> replicateCurve;
-  std::vector<bool> replicateEligible;
-  struct Accumulated {
-    double sums[4];
-  };
-  std::vector<Accumulated> accumulated;
-  for (size_t round = 0; round < options.bootstrapRounds; ++round) {
-    accumulated.assign(groups.size(), Accumulated{{0, 0, 0, 0}});
-    double baseline[4] = {0, 0, 0, 0};
-    if (adding != Adding::InTurn) {
-      const bool counted = adding == Adding::Counted;
-      // Each draw in turn, as many at a time as `picks` holds.
-      auto drawEach = [&](size_t n, auto &&use) {
-        for (size_t k = 0; k < n; k += picks.size()) {
-          size_t now = std::min(picks.size(), n - k);
-          random.below(n, picks.data(), now);
-          for (size_t i = 0; i < now; ++i)
-            use(picks[i]);
-        }
+  for (size_t first = 0; first < options.bootstrapRounds; first += block) {
+    const size_t rounds = std::min(block, options.bootstrapRounds - first);
+    drawWeights(rounds);
+    auto sumsOf = [&](size_t slot, size_t measure) {
+      return sums.data() + (slot * 4 + measure) * rounds;
+    };
+    std::fill(sums.begin(), sums.end(), 0.0);
+    for (size_t i = 0; i < groups.size(); ++i) {
+      const size_t measures = i == 0 ? 4 : 2; // the own baseline: also its phase sums
+      for (size_t j = i == 0 ? 0 : groupEnd[i - 1]; j < groupEnd[i]; ++j)
+        for (size_t m = 0; m < measures; ++m)
+          addWeighted(sumsOf(i, m), poolWeights.data() + j * rounds, pool[j].measure[m], rounds);
+    }
+    for (size_t m = 0; m < 2; ++m) {
+      std::copy_n(sumsOf(0, m), rounds, sumsOf(baselineSlot, m));
+      for (size_t j = 0; j < neighbourCount; ++j)
+        addWeighted(sumsOf(baselineSlot, m), neighbourWeights.data() + j * rounds,
+                    neighbours[j].measure[m], rounds);
+    }
+    for (size_t r = 0; r < rounds; ++r) {
+      auto sumsAt = [&](size_t slot) {
+        double out[4];
+        for (size_t m = 0; m < 4; ++m)
+          out[m] = sumsOf(slot, m)[r];
+        return toSums(out);
       };
-      poolCounts.assign(pool.size(), 0);
-      if (counted) {
-        drawEach(pool.size(), [&](uint32_t j) { ++poolCounts[j]; });
-      } else {
-        secondInTurn.assign(groups.size(), 0);
-        drawEach(pool.size(), [&](uint32_t j) {
-          ++poolCounts[j];
-          secondInTurn[groupOf[j]] += secondOfPool[j];
-        });
-      }
-      neighbourCounts.assign(neighbours.size(), 0);
-      double pooledSecond = counted ? 0 : secondInTurn[0];
-      if (counted) {
-        drawEach(neighbours.size(), [&](uint32_t j) { ++neighbourCounts[j]; });
-      } else {
-        drawEach(neighbours.size(), [&](uint32_t j) {
-          ++neighbourCounts[j];
-          pooledSecond += secondOfNeighbours[j];
-        });
-      }
-      int64_t own[4] = {0, 0, 0, 0};
-      addCounted(poolCounts, wholePool, 0, groupEnd[0], 4, own);
-      for (size_t m = 0; m < 4; ++m)
-        accumulated[0].sums[m] = double(own[m]);
-      for (size_t i = 1; i < groups.size(); ++i) {
-        int64_t sums[4] = {0, 0, 0, 0};
-        addCounted(poolCounts, wholePool, groupEnd[i - 1], groupEnd[i], counted ? 2 : 1, sums);
-        accumulated[i].sums[0] = double(sums[0]);
-        accumulated[i].sums[1] = counted ? double(sums[1]) : secondInTurn[i];
-      }
-      int64_t pooled[4] = {own[0], own[1], 0, 0};
-      addCounted(neighbourCounts, wholeNeighbours, 0, neighbours.size(), counted ? 2 : 1, pooled);
-      baseline[0] = double(pooled[0]);
-      baseline[1] = counted ? double(pooled[1]) : pooledSecond;
-      if (!counted)
-        accumulated[0].sums[1] = secondInTurn[0];
-    } else {
-      for (size_t k = 0; k < pool.size(); ++k) {
-        const Draw &pick = pool[random.below(pool.size())];
-        double *sums = accumulated[pick.group].sums;
-        sums[0] += pick.measure[0];
-        sums[1] += pick.measure[1];
-        sums[2] += pick.measure[2];
-        sums[3] += pick.measure[3];
-      }
-      double first = accumulated[0].sums[0], second = accumulated[0].sums[1];
-      for (size_t k = 0; k < neighbours.size(); ++k) {
-        const Draw &pick = neighbours[random.below(neighbours.size())];
-        first += pick.measure[0];
-        second += pick.measure[1];
-      }
-      baseline[0] = first;
-      baseline[1] = second;
-    }
-    replicate.groups.resize(groups.size());
-    for (size_t i = 0; i < groups.size(); ++i)
-      replicate.groups[i] = toSums(accumulated[i].sums);
-    replicate.ownBaseline = replicate.groups[0];
-    replicate.baseline = toSums(baseline);
-    computeCurveInto(result.kind, replicate, rate, options.phaseCorrection, values);
-    if (!values.baselineValid)
-      continue;
-    replicateCurve.clear();
-    replicateEligible.clear();
-    for (size_t v = 0; v < valid.size(); ++v) {
-      double y = values.values[valid[v]];
-      if (std::isnan(y))
+      for (size_t i = 0; i < groups.size(); ++i)
+        replicate.groups[i] = sumsAt(i);
+      replicate.ownBaseline = replicate.groups[0];
+      replicate.baseline = sumsAt(baselineSlot);
+      computeCurveInto(result.kind, replicate, rate, options.phaseCorrection, values);
+      if (!values.baselineValid)
         continue;
-      pointSamples[v].push_back(y);
-      replicateCurve.push_back({groups[valid[v]].percent / 100.0, y, {}, 0, 0});
-      replicateEligible.push_back(work.eligible[v]);
+      // The replicate's curve, as fillCurve makes the curve's: its slope
+      // and maximum impact.
+      OriginSlope slope;
+      MaxImpact impact;
+      size_t points = 0;
+      for (size_t v = 0; v < valid.size(); ++v) {
+        double y = values.values[valid[v]];
+        if (std::isnan(y))
+          continue;
+        pointSamples[v].push_back(y);
+        double speedup = groups[valid[v]].percent / 100.0;
+        slope.add(speedup, y);
+        impact.offer(speedup, y, work.eligible[v]);
+        ++points;
+      }
+      if (points < 2)
+        continue;
+      slopeSamples.push_back(slope.value());
+      if (!std::isnan(impact.best))
+        maxSamples.push_back(impact.best);
     }
-    if (replicateCurve.size() < 2)
-      continue;
-    slopeSamples.push_back(slopeThroughOrigin(replicateCurve));
-    double at;
-    double best = maxImpactOf(replicateCurve, replicateEligible, at);
-    if (!std::isnan(best))
-      maxSamples.push_back(best);
   }
   const double confidence = std::clamp(options.confidence, 0.5, 0.999);
   for (size_t v = 0; v < valid.size(); ++v)

@@ -62,6 +62,11 @@ struct AnalysisOptions {
   /// (docs/report.md, "Throughput from visit times"); false: counts only.
   bool visitTimes = true;
   size_t bootstrapRounds = 1000; // 0 disables the intervals
+  /// A set of experiments resampled (a curve's, or its pooled neighbours)
+  /// of at least this many (256 at most: a drawn set's counts are kept in
+  /// a byte) gets Poisson(1) weights per round instead of a draw of as
+  /// many with replacement (docs/report.md, "Intervals").
+  size_t poissonBootstrapFrom = 256;
   uint64_t seed = 1;
   double confidence = 0.95;
   RankBy rankBy = RankBy::Slope;

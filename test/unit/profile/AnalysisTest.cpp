@@ -430,6 +430,57 @@ TEST(Analysis, BootstrapIsReproducibleAndCoversNoisyTruth) {
   EXPECT_FALSE(only(analyze(profile, options), "noisy.c:5").slopeInterval.valid);
 }
 
+TEST(Analysis, PoissonWeightsResampleLikeDrawsWithReplacement) {
+  // A curve of 210 experiments resamples with 210 draws per round by
+  // default (poissonBootstrapFrom 256), and with Poisson(1) weights when
+  // the threshold is below its size. The two bootstraps must agree on every
+  // interval's width within the scatter of 1000 rounds (about 5 %: 20 %
+  // allowed), for a throughput point (whole-number sums) and a latency
+  // point (in-flight x duration, not whole). Weights of the wrong spread
+  // (say Poisson(1) counts off by one, or a draw per set instead of per
+  // experiment) widen or narrow the intervals far more than that.
+  Generator g;
+  uint64_t state = 99;
+  auto noise = [&]() {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return (double((state >> 11) & 0xFFFF) / 65535.0 - 0.5) * 0.1; // +-5 %
+  };
+  for (int k = 0; k <= 20; ++k)
+    for (int c = 0; c < 10; ++c) {
+      g.throughput("tp.c:1", k / 20.0, 0.4 * (k / 20.0) + noise());
+      g.latency("lat.c:2", k / 20.0, 0.3 * (k / 20.0) + noise());
+    }
+  Profile profile = g.profile();
+  AnalysisOptions poisson;
+  poisson.poissonBootstrapFrom = 100;
+  AnalysisOptions drawn;
+  const Analysis a = analyze(profile, poisson), b = analyze(profile, drawn);
+  for (const char *line : {"tp.c:1", "lat.c:2"}) {
+    SCOPED_TRACE(line);
+    const PointResult p = only(a, line), d = only(b, line);
+    EXPECT_DOUBLE_EQ(p.slope, d.slope); // the estimate does not resample
+    ASSERT_TRUE(p.slopeInterval.valid && d.slopeInterval.valid);
+    EXPECT_NE(p.slopeInterval.low, d.slopeInterval.low); // two methods, two samples
+    if (std::string(line) == "tp.c:1") {
+      EXPECT_LT(p.slopeInterval.low, 0.4);
+      EXPECT_GT(p.slopeInterval.high, 0.4);
+    }
+    auto width = [](const Interval &i) { return i.high - i.low; };
+    EXPECT_NEAR(width(p.slopeInterval) / width(d.slopeInterval), 1.0, 0.2);
+    ASSERT_EQ(p.curve.size(), d.curve.size());
+    double ratios = 0;
+    for (size_t i = 1; i < p.curve.size(); ++i) {
+      ASSERT_TRUE(p.curve[i].interval.valid && d.curve[i].interval.valid);
+      ratios += width(p.curve[i].interval) / width(d.curve[i].interval);
+    }
+    EXPECT_NEAR(ratios / double(p.curve.size() - 1), 1.0, 0.1); // 20 points' mean
+  }
+  // Reproducible (1000 rounds: three blocks of 256 and one of 232).
+  const Analysis again = analyze(profile, poisson);
+  EXPECT_EQ(only(a, "tp.c:1").slopeInterval.low, only(again, "tp.c:1").slopeInterval.low);
+  EXPECT_EQ(only(a, "lat.c:2").slopeInterval.high, only(again, "lat.c:2").slopeInterval.high);
+}
+
 TEST(Analysis, SingleExperimentPointsGetNoIntervalOfTheirOwn) {
   Generator g;
   g.curve("one.c:1", minHalf, 1);
