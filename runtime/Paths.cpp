@@ -29,6 +29,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <link.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -293,7 +294,7 @@ std::atomic<uintptr_t> g_bases[CAUSAL_PATHS_BASE_ADDRESSES];
 std::atomic<uint32_t> g_base_count{0};
 std::atomic<uint32_t> g_bases_published{0}; // bases stored (after their address)
 
-SpinLock g_paths_lock; // the process's table, the writer
+SpinLock g_paths_lock; // the process's table, the writer (lockPaths)
 Table g_process;       // paths of the threads that ended
 Table g_merged;        // the writer's
 uint64_t g_ended_dropped = 0, g_ended_truncated = 0;
@@ -303,6 +304,34 @@ bool g_finished = false;
 char g_path[PATH_MAX + 8];
 uint64_t g_run = 0, g_run_start_ns = 0, g_run_realtime_ns = 0;
 std::atomic<uint64_t> g_thread_bytes{0};
+
+// Whether the calling thread holds g_paths_lock, or waits for it: a fatal
+// signal's write (writePathsOnSignal) waits for another thread that holds
+// the lock, never for the one it interrupted.
+__thread bool tls_paths_locking CAUSAL_RT_TLS = false;
+
+void lockPaths() {
+  tls_paths_locking = true;
+  g_paths_lock.lock();
+}
+void unlockPaths() {
+  g_paths_lock.unlock();
+  tls_paths_locking = false;
+}
+// Signal-safe: takes g_paths_lock unless the calling thread holds it (or was
+// taking it when the signal came), waiting at most |wait_ns| for another
+// holder.
+bool lockPathsWithin(uint64_t wait_ns) {
+  if (tls_paths_locking)
+    return false;
+  for (uint64_t waited = 0; !g_paths_lock.tryLock(); waited += CAUSAL_PROFILER_POLL_NS) {
+    if (waited >= wait_ns)
+      return false;
+    rawSleepNs(CAUSAL_PROFILER_POLL_NS);
+  }
+  tls_paths_locking = true;
+  return true;
+}
 
 // ---- Choosing ----------------------------------------------------------------------
 
@@ -1013,13 +1042,16 @@ void sidecarPathOf(const char *profile_path, char *out, size_t size) {
   formatTo(out, size, "%s%s", profile_path, device ? "" : pf::kSuffix);
 }
 
+bool mapWriterBuffers(); // the writer's (below)
+
 bool startCollecting() {
   if (g_ready)
     return true;
   size_t bytes = tableBytes(CAUSAL_PATHS_PROCESS_PATHS, CAUSAL_PATHS_PROCESS_PATHS * 16);
   char *process = static_cast<char *>(mapZeroed(bytes));
   char *merged = static_cast<char *>(mapZeroed(bytes));
-  if (!process || !merged) {
+  // The writer's buffers too, now: a fatal signal's write maps nothing.
+  if (!process || !merged || !mapWriterBuffers()) {
     message("out of memory for --paths; no paths are collected");
     if (process)
       munmap(process, bytes);
@@ -1147,13 +1179,13 @@ void pathsThreadEnds(ThreadState *state) {
     return;
   t->busy = 1;
   closeDownTo(t, state, 0);
-  g_paths_lock.lock();
+  lockPaths();
   if (!g_finished) {
     g_ended_dropped += read(&t->dropped) + mergeTable(&g_process, &t->table, true);
     g_ended_truncated += read(&t->truncated);
   }
   resetThread(t, 0);
-  g_paths_lock.unlock();
+  unlockPaths();
   t->busy = 0;
 }
 
@@ -1204,6 +1236,50 @@ struct StringSlot {
 constexpr uint32_t kStringSlots = CAUSAL_PATHS_STRING_SLOTS;
 StringSlot *g_strings = nullptr;
 uint32_t g_next_string = 1;
+
+// The staging buffer and the string table, mapped when collection starts
+// (touched as used).
+bool mapWriterBuffers() {
+  if (!g_sidecar.hasBuffer())
+    g_sidecar.setBuffer(static_cast<char *>(mapZeroed(kStagingBytes)));
+  if (!g_strings)
+    g_strings = static_cast<StringSlot *>(mapZeroed(sizeof(StringSlot) * kStringSlots));
+  return g_sidecar.hasBuffer() && g_strings;
+}
+
+// Text built without the C library's formatting (a fatal signal's write
+// comes here): |size| bytes at most, NUL-terminated, cut where it is full.
+class TextOut {
+public:
+  TextOut(char *buffer, size_t size) : buffer_(buffer), size_(size) { buffer_[0] = '\0'; }
+  TextOut &text(const char *text) { return bytes(text, strlen(text)); }
+  TextOut &bytes(const char *text, size_t length) {
+    for (size_t i = 0; i < length && used_ + 1 < size_; ++i)
+      buffer_[used_++] = text[i];
+    buffer_[used_] = '\0';
+    return *this;
+  }
+  TextOut &number(uint64_t value, unsigned base = 10) {
+    char digits[24];
+    size_t n = 0;
+    do {
+      digits[sizeof(digits) - 1 - n++] = "0123456789abcdef"[value % base];
+      value /= base;
+    } while (value);
+    return bytes(digits + sizeof(digits) - n, n);
+  }
+  size_t size() const { return used_; }
+
+private:
+  char *buffer_;
+  size_t size_;
+  size_t used_ = 0;
+};
+
+// "FILE:LINE" of a line table's line into |text|; its length.
+size_t formatLocation(char *text, size_t size, const char *file, uint32_t line) {
+  return TextOut(text, size).text(file ? file : "?").text(":").number(line).size();
+}
 
 // Room for a chunk of |payload| bytes (whole chunks are written); null if
 // it can never fit.
@@ -1320,15 +1396,14 @@ void retainFrame(uintptr_t address) {
     if (table && where.line < table->num_lines) {
       const causal_linetab_line &line = causal_linetab_lines(table)[where.line];
       const char *file = causal_linetab_file(table, line.file_index);
-      frame.location =
-          retainText(text, formatTo(text, sizeof(text), "%s:%u", file ? file : "?", line.line));
+      frame.location = retainText(text, formatLocation(text, sizeof(text), file, line.line));
       const char *function = causal_linetab_function(table, where.line);
       frame.function = function ? retainText(function, strlen(function)) : 0;
     }
   }
   g_modules.endRead();
   if (!frame.location && !frame.function)
-    return; // not an instrumented line: dladdr names it at the write, if still mapped
+    return; // not an instrumented line: the writer names its image, if still mapped
   insertRetained(frame);
 }
 
@@ -1360,10 +1435,16 @@ void retainFramesOf(Table *table, AddressRange image) {
   }
 }
 
+// The writer's scratch, under g_paths_lock: off the stack, which may be a
+// fatal signal's alternate stack.
+char g_text[PATH_MAX + 32];
+char g_exe[PATH_MAX];                                  // the executable's path
+uint32_t g_function_names[CAUSAL_PATHS_MAX_FUNCTIONS]; // String ids, by function id - 1
+
 // The frame of code at |address| (a call: a return address - 1).
 pf::Frame frameAt(uintptr_t address) {
   pf::Frame frame = {0, 0};
-  char text[PATH_MAX + 32];
+  char *text = g_text;
   ResolvedAddress where;
   g_modules.beginRead();
   if (g_modules.resolve(address, &where)) {
@@ -1371,7 +1452,7 @@ pf::Frame frameAt(uintptr_t address) {
     if (table && where.line < table->num_lines) {
       const causal_linetab_line &line = causal_linetab_lines(table)[where.line];
       const char *file = causal_linetab_file(table, line.file_index);
-      size_t length = formatTo(text, sizeof(text), "%s:%u", file ? file : "?", line.line);
+      size_t length = formatLocation(text, sizeof(g_text), file, line.line);
       frame.location = defineString(text, length);
       frame.function = textString(causal_linetab_function(table, where.line));
     }
@@ -1386,14 +1467,20 @@ pf::Frame frameAt(uintptr_t address) {
       frame.function = textString(g_retained_text + kept->function - 1);
     return frame;
   }
-  Dl_info info;
-  if (dladdr(reinterpret_cast<void *>(address), &info) && info.dli_fname && info.dli_fbase) {
-    const char *slash = strrchr(info.dli_fname, '/');
-    const char *base = slash ? slash + 1 : info.dli_fname;
-    if (!*base)
-      base = "?";
-    size_t length = formatTo(text, sizeof(text), "%s+0x%llx", base,
-                             (unsigned long long)(address + 1 - uintptr_t(info.dli_fbase)));
+  // The image and the offset: _dl_find_object takes no lock (dladdr takes
+  // the loader's, which the thread a fatal signal interrupted may hold).
+  dl_find_object image;
+  if (_dl_find_object(reinterpret_cast<void *>(address), &image) == 0 && image.dlfo_map_start) {
+    const link_map *map = image.dlfo_link_map;
+    // The main program's link map has an empty name: the executable's.
+    const char *name = map && map->l_name && map->l_name[0] ? map->l_name : g_exe;
+    const char *slash = strrchr(name, '/');
+    const char *base = slash ? slash + 1 : name;
+    size_t length = TextOut(text, sizeof(g_text))
+                        .text(*base ? base : "?")
+                        .text("+0x")
+                        .number(address + 1 - uintptr_t(image.dlfo_map_start), 16)
+                        .size();
     frame.location = defineString(text, length);
   }
   return frame;
@@ -1529,7 +1616,7 @@ void pathsBeforeUnload(AddressRange image) {
   sig_atomic_t was_in_runtime = self ? self->in_handler.load(std::memory_order_relaxed) : 0;
   if (self)
     self->in_handler.store(1, std::memory_order_relaxed);
-  g_paths_lock.lock();
+  lockPaths();
   if (!g_finished && !g_retained) {
     g_retained = static_cast<RetainedFrame *>(mapZeroed(sizeof(RetainedFrame) * kRetainedSlots));
     g_retained_text = static_cast<char *>(mapZeroed(kRetainedTextBytes));
@@ -1549,39 +1636,50 @@ void pathsBeforeUnload(AddressRange image) {
         retainFramesOf(&t->table, image);
     }
   }
-  g_paths_lock.unlock();
+  unlockPaths();
   if (self)
     self->in_handler.store(was_in_runtime, std::memory_order_relaxed);
 }
 
-void writePaths(bool last) {
+namespace {
+
+// Who writes: a part (the periodic flush, live control), the process's end,
+// or a fatal signal's handler (the end too, with signal-safe calls only).
+enum class PathsWrite { Part, End, Signal };
+
+void writeSidecar(PathsWrite when) {
+  bool last = when != PathsWrite::Part;
   if (last)
     pathsControlEnds(); // nothing more to serve: its file goes
   if (!g_ready) {
-    if (last && pathsRequested())
+    if (when == PathsWrite::End && pathsRequested())
       sayUnmatchedNames();
     return;
   }
   ThreadState *self = tls_thread;
-  // The writer's own I/O and the loader's lock (dladdr) are the runtime's.
+  // The writer's own I/O is the runtime's.
   sig_atomic_t was_in_runtime = self ? self->in_handler.load(std::memory_order_relaxed) : 0;
   if (self)
     self->in_handler.store(1, std::memory_order_relaxed);
-  g_paths_lock.lock();
-  bool write = !g_finished &&
+  // A signal's write waits for another thread's part or end (as the
+  // profile's does), never for the thread it interrupted.
+  if (when == PathsWrite::Signal) {
+    if (!lockPathsWithin(CAUSAL_PART_WAIT_NS)) {
+      if (self)
+        self->in_handler.store(was_in_runtime, std::memory_order_relaxed);
+      return;
+    }
+    g_sidecar.keepQuiet(); // no message from a signal handler
+  } else {
+    lockPaths();
+  }
+  // The buffers were mapped with the tables (startCollecting).
+  bool write = !g_finished && g_sidecar.hasBuffer() && g_strings &&
                (g_any_enabled.load(std::memory_order_relaxed) || g_write_unenabled) &&
                g_function_count.load(std::memory_order_acquire) > 0;
   if (last) {
     g_collecting.store(false, std::memory_order_relaxed);
     g_finished = true;
-  }
-  if (write && !g_sidecar.hasBuffer()) {
-    g_sidecar.setBuffer(static_cast<char *>(mapZeroed(kStagingBytes)));
-    g_strings = static_cast<StringSlot *>(mapZeroed(sizeof(StringSlot) * kStringSlots));
-    if (!g_sidecar.hasBuffer() || !g_strings) {
-      message("out of memory for writing the paths; %s is not written", g_path);
-      write = false;
-    }
   }
   if (write) {
     // Everything so far, merged: the ended threads' and the live ones'.
@@ -1610,20 +1708,18 @@ void writePaths(bool last) {
     begin.sample_period_ns = g_config.period_ns;
     char *at = stageChunk(pf::ChunkType::RunBegin, sizeof(begin));
     // The executable's path follows as the run's first String (id 1).
-    char exe[PATH_MAX];
-    long n = rawSyscall(SYS_readlink, long("/proc/self/exe"), long(exe), sizeof(exe) - 1);
-    exe[n > 0 ? n : 0] = '\0';
-    begin.program_name = textString(exe);
+    long n = rawSyscall(SYS_readlink, long("/proc/self/exe"), long(g_exe), sizeof(g_exe) - 1);
+    g_exe[n > 0 ? n : 0] = '\0';
+    begin.program_name = textString(g_exe);
     memcpy(at, &begin, sizeof(begin));
 
     uint32_t functions = g_function_count.load(std::memory_order_acquire);
-    uint32_t names[CAUSAL_PATHS_MAX_FUNCTIONS];
     for (uint32_t i = 0; i < functions; ++i) {
       const FunctionInfo &f = g_functions[i];
       pf::Function record;
       record.id = i + 1;
       record.symbol = textString(f.symbol);
-      record.name = names[i] = textString(f.name);
+      record.name = g_function_names[i] = textString(f.name);
       record.enabled = f.enabled ? 1 : 0;
       if (char *where = stageChunk(pf::ChunkType::Function, sizeof(record)))
         memcpy(where, &record, sizeof(record));
@@ -1633,7 +1729,7 @@ void writePaths(bool last) {
       const Record &r = g_merged.records[i];
       if (r.fn == 0 || r.fn > functions)
         continue;
-      stagePath(r, g_merged.frames + r.frames, uint32_t(written + 1), names[r.fn - 1]);
+      stagePath(r, g_merged.frames + r.frames, uint32_t(written + 1), g_function_names[r.fn - 1]);
       ++written;
     }
     pf::RunEnd end;
@@ -1645,12 +1741,18 @@ void writePaths(bool last) {
       memcpy(where, &end, sizeof(end));
     g_sidecar.close();
   }
-  g_paths_lock.unlock();
+  unlockPaths();
   if (self)
     self->in_handler.store(was_in_runtime, std::memory_order_relaxed);
-  if (last)
+  if (when == PathsWrite::End)
     sayUnmatchedNames();
 }
+
+} // namespace
+
+void writePaths(bool last) { writeSidecar(last ? PathsWrite::End : PathsWrite::Part); }
+
+void writePathsOnSignal() { writeSidecar(PathsWrite::Signal); }
 
 // ---- Live control (PathsControl.cpp) ----------------------------------------------
 
@@ -1671,9 +1773,9 @@ bool changePaths(const char *patterns, bool enable, PathsChange *out, char *unma
     return false;
   }
   if (enable) { // the tables, if --paths did not set them up at start-up
-    g_paths_lock.lock();
+    lockPaths();
     bool ready = !g_finished && startCollecting();
-    g_paths_lock.unlock();
+    unlockPaths();
     if (!ready) {
       *error = g_finished ? "profiling has ended" : "out of memory for the paths' tables";
       return false;
@@ -1717,10 +1819,10 @@ bool changePaths(const char *patterns, bool enable, PathsChange *out, char *unma
 }
 
 bool flushPathsNow(const char **error) {
-  g_paths_lock.lock();
+  lockPaths();
   bool finished = g_finished;
   bool ready = !finished && startCollecting();
-  g_paths_lock.unlock();
+  unlockPaths();
   if (!ready) {
     *error = finished ? "profiling has ended" : "out of memory for the paths' tables";
     return false;
