@@ -55,13 +55,16 @@ void *mapZeroed(size_t bytes) {
   return memory == MAP_FAILED ? nullptr : memory;
 }
 
-// Counters the owner thread updates and the writer reads: relaxed atomic
-// stores and loads (plain moves on x86-64), so that the writer's reads are
-// no data race.
-inline void add(uint64_t *field, uint64_t value) {
-  __atomic_store_n(field, *field + value, __ATOMIC_RELAXED);
+// Fields the owner thread writes and the writer reads (counters, active
+// entries): relaxed atomic stores and loads (plain moves on x86-64), so that
+// the writer's reads are no data race.
+template <class T> inline void put(T *field, T value) {
+  __atomic_store_n(field, value, __ATOMIC_RELAXED);
 }
-inline uint64_t read(const uint64_t *field) { return __atomic_load_n(field, __ATOMIC_RELAXED); }
+template <class T> inline T read(const T *field) {
+  return __atomic_load_n(field, __ATOMIC_RELAXED);
+}
+inline void add(uint64_t *field, uint64_t value) { put(field, *field + value); }
 
 // ---- Path tables ------------------------------------------------------------------
 
@@ -240,8 +243,11 @@ struct PathThread {
   uint32_t depth;
   uint32_t serial;
   volatile sig_atomic_t busy; // in enter/exit: a signal handler's entry is not recorded
-  uint64_t dropped;           // entries not recorded (the writer reads them)
-  uint64_t truncated;         // walks that stopped early
+  // Odd while the owner changes its active entries (beginChange, endChange):
+  // a writer in another thread copies them between two changes.
+  uint32_t changes;
+  uint64_t dropped;   // entries not recorded (the writer reads them)
+  uint64_t truncated; // walks that stopped early
   Table table;
   Entry active[kActiveDepth];
   KnownReturn known[kKnownReturns]; // direct-mapped by return address
@@ -807,7 +813,18 @@ uint32_t pathContext(const char *inlined_at, const uint64_t *frames, uint32_t de
 
 // ---- Entries -------------------------------------------------------------------------
 
-// Closes the thread's active entries down to |depth|.
+// The owner changes its active entries between these two (a seqlock's
+// writer: the writer of the file copies them in between, copyOpenEntries).
+inline void beginChange(PathThread *t) {
+  put(&t->changes, t->changes + 1);
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+}
+inline void endChange(PathThread *t) {
+  __atomic_store_n(&t->changes, t->changes + 1, __ATOMIC_RELEASE);
+}
+
+// Closes the thread's active entries down to |depth| (between beginChange
+// and endChange).
 void closeDownTo(PathThread *t, ThreadState *state, uint32_t depth) {
   if (t->depth <= depth)
     return;
@@ -825,7 +842,7 @@ void closeDownTo(PathThread *t, ThreadState *state, uint32_t depth) {
     add(&r.blocked_ns, blocked - e.blocked_start);
     add(&r.samples, samples > e.samples_start ? samples - e.samples_start : 0);
   }
-  t->depth = depth;
+  put(&t->depth, depth);
   state->path_depth = depth;
   __atomic_store_n(&state->path_context,
                    depth ? t->table.records[t->active[depth - 1].record].context : 0,
@@ -834,18 +851,20 @@ void closeDownTo(PathThread *t, ThreadState *state, uint32_t depth) {
 
 // Starts the entry at the top now (clocks read last: the walk is not F's time).
 void startEntry(Entry *e, ThreadState *state) {
-  e->blocked_start = state->path_blocked_ns;
-  e->samples_start = __atomic_load_n(&state->samples, __ATOMIC_RELAXED);
-  e->cpu_start = g_cpu_clock ? threadCpuNs() : 0;
-  e->wall_start = fastMonotonicNs();
+  put(&e->blocked_start, state->path_blocked_ns);
+  put(&e->samples_start, __atomic_load_n(&state->samples, __ATOMIC_RELAXED));
+  put(&e->cpu_start, g_cpu_clock ? threadCpuNs() : 0);
+  put(&e->wall_start, fastMonotonicNs());
 }
 
 void resetThread(PathThread *t, pid_t tid) {
   clearTable(&t->table);
-  t->depth = 0;
-  __atomic_store_n(&t->dropped, 0, __ATOMIC_RELAXED);
-  __atomic_store_n(&t->truncated, 0, __ATOMIC_RELAXED);
-  t->tid = tid;
+  put(&t->depth, 0u);
+  put(&t->dropped, uint64_t(0));
+  put(&t->truncated, uint64_t(0));
+  if (t->changes & 1) // a fork child's copy of another thread's, caught in a change
+    put(&t->changes, t->changes + 1);
+  put(&t->tid, tid);
 }
 
 // The calling thread's paths (allocated at its first entry); null if no memory.
@@ -861,7 +880,7 @@ PathThread *threadPaths(ThreadState *state) {
     t = reinterpret_cast<PathThread *>(memory);
     placeTable(&t->table, memory + sizeof(PathThread), CAUSAL_PATHS_THREAD_PATHS,
                CAUSAL_PATHS_THREAD_FRAMES);
-    t->tid = tid;
+    put(&t->tid, tid);
     g_thread_bytes.fetch_add(bytes, std::memory_order_relaxed);
     __atomic_store_n(&state->paths, t, __ATOMIC_RELEASE);
   } else if (t->tid != tid) { // a state reused without its last owner's end
@@ -929,6 +948,12 @@ __causal_path_enter(struct causal_path_fn *fn, const char *inlined_at) {
   if (t->busy) // a signal handler interrupted this thread's entry or exit
     return 0;
   t->busy = 1;
+  beginChange(t);
+  auto done = [t](uint32_t token) {
+    endChange(t);
+    t->busy = 0;
+    return token;
+  };
   // The caller's stack pointer at the call and F's frame pointer (this
   // function keeps a frame pointer: the runtime is built with
   // -fno-omit-frame-pointer).
@@ -967,14 +992,12 @@ __causal_path_enter(struct causal_path_fn *fn, const char *inlined_at) {
   for (uint32_t i = 0; i < t->depth; ++i) {
     if (t->active[i].fn == id) { // recursion: the outer entry's time
       add(&t->table.records[t->active[i].record].recursive_calls, 1);
-      t->busy = 0;
-      return kRecursiveToken | (i + 1);
+      return done(kRecursiveToken | (i + 1));
     }
   }
   if (t->depth == kActiveDepth) {
     add(&t->dropped, 1);
-    t->busy = 0;
-    return 0;
+    return done(0);
   }
   if (flags & pf::kPathTruncated)
     add(&t->truncated, 1);
@@ -982,8 +1005,7 @@ __causal_path_enter(struct causal_path_fn *fn, const char *inlined_at) {
                            flags, frames, depth);
   if (record == UINT32_MAX) {
     add(&t->dropped, 1);
-    t->busy = 0;
-    return 0;
+    return done(0);
   }
   Record &r = t->table.records[record];
   if (g_context_mode != PathContextMode::None && !r.context_known) {
@@ -993,17 +1015,16 @@ __causal_path_enter(struct causal_path_fn *fn, const char *inlined_at) {
   uint32_t slot = t->depth;
   Entry &e = t->active[slot];
   e.fn = id;
-  e.record = record;
+  put(&e.record, record);
   e.fp = fp0;
   e.ret_above = fp_count != 0 && fps[0] == fp0 ? stackWord(fp0 + 8) : 0;
   t->serial = (t->serial + 1) & 0x7fffff;
-  e.token = (t->serial << 8) | (slot + 1);
-  t->depth = slot + 1;
+  put(&e.token, (t->serial << 8) | (slot + 1));
+  put(&t->depth, slot + 1);
   state->path_depth = slot + 1;
   __atomic_store_n(&state->path_context, r.context, __ATOMIC_RELAXED);
   startEntry(&e, state);
-  t->busy = 0;
-  return e.token;
+  return done(e.token);
 }
 
 extern "C" CAUSAL_RT_EXPORT void __causal_path_exit(struct causal_path_fn *, uint32_t token) {
@@ -1017,7 +1038,9 @@ extern "C" CAUSAL_RT_EXPORT void __causal_path_exit(struct causal_path_fn *, uin
   if (slot >= t->depth || t->active[slot].token != token)
     return; // stale: closed already (longjmp), or of another thread's state
   t->busy = 1;
+  beginChange(t);
   closeDownTo(t, state, slot);
+  endChange(t);
   t->busy = 0;
 }
 
@@ -1178,7 +1201,9 @@ void pathsThreadEnds(ThreadState *state) {
   if (!t || t->tid != threadId(state) || !g_ready)
     return;
   t->busy = 1;
+  beginChange(t);
   closeDownTo(t, state, 0);
+  endChange(t); // no entry left: a writer copies none and need not wait
   lockPaths();
   if (!g_finished) {
     g_ended_dropped += read(&t->dropped) + mergeTable(&g_process, &t->table, true);
@@ -1201,8 +1226,10 @@ void pathsForkChild(ThreadState *self) {
     return;
   for (uint32_t i = 0, used = g_threads.slotsUsed(); i < used; ++i) {
     ThreadState *state = g_threads.slot(i);
-    if (state && state != self && state->paths)
-      resetThread(state->paths, 0); // the parent's threads
+    if (state && state != self && state->paths) { // the parent's threads
+      resetThread(state->paths, 0);
+      state->paths->busy = 0; // for the next thread that takes the state
+    }
   }
   startRun();
   PathThread *t = self ? self->paths : nullptr;
@@ -1557,19 +1584,79 @@ void sayUnmatchedNames() {
             g_contexts[0].name);
 }
 
-// The entries the calling thread has under way, as if they ended now (into
-// the merged table only).
-void addOpenEntries(ThreadState *self, uint64_t *lost) {
-  PathThread *t = self ? self->paths : nullptr;
-  if (!t || t->tid != threadId(self) || t->depth == 0)
-    return;
+// ---- Entries under way at a write ------------------------------------------------
+//
+// A write counts every live thread's entries under way as if they ended
+// then: the writing thread's own and the others', which go on running (at
+// the process's end: exit() while a thread is inside a chosen function). It
+// reads their entries, never writes them: a copy is taken between two of
+// the owner's changes (PathThread::changes, a seqlock), before and after its
+// table is merged; an entry in both copies (its token in the same slot) was
+// under way all along, so its record's counts hold nothing of it. An entry
+// that began or ended while the table was merged is not added (never counted
+// twice: one that ended may be missing).
+
+struct OpenEntry {
+  uint32_t token, record;
+  uint64_t wall_start, cpu_start, blocked_start, samples_start;
+};
+struct OpenEntries {
+  uint32_t depth;
+  OpenEntry entries[kActiveDepth];
+};
+OpenEntries g_open_before, g_open_after; // the writer's, under g_paths_lock
+
+// Copies |t|'s active entries between two of its owner's changes. False if
+// the owner is in one all along: |own|, the calling thread that a signal
+// interrupted in it, never finishes it; another thread is given a few ms
+// (an entry's walk takes microseconds).
+bool copyOpenEntries(const PathThread *t, bool own, OpenEntries *out) {
+  constexpr uint32_t kSpins = 100, kAttempts = 200;
+  for (uint32_t attempt = 0;; ++attempt) {
+    uint32_t before = __atomic_load_n(&t->changes, __ATOMIC_ACQUIRE);
+    if (!(before & 1)) {
+      uint32_t depth = read(&t->depth);
+      if (depth > kActiveDepth)
+        depth = kActiveDepth;
+      for (uint32_t i = 0; i < depth; ++i) {
+        const Entry &e = t->active[i];
+        out->entries[i] = {read(&e.token),     read(&e.record),        read(&e.wall_start),
+                           read(&e.cpu_start), read(&e.blocked_start), read(&e.samples_start)};
+      }
+      __atomic_thread_fence(__ATOMIC_ACQUIRE);
+      if (__atomic_load_n(&t->changes, __ATOMIC_RELAXED) == before) {
+        out->depth = depth;
+        return true;
+      }
+    }
+    if (own || attempt == kAttempts)
+      return false;
+    if (attempt < kSpins)
+      __builtin_ia32_pause();
+    else
+      rawSleepNs(10000);
+  }
+}
+
+// The entries of |state|'s thread (|t|) in both g_open_before and
+// g_open_after, as if they ended now, into the merged table (|lost|: those
+// that do not fit): a call, the wall time so far, the samples so far (what
+// CPU time is estimated from; with the CPU clock, the thread's clock read
+// now), the time blocked so far, with the blocking call the thread is in.
+void addOpenEntries(const ThreadState *state, const PathThread *t, bool own, uint64_t *lost) {
+  const OpenEntries &before = g_open_before, &after = g_open_after;
   uint64_t now = fastMonotonicNs();
-  uint64_t cpu = g_cpu_clock ? threadCpuNs() : 0;
-  uint64_t samples = __atomic_load_n(&self->samples, __ATOMIC_RELAXED);
-  for (uint32_t i = 0; i < t->depth; ++i) {
-    const Entry &e = t->active[i];
+  uint64_t cpu = !g_cpu_clock ? 0 : own ? threadCpuNs() : threadCpuNs(read(&t->tid));
+  uint64_t samples = __atomic_load_n(&state->samples, __ATOMIC_RELAXED);
+  uint64_t blocked = read(&state->path_blocked_ns);
+  uint64_t block_since = read(&state->path_block_since);
+  for (uint32_t i = 0; i < before.depth; ++i) {
+    const OpenEntry &e = before.entries[i];
+    if (i >= after.depth || after.entries[i].token != e.token)
+      continue; // ended, or began, meanwhile
     const Record &r = t->table.records[e.record];
-    bool had = r.calls != 0 || r.recursive_calls != 0; // merged already: its thread counted
+    // Merged already if it has calls: its thread is counted then.
+    bool had = read(&r.calls) != 0 || read(&r.recursive_calls) != 0;
     uint32_t at =
         intern(&g_merged, r.hash, r.fn, r.inlined_at, r.flags, t->table.frames + r.frames, r.depth);
     if (at == UINT32_MAX) {
@@ -1582,8 +1669,31 @@ void addOpenEntries(ThreadState *self, uint64_t *lost) {
     m.wall_ns += now > e.wall_start ? now - e.wall_start : 0;
     if (g_cpu_clock)
       m.cpu_ns += cpu > e.cpu_start ? cpu - e.cpu_start : 0;
-    m.blocked_ns += self->path_blocked_ns - e.blocked_start;
+    m.blocked_ns += blocked > e.blocked_start ? blocked - e.blocked_start : 0;
+    // The blocking call under way, if it began inside the entry (a signal
+    // handler's entry made while the thread blocks is not blocked).
+    if (block_since >= e.wall_start && now > block_since)
+      m.blocked_ns += now - block_since;
     m.samples += samples > e.samples_start ? samples - e.samples_start : 0;
+  }
+}
+
+// Merges every live thread's table into g_merged, with the entries under way
+// (above); |self|: the writing thread's state. Adds to |dropped| and
+// |truncated|.
+void mergeThreads(const ThreadState *self, uint64_t *dropped, uint64_t *truncated) {
+  for (uint32_t i = 0, used = g_threads.slotsUsed(); i < used; ++i) {
+    ThreadState *state = g_threads.slot(i);
+    PathThread *t = state ? __atomic_load_n(&state->paths, __ATOMIC_ACQUIRE) : nullptr;
+    if (!t)
+      continue;
+    pid_t tid = read(&t->tid);
+    bool own = state == self;
+    bool copied = tid != 0 && tid == threadId(state) && copyOpenEntries(t, own, &g_open_before);
+    *dropped += read(&t->dropped) + mergeTable(&g_merged, &t->table, true);
+    *truncated += read(&t->truncated);
+    if (copied && g_open_before.depth != 0 && copyOpenEntries(t, own, &g_open_after))
+      addOpenEntries(state, t, own, dropped);
   }
 }
 
@@ -1686,15 +1796,7 @@ void writeSidecar(PathsWrite when) {
     clearTable(&g_merged);
     uint64_t dropped = g_ended_dropped, truncated = g_ended_truncated;
     dropped += mergeTable(&g_merged, &g_process, false);
-    for (uint32_t i = 0, used = g_threads.slotsUsed(); i < used; ++i) {
-      ThreadState *state = g_threads.slot(i);
-      PathThread *t = state ? __atomic_load_n(&state->paths, __ATOMIC_ACQUIRE) : nullptr;
-      if (!t)
-        continue;
-      dropped += read(&t->dropped) + mergeTable(&g_merged, &t->table, true);
-      truncated += read(&t->truncated);
-    }
-    addOpenEntries(self, &dropped);
+    mergeThreads(self, &dropped, &truncated);
 
     memset(g_strings, 0, sizeof(StringSlot) * kStringSlots);
     g_next_string = 1;

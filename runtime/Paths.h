@@ -23,10 +23,10 @@
 //   * Writing (process end: exit, _exit, exec, a fatal or terminating
 //     signal; and the profiler thread's periodic flush): the process's table
 //     and every live thread's, merged, each time the whole run so far, with
-//     the writing thread's entries under way as if they ended then. No
-//     malloc, no lock another thread may hold for long, no C library
-//     formatting: a fatal signal's handler writes it too
-//     (writePathsOnSignal).
+//     the entries under way in every thread as if they ended then (read, not
+//     changed: their threads go on). No malloc, no lock another thread may
+//     hold for long, no C library formatting: a fatal signal's handler writes
+//     it too (writePathsOnSignal).
 //
 //===----------------------------------------------------------------------===//
 #ifndef CAUSAL_RUNTIME_PATHS_H

@@ -483,9 +483,10 @@ TEST_F(PathsTest, BlockedTimeCoversSleepsAndTimedWaits) {
 
 // A signal whose default action ends the process (SIGTERM, SIGINT) ends
 // it as without the runtime (killed by that signal), and PROFILE.paths is
-// written first, whole: the calls made, and the signalled thread's entry
-// under way as if it ended then (signaller(), inside which it raised the
-// signal after a 50 ms sleep).
+// written first, whole: the calls made, and the entries under way as if
+// they ended then: the signalled thread's own (signaller(), inside which it
+// raised the signal after a 50 ms sleep) and another thread's (holder(),
+// asleep since before the calls: its wall and blocked time so far).
 TEST_F(PathsTest, ATerminatingSignalWritesThePathsWithTheEntriesUnderWay) {
   for (int signal : {SIGTERM, SIGINT}) {
     SCOPED_TRACE(strsignal(signal));
@@ -509,6 +510,53 @@ TEST_F(PathsTest, ATerminatingSignalWritesThePathsWithTheEntriesUnderWay) {
     EXPECT_EQ(signaller[0]->head.calls, 1u);
     EXPECT_GE(signaller[0]->head.wall_ns, 50000000u);
     EXPECT_GE(signaller[0]->head.blocked_ns, 50000000u);
+    std::vector<const Path *> holder = r.pathsOf("holder(sem_t*)");
+    ASSERT_EQ(holder.size(), 1u) << r.describe();
+    EXPECT_EQ(holder[0]->head.calls, 1u);
+    EXPECT_EQ(holder[0]->head.threads, 1u);
+    EXPECT_GE(holder[0]->head.wall_ns, 50000000u);
+    EXPECT_GE(holder[0]->head.blocked_ns, 40000000u);
+    EXPECT_LE(holder[0]->head.blocked_ns, holder[0]->head.wall_ns);
+  }
+}
+
+// exit() while other threads are inside chosen functions: their entries
+// under way are counted at the final write as if they ended then, read
+// without changing them (the threads still run): holder() asleep for at
+// least the 100 ms before exit (wall and blocked time so far), spinner()
+// burning CPU as long (wall; CPU time read from its thread's clock with
+// the CPU clock, else its samples so far, which estimate it).
+TEST_F(PathsTest, EntriesOtherThreadsHaveUnderWayAtExitAreCounted) {
+  for (bool cpu_clock : {false, true}) {
+    SCOPED_TRACE(cpu_clock ? "--paths-cpu-clock" : "no cpu clock");
+    unlink(pathsFile().c_str());
+    std::map<std::string, std::string> env = {{"CAUSAL_PATHS", "all"}};
+    if (cpu_clock)
+      env["CAUSAL_PATHS_CPU_CLOCK"] = "1";
+    auto result = run("exit-inside", env);
+    EXPECT_NE(result.out.find("exit"), std::string::npos) << result.out;
+    PathRun r = onlyRun();
+    std::vector<const Path *> holder = r.pathsOf("holder(sem_t*)");
+    ASSERT_EQ(holder.size(), 1u) << r.describe();
+    EXPECT_EQ(holder[0]->head.calls, 1u);
+    EXPECT_EQ(holder[0]->head.threads, 1u);
+    EXPECT_GE(holder[0]->head.wall_ns, 100000000u);
+    EXPECT_GE(holder[0]->head.blocked_ns, 80000000u);
+    EXPECT_LE(holder[0]->head.blocked_ns, holder[0]->head.wall_ns);
+    std::vector<const Path *> spinner = r.pathsOf("spinner(sem_t*)");
+    ASSERT_EQ(spinner.size(), 1u) << r.describe();
+    const pf::PathHead &spun = spinner[0]->head;
+    EXPECT_EQ(spun.calls, 1u);
+    EXPECT_GE(spun.wall_ns, 100000000u);
+    EXPECT_EQ(spun.blocked_ns, 0u);
+    if (cpu_clock) {
+      EXPECT_GE(spun.cpu_ns, 20000000u); // a loaded 2-CPU machine: a share of the 100 ms
+      EXPECT_LE(spun.cpu_ns, spun.wall_ns);
+    } else {
+      EXPECT_EQ(spun.cpu_ns, 0u);
+      if (!causal::test::kSamplesHeldBack)
+        EXPECT_GE(spun.samples, 5u);
+    }
   }
 }
 
