@@ -29,6 +29,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <link.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -54,13 +55,16 @@ void *mapZeroed(size_t bytes) {
   return memory == MAP_FAILED ? nullptr : memory;
 }
 
-// Counters the owner thread updates and the writer reads: relaxed atomic
-// stores and loads (plain moves on x86-64), so that the writer's reads are
-// no data race.
-inline void add(uint64_t *field, uint64_t value) {
-  __atomic_store_n(field, *field + value, __ATOMIC_RELAXED);
+// Fields the owner thread writes and the writer reads (counters, active
+// entries): relaxed atomic stores and loads (plain moves on x86-64), so that
+// the writer's reads are no data race.
+template <class T> inline void put(T *field, T value) {
+  __atomic_store_n(field, value, __ATOMIC_RELAXED);
 }
-inline uint64_t read(const uint64_t *field) { return __atomic_load_n(field, __ATOMIC_RELAXED); }
+template <class T> inline T read(const T *field) {
+  return __atomic_load_n(field, __ATOMIC_RELAXED);
+}
+inline void add(uint64_t *field, uint64_t value) { put(field, *field + value); }
 
 // ---- Path tables ------------------------------------------------------------------
 
@@ -239,8 +243,11 @@ struct PathThread {
   uint32_t depth;
   uint32_t serial;
   volatile sig_atomic_t busy; // in enter/exit: a signal handler's entry is not recorded
-  uint64_t dropped;           // entries not recorded (the writer reads them)
-  uint64_t truncated;         // walks that stopped early
+  // Odd while the owner changes its active entries (beginChange, endChange):
+  // a writer in another thread copies them between two changes.
+  uint32_t changes;
+  uint64_t dropped;   // entries not recorded (the writer reads them)
+  uint64_t truncated; // walks that stopped early
   Table table;
   Entry active[kActiveDepth];
   KnownReturn known[kKnownReturns]; // direct-mapped by return address
@@ -293,7 +300,7 @@ std::atomic<uintptr_t> g_bases[CAUSAL_PATHS_BASE_ADDRESSES];
 std::atomic<uint32_t> g_base_count{0};
 std::atomic<uint32_t> g_bases_published{0}; // bases stored (after their address)
 
-SpinLock g_paths_lock; // the process's table, the writer
+SpinLock g_paths_lock; // the process's table, the writer (lockPaths)
 Table g_process;       // paths of the threads that ended
 Table g_merged;        // the writer's
 uint64_t g_ended_dropped = 0, g_ended_truncated = 0;
@@ -303,6 +310,34 @@ bool g_finished = false;
 char g_path[PATH_MAX + 8];
 uint64_t g_run = 0, g_run_start_ns = 0, g_run_realtime_ns = 0;
 std::atomic<uint64_t> g_thread_bytes{0};
+
+// Whether the calling thread holds g_paths_lock, or waits for it: a fatal
+// signal's write (writePathsOnSignal) waits for another thread that holds
+// the lock, never for the one it interrupted.
+__thread bool tls_paths_locking CAUSAL_RT_TLS = false;
+
+void lockPaths() {
+  tls_paths_locking = true;
+  g_paths_lock.lock();
+}
+void unlockPaths() {
+  g_paths_lock.unlock();
+  tls_paths_locking = false;
+}
+// Signal-safe: takes g_paths_lock unless the calling thread holds it (or was
+// taking it when the signal came), waiting at most |wait_ns| for another
+// holder.
+bool lockPathsWithin(uint64_t wait_ns) {
+  if (tls_paths_locking)
+    return false;
+  for (uint64_t waited = 0; !g_paths_lock.tryLock(); waited += CAUSAL_PROFILER_POLL_NS) {
+    if (waited >= wait_ns)
+      return false;
+    rawSleepNs(CAUSAL_PROFILER_POLL_NS);
+  }
+  tls_paths_locking = true;
+  return true;
+}
 
 // ---- Choosing ----------------------------------------------------------------------
 
@@ -778,7 +813,18 @@ uint32_t pathContext(const char *inlined_at, const uint64_t *frames, uint32_t de
 
 // ---- Entries -------------------------------------------------------------------------
 
-// Closes the thread's active entries down to |depth|.
+// The owner changes its active entries between these two (a seqlock's
+// writer: the writer of the file copies them in between, copyOpenEntries).
+inline void beginChange(PathThread *t) {
+  put(&t->changes, t->changes + 1);
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+}
+inline void endChange(PathThread *t) {
+  __atomic_store_n(&t->changes, t->changes + 1, __ATOMIC_RELEASE);
+}
+
+// Closes the thread's active entries down to |depth| (between beginChange
+// and endChange).
 void closeDownTo(PathThread *t, ThreadState *state, uint32_t depth) {
   if (t->depth <= depth)
     return;
@@ -796,7 +842,7 @@ void closeDownTo(PathThread *t, ThreadState *state, uint32_t depth) {
     add(&r.blocked_ns, blocked - e.blocked_start);
     add(&r.samples, samples > e.samples_start ? samples - e.samples_start : 0);
   }
-  t->depth = depth;
+  put(&t->depth, depth);
   state->path_depth = depth;
   __atomic_store_n(&state->path_context,
                    depth ? t->table.records[t->active[depth - 1].record].context : 0,
@@ -805,18 +851,20 @@ void closeDownTo(PathThread *t, ThreadState *state, uint32_t depth) {
 
 // Starts the entry at the top now (clocks read last: the walk is not F's time).
 void startEntry(Entry *e, ThreadState *state) {
-  e->blocked_start = state->path_blocked_ns;
-  e->samples_start = __atomic_load_n(&state->samples, __ATOMIC_RELAXED);
-  e->cpu_start = g_cpu_clock ? threadCpuNs() : 0;
-  e->wall_start = fastMonotonicNs();
+  put(&e->blocked_start, state->path_blocked_ns);
+  put(&e->samples_start, __atomic_load_n(&state->samples, __ATOMIC_RELAXED));
+  put(&e->cpu_start, g_cpu_clock ? threadCpuNs() : 0);
+  put(&e->wall_start, fastMonotonicNs());
 }
 
 void resetThread(PathThread *t, pid_t tid) {
   clearTable(&t->table);
-  t->depth = 0;
-  __atomic_store_n(&t->dropped, 0, __ATOMIC_RELAXED);
-  __atomic_store_n(&t->truncated, 0, __ATOMIC_RELAXED);
-  t->tid = tid;
+  put(&t->depth, 0u);
+  put(&t->dropped, uint64_t(0));
+  put(&t->truncated, uint64_t(0));
+  if (t->changes & 1) // a fork child's copy of another thread's, caught in a change
+    put(&t->changes, t->changes + 1);
+  put(&t->tid, tid);
 }
 
 // The calling thread's paths (allocated at its first entry); null if no memory.
@@ -832,7 +880,7 @@ PathThread *threadPaths(ThreadState *state) {
     t = reinterpret_cast<PathThread *>(memory);
     placeTable(&t->table, memory + sizeof(PathThread), CAUSAL_PATHS_THREAD_PATHS,
                CAUSAL_PATHS_THREAD_FRAMES);
-    t->tid = tid;
+    put(&t->tid, tid);
     g_thread_bytes.fetch_add(bytes, std::memory_order_relaxed);
     __atomic_store_n(&state->paths, t, __ATOMIC_RELEASE);
   } else if (t->tid != tid) { // a state reused without its last owner's end
@@ -900,6 +948,12 @@ __causal_path_enter(struct causal_path_fn *fn, const char *inlined_at) {
   if (t->busy) // a signal handler interrupted this thread's entry or exit
     return 0;
   t->busy = 1;
+  beginChange(t);
+  auto done = [t](uint32_t token) {
+    endChange(t);
+    t->busy = 0;
+    return token;
+  };
   // The caller's stack pointer at the call and F's frame pointer (this
   // function keeps a frame pointer: the runtime is built with
   // -fno-omit-frame-pointer).
@@ -938,14 +992,12 @@ __causal_path_enter(struct causal_path_fn *fn, const char *inlined_at) {
   for (uint32_t i = 0; i < t->depth; ++i) {
     if (t->active[i].fn == id) { // recursion: the outer entry's time
       add(&t->table.records[t->active[i].record].recursive_calls, 1);
-      t->busy = 0;
-      return kRecursiveToken | (i + 1);
+      return done(kRecursiveToken | (i + 1));
     }
   }
   if (t->depth == kActiveDepth) {
     add(&t->dropped, 1);
-    t->busy = 0;
-    return 0;
+    return done(0);
   }
   if (flags & pf::kPathTruncated)
     add(&t->truncated, 1);
@@ -953,8 +1005,7 @@ __causal_path_enter(struct causal_path_fn *fn, const char *inlined_at) {
                            flags, frames, depth);
   if (record == UINT32_MAX) {
     add(&t->dropped, 1);
-    t->busy = 0;
-    return 0;
+    return done(0);
   }
   Record &r = t->table.records[record];
   if (g_context_mode != PathContextMode::None && !r.context_known) {
@@ -964,17 +1015,16 @@ __causal_path_enter(struct causal_path_fn *fn, const char *inlined_at) {
   uint32_t slot = t->depth;
   Entry &e = t->active[slot];
   e.fn = id;
-  e.record = record;
+  put(&e.record, record);
   e.fp = fp0;
   e.ret_above = fp_count != 0 && fps[0] == fp0 ? stackWord(fp0 + 8) : 0;
   t->serial = (t->serial + 1) & 0x7fffff;
-  e.token = (t->serial << 8) | (slot + 1);
-  t->depth = slot + 1;
+  put(&e.token, (t->serial << 8) | (slot + 1));
+  put(&t->depth, slot + 1);
   state->path_depth = slot + 1;
   __atomic_store_n(&state->path_context, r.context, __ATOMIC_RELAXED);
   startEntry(&e, state);
-  t->busy = 0;
-  return e.token;
+  return done(e.token);
 }
 
 extern "C" CAUSAL_RT_EXPORT void __causal_path_exit(struct causal_path_fn *, uint32_t token) {
@@ -988,7 +1038,9 @@ extern "C" CAUSAL_RT_EXPORT void __causal_path_exit(struct causal_path_fn *, uin
   if (slot >= t->depth || t->active[slot].token != token)
     return; // stale: closed already (longjmp), or of another thread's state
   t->busy = 1;
+  beginChange(t);
   closeDownTo(t, state, slot);
+  endChange(t);
   t->busy = 0;
 }
 
@@ -1013,13 +1065,16 @@ void sidecarPathOf(const char *profile_path, char *out, size_t size) {
   formatTo(out, size, "%s%s", profile_path, device ? "" : pf::kSuffix);
 }
 
+bool mapWriterBuffers(); // the writer's (below)
+
 bool startCollecting() {
   if (g_ready)
     return true;
   size_t bytes = tableBytes(CAUSAL_PATHS_PROCESS_PATHS, CAUSAL_PATHS_PROCESS_PATHS * 16);
   char *process = static_cast<char *>(mapZeroed(bytes));
   char *merged = static_cast<char *>(mapZeroed(bytes));
-  if (!process || !merged) {
+  // The writer's buffers too, now: a fatal signal's write maps nothing.
+  if (!process || !merged || !mapWriterBuffers()) {
     message("out of memory for --paths; no paths are collected");
     if (process)
       munmap(process, bytes);
@@ -1146,14 +1201,16 @@ void pathsThreadEnds(ThreadState *state) {
   if (!t || t->tid != threadId(state) || !g_ready)
     return;
   t->busy = 1;
+  beginChange(t);
   closeDownTo(t, state, 0);
-  g_paths_lock.lock();
+  endChange(t); // no entry left: a writer copies none and need not wait
+  lockPaths();
   if (!g_finished) {
     g_ended_dropped += read(&t->dropped) + mergeTable(&g_process, &t->table, true);
     g_ended_truncated += read(&t->truncated);
   }
   resetThread(t, 0);
-  g_paths_lock.unlock();
+  unlockPaths();
   t->busy = 0;
 }
 
@@ -1169,8 +1226,10 @@ void pathsForkChild(ThreadState *self) {
     return;
   for (uint32_t i = 0, used = g_threads.slotsUsed(); i < used; ++i) {
     ThreadState *state = g_threads.slot(i);
-    if (state && state != self && state->paths)
-      resetThread(state->paths, 0); // the parent's threads
+    if (state && state != self && state->paths) { // the parent's threads
+      resetThread(state->paths, 0);
+      state->paths->busy = 0; // for the next thread that takes the state
+    }
   }
   startRun();
   PathThread *t = self ? self->paths : nullptr;
@@ -1204,6 +1263,50 @@ struct StringSlot {
 constexpr uint32_t kStringSlots = CAUSAL_PATHS_STRING_SLOTS;
 StringSlot *g_strings = nullptr;
 uint32_t g_next_string = 1;
+
+// The staging buffer and the string table, mapped when collection starts
+// (touched as used).
+bool mapWriterBuffers() {
+  if (!g_sidecar.hasBuffer())
+    g_sidecar.setBuffer(static_cast<char *>(mapZeroed(kStagingBytes)));
+  if (!g_strings)
+    g_strings = static_cast<StringSlot *>(mapZeroed(sizeof(StringSlot) * kStringSlots));
+  return g_sidecar.hasBuffer() && g_strings;
+}
+
+// Text built without the C library's formatting (a fatal signal's write
+// comes here): |size| bytes at most, NUL-terminated, cut where it is full.
+class TextOut {
+public:
+  TextOut(char *buffer, size_t size) : buffer_(buffer), size_(size) { buffer_[0] = '\0'; }
+  TextOut &text(const char *text) { return bytes(text, strlen(text)); }
+  TextOut &bytes(const char *text, size_t length) {
+    for (size_t i = 0; i < length && used_ + 1 < size_; ++i)
+      buffer_[used_++] = text[i];
+    buffer_[used_] = '\0';
+    return *this;
+  }
+  TextOut &number(uint64_t value, unsigned base = 10) {
+    char digits[24];
+    size_t n = 0;
+    do {
+      digits[sizeof(digits) - 1 - n++] = "0123456789abcdef"[value % base];
+      value /= base;
+    } while (value);
+    return bytes(digits + sizeof(digits) - n, n);
+  }
+  size_t size() const { return used_; }
+
+private:
+  char *buffer_;
+  size_t size_;
+  size_t used_ = 0;
+};
+
+// "FILE:LINE" of a line table's line into |text|; its length.
+size_t formatLocation(char *text, size_t size, const char *file, uint32_t line) {
+  return TextOut(text, size).text(file ? file : "?").text(":").number(line).size();
+}
 
 // Room for a chunk of |payload| bytes (whole chunks are written); null if
 // it can never fit.
@@ -1320,15 +1423,14 @@ void retainFrame(uintptr_t address) {
     if (table && where.line < table->num_lines) {
       const causal_linetab_line &line = causal_linetab_lines(table)[where.line];
       const char *file = causal_linetab_file(table, line.file_index);
-      frame.location =
-          retainText(text, formatTo(text, sizeof(text), "%s:%u", file ? file : "?", line.line));
+      frame.location = retainText(text, formatLocation(text, sizeof(text), file, line.line));
       const char *function = causal_linetab_function(table, where.line);
       frame.function = function ? retainText(function, strlen(function)) : 0;
     }
   }
   g_modules.endRead();
   if (!frame.location && !frame.function)
-    return; // not an instrumented line: dladdr names it at the write, if still mapped
+    return; // not an instrumented line: the writer names its image, if still mapped
   insertRetained(frame);
 }
 
@@ -1360,10 +1462,16 @@ void retainFramesOf(Table *table, AddressRange image) {
   }
 }
 
+// The writer's scratch, under g_paths_lock: off the stack, which may be a
+// fatal signal's alternate stack.
+char g_text[PATH_MAX + 32];
+char g_exe[PATH_MAX];                                  // the executable's path
+uint32_t g_function_names[CAUSAL_PATHS_MAX_FUNCTIONS]; // String ids, by function id - 1
+
 // The frame of code at |address| (a call: a return address - 1).
 pf::Frame frameAt(uintptr_t address) {
   pf::Frame frame = {0, 0};
-  char text[PATH_MAX + 32];
+  char *text = g_text;
   ResolvedAddress where;
   g_modules.beginRead();
   if (g_modules.resolve(address, &where)) {
@@ -1371,7 +1479,7 @@ pf::Frame frameAt(uintptr_t address) {
     if (table && where.line < table->num_lines) {
       const causal_linetab_line &line = causal_linetab_lines(table)[where.line];
       const char *file = causal_linetab_file(table, line.file_index);
-      size_t length = formatTo(text, sizeof(text), "%s:%u", file ? file : "?", line.line);
+      size_t length = formatLocation(text, sizeof(g_text), file, line.line);
       frame.location = defineString(text, length);
       frame.function = textString(causal_linetab_function(table, where.line));
     }
@@ -1386,14 +1494,20 @@ pf::Frame frameAt(uintptr_t address) {
       frame.function = textString(g_retained_text + kept->function - 1);
     return frame;
   }
-  Dl_info info;
-  if (dladdr(reinterpret_cast<void *>(address), &info) && info.dli_fname && info.dli_fbase) {
-    const char *slash = strrchr(info.dli_fname, '/');
-    const char *base = slash ? slash + 1 : info.dli_fname;
-    if (!*base)
-      base = "?";
-    size_t length = formatTo(text, sizeof(text), "%s+0x%llx", base,
-                             (unsigned long long)(address + 1 - uintptr_t(info.dli_fbase)));
+  // The image and the offset: _dl_find_object takes no lock (dladdr takes
+  // the loader's, which the thread a fatal signal interrupted may hold).
+  dl_find_object image;
+  if (_dl_find_object(reinterpret_cast<void *>(address), &image) == 0 && image.dlfo_map_start) {
+    const link_map *map = image.dlfo_link_map;
+    // The main program's link map has an empty name: the executable's.
+    const char *name = map && map->l_name && map->l_name[0] ? map->l_name : g_exe;
+    const char *slash = strrchr(name, '/');
+    const char *base = slash ? slash + 1 : name;
+    size_t length = TextOut(text, sizeof(g_text))
+                        .text(*base ? base : "?")
+                        .text("+0x")
+                        .number(address + 1 - uintptr_t(image.dlfo_map_start), 16)
+                        .size();
     frame.location = defineString(text, length);
   }
   return frame;
@@ -1470,19 +1584,79 @@ void sayUnmatchedNames() {
             g_contexts[0].name);
 }
 
-// The entries the calling thread has under way, as if they ended now (into
-// the merged table only).
-void addOpenEntries(ThreadState *self, uint64_t *lost) {
-  PathThread *t = self ? self->paths : nullptr;
-  if (!t || t->tid != threadId(self) || t->depth == 0)
-    return;
+// ---- Entries under way at a write ------------------------------------------------
+//
+// A write counts every live thread's entries under way as if they ended
+// then: the writing thread's own and the others', which go on running (at
+// the process's end: exit() while a thread is inside a chosen function). It
+// reads their entries, never writes them: a copy is taken between two of
+// the owner's changes (PathThread::changes, a seqlock), before and after its
+// table is merged; an entry in both copies (its token in the same slot) was
+// under way all along, so its record's counts hold nothing of it. An entry
+// that began or ended while the table was merged is not added (never counted
+// twice: one that ended may be missing).
+
+struct OpenEntry {
+  uint32_t token, record;
+  uint64_t wall_start, cpu_start, blocked_start, samples_start;
+};
+struct OpenEntries {
+  uint32_t depth;
+  OpenEntry entries[kActiveDepth];
+};
+OpenEntries g_open_before, g_open_after; // the writer's, under g_paths_lock
+
+// Copies |t|'s active entries between two of its owner's changes. False if
+// the owner is in one all along: |own|, the calling thread that a signal
+// interrupted in it, never finishes it; another thread is given a few ms
+// (an entry's walk takes microseconds).
+bool copyOpenEntries(const PathThread *t, bool own, OpenEntries *out) {
+  constexpr uint32_t kSpins = 100, kAttempts = 200;
+  for (uint32_t attempt = 0;; ++attempt) {
+    uint32_t before = __atomic_load_n(&t->changes, __ATOMIC_ACQUIRE);
+    if (!(before & 1)) {
+      uint32_t depth = read(&t->depth);
+      if (depth > kActiveDepth)
+        depth = kActiveDepth;
+      for (uint32_t i = 0; i < depth; ++i) {
+        const Entry &e = t->active[i];
+        out->entries[i] = {read(&e.token),     read(&e.record),        read(&e.wall_start),
+                           read(&e.cpu_start), read(&e.blocked_start), read(&e.samples_start)};
+      }
+      __atomic_thread_fence(__ATOMIC_ACQUIRE);
+      if (__atomic_load_n(&t->changes, __ATOMIC_RELAXED) == before) {
+        out->depth = depth;
+        return true;
+      }
+    }
+    if (own || attempt == kAttempts)
+      return false;
+    if (attempt < kSpins)
+      __builtin_ia32_pause();
+    else
+      rawSleepNs(10000);
+  }
+}
+
+// The entries of |state|'s thread (|t|) in both g_open_before and
+// g_open_after, as if they ended now, into the merged table (|lost|: those
+// that do not fit): a call, the wall time so far, the samples so far (what
+// CPU time is estimated from; with the CPU clock, the thread's clock read
+// now), the time blocked so far, with the blocking call the thread is in.
+void addOpenEntries(const ThreadState *state, const PathThread *t, bool own, uint64_t *lost) {
+  const OpenEntries &before = g_open_before, &after = g_open_after;
   uint64_t now = fastMonotonicNs();
-  uint64_t cpu = g_cpu_clock ? threadCpuNs() : 0;
-  uint64_t samples = __atomic_load_n(&self->samples, __ATOMIC_RELAXED);
-  for (uint32_t i = 0; i < t->depth; ++i) {
-    const Entry &e = t->active[i];
+  uint64_t cpu = !g_cpu_clock ? 0 : own ? threadCpuNs() : threadCpuNs(read(&t->tid));
+  uint64_t samples = __atomic_load_n(&state->samples, __ATOMIC_RELAXED);
+  uint64_t blocked = read(&state->path_blocked_ns);
+  uint64_t block_since = read(&state->path_block_since);
+  for (uint32_t i = 0; i < before.depth; ++i) {
+    const OpenEntry &e = before.entries[i];
+    if (i >= after.depth || after.entries[i].token != e.token)
+      continue; // ended, or began, meanwhile
     const Record &r = t->table.records[e.record];
-    bool had = r.calls != 0 || r.recursive_calls != 0; // merged already: its thread counted
+    // Merged already if it has calls: its thread is counted then.
+    bool had = read(&r.calls) != 0 || read(&r.recursive_calls) != 0;
     uint32_t at =
         intern(&g_merged, r.hash, r.fn, r.inlined_at, r.flags, t->table.frames + r.frames, r.depth);
     if (at == UINT32_MAX) {
@@ -1495,8 +1669,31 @@ void addOpenEntries(ThreadState *self, uint64_t *lost) {
     m.wall_ns += now > e.wall_start ? now - e.wall_start : 0;
     if (g_cpu_clock)
       m.cpu_ns += cpu > e.cpu_start ? cpu - e.cpu_start : 0;
-    m.blocked_ns += self->path_blocked_ns - e.blocked_start;
+    m.blocked_ns += blocked > e.blocked_start ? blocked - e.blocked_start : 0;
+    // The blocking call under way, if it began inside the entry (a signal
+    // handler's entry made while the thread blocks is not blocked).
+    if (block_since >= e.wall_start && now > block_since)
+      m.blocked_ns += now - block_since;
     m.samples += samples > e.samples_start ? samples - e.samples_start : 0;
+  }
+}
+
+// Merges every live thread's table into g_merged, with the entries under way
+// (above); |self|: the writing thread's state. Adds to |dropped| and
+// |truncated|.
+void mergeThreads(const ThreadState *self, uint64_t *dropped, uint64_t *truncated) {
+  for (uint32_t i = 0, used = g_threads.slotsUsed(); i < used; ++i) {
+    ThreadState *state = g_threads.slot(i);
+    PathThread *t = state ? __atomic_load_n(&state->paths, __ATOMIC_ACQUIRE) : nullptr;
+    if (!t)
+      continue;
+    pid_t tid = read(&t->tid);
+    bool own = state == self;
+    bool copied = tid != 0 && tid == threadId(state) && copyOpenEntries(t, own, &g_open_before);
+    *dropped += read(&t->dropped) + mergeTable(&g_merged, &t->table, true);
+    *truncated += read(&t->truncated);
+    if (copied && g_open_before.depth != 0 && copyOpenEntries(t, own, &g_open_after))
+      addOpenEntries(state, t, own, dropped);
   }
 }
 
@@ -1529,7 +1726,7 @@ void pathsBeforeUnload(AddressRange image) {
   sig_atomic_t was_in_runtime = self ? self->in_handler.load(std::memory_order_relaxed) : 0;
   if (self)
     self->in_handler.store(1, std::memory_order_relaxed);
-  g_paths_lock.lock();
+  lockPaths();
   if (!g_finished && !g_retained) {
     g_retained = static_cast<RetainedFrame *>(mapZeroed(sizeof(RetainedFrame) * kRetainedSlots));
     g_retained_text = static_cast<char *>(mapZeroed(kRetainedTextBytes));
@@ -1549,54 +1746,57 @@ void pathsBeforeUnload(AddressRange image) {
         retainFramesOf(&t->table, image);
     }
   }
-  g_paths_lock.unlock();
+  unlockPaths();
   if (self)
     self->in_handler.store(was_in_runtime, std::memory_order_relaxed);
 }
 
-void writePaths(bool last) {
+namespace {
+
+// Who writes: a part (the periodic flush, live control), the process's end,
+// or a fatal signal's handler (the end too, with signal-safe calls only).
+enum class PathsWrite { Part, End, Signal };
+
+void writeSidecar(PathsWrite when) {
+  bool last = when != PathsWrite::Part;
   if (last)
     pathsControlEnds(); // nothing more to serve: its file goes
   if (!g_ready) {
-    if (last && pathsRequested())
+    if (when == PathsWrite::End && pathsRequested())
       sayUnmatchedNames();
     return;
   }
   ThreadState *self = tls_thread;
-  // The writer's own I/O and the loader's lock (dladdr) are the runtime's.
+  // The writer's own I/O is the runtime's.
   sig_atomic_t was_in_runtime = self ? self->in_handler.load(std::memory_order_relaxed) : 0;
   if (self)
     self->in_handler.store(1, std::memory_order_relaxed);
-  g_paths_lock.lock();
-  bool write = !g_finished &&
+  // A signal's write waits for another thread's part or end (as the
+  // profile's does), never for the thread it interrupted.
+  if (when == PathsWrite::Signal) {
+    if (!lockPathsWithin(CAUSAL_PART_WAIT_NS)) {
+      if (self)
+        self->in_handler.store(was_in_runtime, std::memory_order_relaxed);
+      return;
+    }
+    g_sidecar.keepQuiet(); // no message from a signal handler
+  } else {
+    lockPaths();
+  }
+  // The buffers were mapped with the tables (startCollecting).
+  bool write = !g_finished && g_sidecar.hasBuffer() && g_strings &&
                (g_any_enabled.load(std::memory_order_relaxed) || g_write_unenabled) &&
                g_function_count.load(std::memory_order_acquire) > 0;
   if (last) {
     g_collecting.store(false, std::memory_order_relaxed);
     g_finished = true;
   }
-  if (write && !g_sidecar.hasBuffer()) {
-    g_sidecar.setBuffer(static_cast<char *>(mapZeroed(kStagingBytes)));
-    g_strings = static_cast<StringSlot *>(mapZeroed(sizeof(StringSlot) * kStringSlots));
-    if (!g_sidecar.hasBuffer() || !g_strings) {
-      message("out of memory for writing the paths; %s is not written", g_path);
-      write = false;
-    }
-  }
   if (write) {
     // Everything so far, merged: the ended threads' and the live ones'.
     clearTable(&g_merged);
     uint64_t dropped = g_ended_dropped, truncated = g_ended_truncated;
     dropped += mergeTable(&g_merged, &g_process, false);
-    for (uint32_t i = 0, used = g_threads.slotsUsed(); i < used; ++i) {
-      ThreadState *state = g_threads.slot(i);
-      PathThread *t = state ? __atomic_load_n(&state->paths, __ATOMIC_ACQUIRE) : nullptr;
-      if (!t)
-        continue;
-      dropped += read(&t->dropped) + mergeTable(&g_merged, &t->table, true);
-      truncated += read(&t->truncated);
-    }
-    addOpenEntries(self, &dropped);
+    mergeThreads(self, &dropped, &truncated);
 
     memset(g_strings, 0, sizeof(StringSlot) * kStringSlots);
     g_next_string = 1;
@@ -1610,20 +1810,18 @@ void writePaths(bool last) {
     begin.sample_period_ns = g_config.period_ns;
     char *at = stageChunk(pf::ChunkType::RunBegin, sizeof(begin));
     // The executable's path follows as the run's first String (id 1).
-    char exe[PATH_MAX];
-    long n = rawSyscall(SYS_readlink, long("/proc/self/exe"), long(exe), sizeof(exe) - 1);
-    exe[n > 0 ? n : 0] = '\0';
-    begin.program_name = textString(exe);
+    long n = rawSyscall(SYS_readlink, long("/proc/self/exe"), long(g_exe), sizeof(g_exe) - 1);
+    g_exe[n > 0 ? n : 0] = '\0';
+    begin.program_name = textString(g_exe);
     memcpy(at, &begin, sizeof(begin));
 
     uint32_t functions = g_function_count.load(std::memory_order_acquire);
-    uint32_t names[CAUSAL_PATHS_MAX_FUNCTIONS];
     for (uint32_t i = 0; i < functions; ++i) {
       const FunctionInfo &f = g_functions[i];
       pf::Function record;
       record.id = i + 1;
       record.symbol = textString(f.symbol);
-      record.name = names[i] = textString(f.name);
+      record.name = g_function_names[i] = textString(f.name);
       record.enabled = f.enabled ? 1 : 0;
       if (char *where = stageChunk(pf::ChunkType::Function, sizeof(record)))
         memcpy(where, &record, sizeof(record));
@@ -1633,7 +1831,7 @@ void writePaths(bool last) {
       const Record &r = g_merged.records[i];
       if (r.fn == 0 || r.fn > functions)
         continue;
-      stagePath(r, g_merged.frames + r.frames, uint32_t(written + 1), names[r.fn - 1]);
+      stagePath(r, g_merged.frames + r.frames, uint32_t(written + 1), g_function_names[r.fn - 1]);
       ++written;
     }
     pf::RunEnd end;
@@ -1645,12 +1843,18 @@ void writePaths(bool last) {
       memcpy(where, &end, sizeof(end));
     g_sidecar.close();
   }
-  g_paths_lock.unlock();
+  unlockPaths();
   if (self)
     self->in_handler.store(was_in_runtime, std::memory_order_relaxed);
-  if (last)
+  if (when == PathsWrite::End)
     sayUnmatchedNames();
 }
+
+} // namespace
+
+void writePaths(bool last) { writeSidecar(last ? PathsWrite::End : PathsWrite::Part); }
+
+void writePathsOnSignal() { writeSidecar(PathsWrite::Signal); }
 
 // ---- Live control (PathsControl.cpp) ----------------------------------------------
 
@@ -1671,9 +1875,9 @@ bool changePaths(const char *patterns, bool enable, PathsChange *out, char *unma
     return false;
   }
   if (enable) { // the tables, if --paths did not set them up at start-up
-    g_paths_lock.lock();
+    lockPaths();
     bool ready = !g_finished && startCollecting();
-    g_paths_lock.unlock();
+    unlockPaths();
     if (!ready) {
       *error = g_finished ? "profiling has ended" : "out of memory for the paths' tables";
       return false;
@@ -1717,10 +1921,10 @@ bool changePaths(const char *patterns, bool enable, PathsChange *out, char *unma
 }
 
 bool flushPathsNow(const char **error) {
-  g_paths_lock.lock();
+  lockPaths();
   bool finished = g_finished;
   bool ready = !finished && startCollecting();
-  g_paths_lock.unlock();
+  unlockPaths();
   if (!ready) {
     *error = finished ? "profiling has ended" : "out of memory for the paths' tables";
     return false;

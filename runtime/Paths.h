@@ -20,9 +20,13 @@
 //     ThreadState::path_blocked_ns while ThreadState::path_depth != 0.
 //   * A thread that ends merges its paths into the process's table (under a
 //     spin lock) and empties its own for the next owner of its state.
-//   * Writing (process end: exit, _exit, exec; and the profiler thread's
-//     periodic flush): the process's table and every live thread's, merged,
-//     each time the whole run so far. Not from signal handlers.
+//   * Writing (process end: exit, _exit, exec, a fatal or terminating
+//     signal; and the profiler thread's periodic flush): the process's table
+//     and every live thread's, merged, each time the whole run so far, with
+//     the entries under way in every thread as if they ended then (read, not
+//     changed: their threads go on). No malloc, no lock another thread may
+//     hold for long, no C library formatting: a fatal signal's handler writes
+//     it too (writePathsOnSignal).
 //
 //===----------------------------------------------------------------------===//
 #ifndef CAUSAL_RUNTIME_PATHS_H
@@ -59,9 +63,14 @@ void pathsBeforeUnload(AddressRange image);
 
 /// Writes PROFILE.paths: the whole run so far (|last|: the process's end:
 /// RunEnd is written, the unmatched names of CAUSAL_PATHS are said, and no
-/// entry is recorded afterwards). Not signal-safe; never from a signal
-/// handler.
+/// entry is recorded afterwards).
 void writePaths(bool last);
+
+/// writePaths(true) from a fatal or terminating signal's handler
+/// (ProcessEnd.cpp): async-signal-safe; says nothing; waits at most
+/// CAUSAL_PART_WAIT_NS for another thread that is writing, and writes
+/// nothing if the signal interrupted the writer's lock in this thread.
+void writePathsOnSignal();
 
 // ---- Calling contexts of experiments (--path, --path-experiments) ------------
 //

@@ -4,8 +4,8 @@
 // handler, the runtime's destructor as a backup), at _exit, _Exit and
 // quick_exit and before exec (their hooks, runtime/hooks/),
 // and on a terminating or fatal signal left at its default (a one-shot
-// handler that writes with async-signal-safe calls only, then lets the
-// signal end the process as it would have). Before that, every
+// handler that writes the profile and PROFILE.paths with async-signal-safe
+// calls only, then lets the signal end the process as it would have). Before that, every
 // CAUSAL_FLUSH_SECONDS, the part gained since the last one is appended
 // (writeProfileSoFar, async-signal-safe), so that an end no code sees
 // (SIGKILL) loses only the last seconds.
@@ -191,12 +191,15 @@ void onFatalSignal(int signal, siginfo_t *info, void *) {
   // install where the program has none) before we got here.
   int saved_errno = errno;
   if (!g_fatal_once.exchange(true) && g_status.load(std::memory_order_acquire) == kActive &&
-      !g_profile_written.exchange(true) && takePartWriter(CAUSAL_PART_WAIT_NS)) {
-    size_t size = 0;
-    const char *experiments = peekPendingRecords(&size);
-    appendProfileSignalSafe(g_config.output_path, g_modules,
-                            blockNow(experiments, size, true, accountSamples(g_threads)));
-    releasePartWriter();
+      !g_profile_written.exchange(true)) {
+    if (takePartWriter(CAUSAL_PART_WAIT_NS)) {
+      size_t size = 0;
+      const char *experiments = peekPendingRecords(&size);
+      appendProfileSignalSafe(g_config.output_path, g_modules,
+                              blockNow(experiments, size, true, accountSamples(g_threads)));
+      releasePartWriter();
+    }
+    writePathsOnSignal(); // PROFILE.paths: the whole run, its entries under way as ended now
   }
   pathsControlEnds(); // the live control's file goes with the process (signal-safe)
   errno = saved_errno;

@@ -49,6 +49,8 @@ public:
   void close();
   /// Forgets the staged chunks.
   void clearStaged() { staged_ = 0; }
+  /// Says nothing when a write fails (a signal handler writes).
+  void keepQuiet() { complained_ = true; }
   /// Forgets the staged chunks and the descriptor, without closing it (a new
   /// run; in a fork child, the parent's).
   void restart() {

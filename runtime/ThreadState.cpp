@@ -36,6 +36,7 @@ static void resetState(ThreadState *state) {
   state->blocking_calls.store(0, std::memory_order_relaxed);
   state->path_depth = 0; // the paths themselves were merged when the last owner ended
   state->path_blocked_ns = 0;
+  state->path_block_since = 0;
   state->excess_delay_ns = 0;
   state->window_runnable_ns = 0;
   state->sync_calls = 0;

@@ -79,6 +79,8 @@ struct ThreadState {
   uint32_t path_depth;        // --paths: entries of chosen functions active (Paths.h); while
                               // nonzero the blocking hooks add their calls' time to:
   uint64_t path_blocked_ns;   // --paths: time in blocking hooks with a path entry active
+  uint64_t path_block_since;  // --paths: when the blocking call under way began (waits clock;
+                              // 0: none), for a write while it lasts (Paths.cpp)
   uint32_t path_context;      // the calling context of the innermost entry (Paths.h,
                               // "Calling contexts"; 0: none): what a sample's line is in
   uint64_t wait_credit_to_ns; // the local count the last selected wait brings it to (0: none),

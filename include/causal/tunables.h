@@ -230,7 +230,9 @@
  * profile gained since the last one is appended every 5 s, so that a process
  * killed without a chance to write (SIGKILL) loses at most the last ~5 s; 0
  * turns it off; at most a day. The last block, and a fatal signal, wait up
- * to CAUSAL_PART_WAIT_NS for a part another thread is writing. */
+ * to CAUSAL_PART_WAIT_NS for a part another thread is writing; a fatal
+ * signal's write of PROFILE.paths as long for another thread's write of it
+ * (runtime/Paths.cpp, lockPathsWithin). */
 #define CAUSAL_DEFAULT_FLUSH_SECONDS 5u
 #define CAUSAL_MAX_FLUSH_SECONDS 86400u
 #define CAUSAL_PART_WAIT_NS 2000000000ull

@@ -196,8 +196,11 @@ struct BlockScope {
     return state && __builtin_expect(state->path_depth != 0, 0) && !inRuntimeWork(state);
   }
   __attribute__((always_inline)) void startPathBlock() {
-    if (pathTimed()) // not libunwind's locks in the sample handler
+    if (pathTimed()) { // not libunwind's locks in the sample handler
       path_block_start = fastMonotonicNs();
+      // A write of the paths while the call lasts counts its time so far.
+      __atomic_store_n(&state->path_block_since, path_block_start, __ATOMIC_RELAXED);
+    }
   }
   __attribute__((always_inline)) ~BlockScope() {
     endPathBlock();
@@ -208,7 +211,10 @@ struct BlockScope {
   // the delays a timed-out call pays after it).
   __attribute__((always_inline)) void endPathBlock() {
     if (__builtin_expect(path_block_start != 0, 0)) {
-      state->path_blocked_ns += fastMonotonicNs() - path_block_start;
+      __atomic_store_n(&state->path_block_since, uint64_t(0), __ATOMIC_RELAXED);
+      __atomic_store_n(&state->path_blocked_ns,
+                       state->path_blocked_ns + (fastMonotonicNs() - path_block_start),
+                       __ATOMIC_RELAXED);
       path_block_start = 0;
     }
   }

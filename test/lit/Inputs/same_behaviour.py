@@ -5,6 +5,9 @@ fails unless both print the same standard output and exit the same way.
   same_behaviour.py [OPTIONS] PROFILED PLAIN [-- ARGS...]
 
   --env NAME=VALUE   a setting for the profiled run only (e.g. CAUSAL_OUTPUT)
+  --under "WORDS"    run the profiled build as WORDS PROFILED ARGS... (split at
+                     blanks), e.g. --under "causal run --paths --": the signal
+                     goes to the first word's process
   --signal SIG       once the program has printed a line "ready" on stdout,
                      send it SIG (a name: TERM, INT, KILL, ...), as a user, a
                      service manager or a shell would; both runs get the same
@@ -43,8 +46,10 @@ def run(command, env, options):
         result = subprocess.run(command, env=env, capture_output=True, timeout=600,
                                 preexec_fn=limits)
         return result.returncode, result.stdout, result.stderr
+    # Unbuffered: readline() takes the first line only, so what the program
+    # printed after it (in the same write) reaches communicate().
     child = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             preexec_fn=limits)
+                             preexec_fn=limits, bufsize=0)
     first = child.stdout.readline()
     if first.strip() == b"ready":
         time.sleep(options["after"])
@@ -59,7 +64,7 @@ def run(command, env, options):
 def main(argv):
     env_extra = {}
     options = {"signal": None, "after": 0.2, "nofile": None, "stderr_may_differ": False,
-               "stderr": None, "echo": False}
+               "stderr": None, "echo": False, "under": []}
     args = argv[1:]
     while args and args[0].startswith("--") and args[0] != "--":
         if args[0] == "--env":
@@ -67,6 +72,8 @@ def main(argv):
             env_extra[name] = value
         elif args[0] == "--signal":
             options["signal"] = getattr(signal, "SIG" + args[1].upper().replace("SIG", "", 1))
+        elif args[0] == "--under":
+            options["under"] = args[1].split()
         elif args[0] == "--after":
             options["after"] = float(args[1])
         elif args[0] == "--nofile":
@@ -93,7 +100,7 @@ def main(argv):
     prog_args = args[3:] if len(args) > 2 and args[2] == "--" else args[2:]
     env = dict(os.environ)
     env.update(env_extra)
-    a_status, a_out, a_err = run([profiled] + prog_args, env, options)
+    a_status, a_out, a_err = run(options["under"] + [profiled] + prog_args, env, options)
     b_status, b_out, b_err = run([plain] + prog_args, dict(os.environ), options)
     if options["stderr"]:
         with open(options["stderr"], "wb") as f:

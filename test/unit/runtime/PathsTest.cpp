@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -275,7 +276,7 @@ TEST_F(PathsTest, ThreeCallersGetThreePathsWithExactCallsAndWallShares) {
     ASSERT_NE(helper, nullptr);
     EXPECT_EQ(helper->symbol, "_Z6helperi");
     EXPECT_EQ(helper->record.enabled, 1u);
-    EXPECT_EQ(r.functions.size(), 6u) << "one Function per distinct symbol";
+    EXPECT_EQ(r.functions.size(), 9u) << "one Function per distinct symbol";
     std::vector<const Path *> paths = r.pathsOf("helper(int)");
     ASSERT_EQ(paths.size(), 4u) << r.describe();
     std::map<std::string, const Path *> by_caller;
@@ -480,6 +481,85 @@ TEST_F(PathsTest, BlockedTimeCoversSleepsAndTimedWaits) {
   EXPECT_LE(blocked, wall);
 }
 
+// A signal whose default action ends the process (SIGTERM, SIGINT) ends
+// it as without the runtime (killed by that signal), and PROFILE.paths is
+// written first, whole: the calls made, and the entries under way as if
+// they ended then: the signalled thread's own (signaller(), inside which it
+// raised the signal after a 50 ms sleep) and another thread's (holder(),
+// asleep since before the calls: its wall and blocked time so far).
+TEST_F(PathsTest, ATerminatingSignalWritesThePathsWithTheEntriesUnderWay) {
+  for (int signal : {SIGTERM, SIGINT}) {
+    SCOPED_TRACE(strsignal(signal));
+    unlink(pathsFile().c_str());
+    auto result = causal::test::runTarget(
+        CAUSAL_PATHS_TARGET, {signal == SIGTERM ? "signal-term" : "signal-int"},
+        {{"CAUSAL_OUTPUT", "profile.coz"}, {"CAUSAL_EXPERIMENTS", "0"}, {"CAUSAL_PATHS", "all"}},
+        dir_, [signal] { // the default action, whatever this process's
+          return ::signal(signal, SIG_DFL) != SIG_ERR;
+        });
+    EXPECT_FALSE(result.exited) << result.err;
+    EXPECT_EQ(result.status, -signal) << result.err;
+    EXPECT_EQ(causal::test::outputValue(result.out, "calls"), 3u) << result.out;
+    ASSERT_TRUE(pathsWritten()) << result.err;
+    PathRun r = onlyRun();
+    std::vector<const Path *> helper = r.pathsOf("helper(int)");
+    ASSERT_EQ(helper.size(), 1u) << r.describe();
+    EXPECT_EQ(helper[0]->head.calls, 3u);
+    std::vector<const Path *> signaller = r.pathsOf("signaller(int)");
+    ASSERT_EQ(signaller.size(), 1u) << r.describe();
+    EXPECT_EQ(signaller[0]->head.calls, 1u);
+    EXPECT_GE(signaller[0]->head.wall_ns, 50000000u);
+    EXPECT_GE(signaller[0]->head.blocked_ns, 50000000u);
+    std::vector<const Path *> holder = r.pathsOf("holder(sem_t*)");
+    ASSERT_EQ(holder.size(), 1u) << r.describe();
+    EXPECT_EQ(holder[0]->head.calls, 1u);
+    EXPECT_EQ(holder[0]->head.threads, 1u);
+    EXPECT_GE(holder[0]->head.wall_ns, 50000000u);
+    EXPECT_GE(holder[0]->head.blocked_ns, 40000000u);
+    EXPECT_LE(holder[0]->head.blocked_ns, holder[0]->head.wall_ns);
+  }
+}
+
+// exit() while other threads are inside chosen functions: their entries
+// under way are counted at the final write as if they ended then, read
+// without changing them (the threads still run): holder() asleep for at
+// least the 100 ms before exit (wall and blocked time so far), spinner()
+// burning CPU as long (wall; CPU time read from its thread's clock with
+// the CPU clock, else its samples so far, which estimate it).
+TEST_F(PathsTest, EntriesOtherThreadsHaveUnderWayAtExitAreCounted) {
+  for (bool cpu_clock : {false, true}) {
+    SCOPED_TRACE(cpu_clock ? "--paths-cpu-clock" : "no cpu clock");
+    unlink(pathsFile().c_str());
+    std::map<std::string, std::string> env = {{"CAUSAL_PATHS", "all"}};
+    if (cpu_clock)
+      env["CAUSAL_PATHS_CPU_CLOCK"] = "1";
+    auto result = run("exit-inside", env);
+    EXPECT_NE(result.out.find("exit"), std::string::npos) << result.out;
+    PathRun r = onlyRun();
+    std::vector<const Path *> holder = r.pathsOf("holder(sem_t*)");
+    ASSERT_EQ(holder.size(), 1u) << r.describe();
+    EXPECT_EQ(holder[0]->head.calls, 1u);
+    EXPECT_EQ(holder[0]->head.threads, 1u);
+    EXPECT_GE(holder[0]->head.wall_ns, 100000000u);
+    EXPECT_GE(holder[0]->head.blocked_ns, 80000000u);
+    EXPECT_LE(holder[0]->head.blocked_ns, holder[0]->head.wall_ns);
+    std::vector<const Path *> spinner = r.pathsOf("spinner(sem_t*)");
+    ASSERT_EQ(spinner.size(), 1u) << r.describe();
+    const pf::PathHead &spun = spinner[0]->head;
+    EXPECT_EQ(spun.calls, 1u);
+    EXPECT_GE(spun.wall_ns, 100000000u);
+    EXPECT_EQ(spun.blocked_ns, 0u);
+    if (cpu_clock) {
+      EXPECT_GE(spun.cpu_ns, 20000000u); // a loaded 2-CPU machine: a share of the 100 ms
+      EXPECT_LE(spun.cpu_ns, spun.wall_ns);
+    } else {
+      EXPECT_EQ(spun.cpu_ns, 0u);
+      if (!causal::test::kSamplesHeldBack)
+        EXPECT_GE(spun.samples, 5u);
+    }
+  }
+}
+
 // The periodic flush: the profiler thread writes the paths whole at each
 // part (a run's RunBegin again, totals since the start); the reader keeps the
 // chunks after the run's last RunBegin, which hold every call.
@@ -600,7 +680,7 @@ TEST_F(PathsTest, FreeRunsChooseALineOfAChosenFunctionPerCallerAndWhole) {
 // file is written.
 TEST_F(PathsTest, NothingIsEnabledOrWrittenWithoutThePathsSetting) {
   auto ids = run("ids");
-  EXPECT_EQ(countOf(ids.out, "enabled 0"), 7u) << ids.out;
+  EXPECT_EQ(countOf(ids.out, "enabled 0"), 10u) << ids.out;
   EXPECT_EQ(countOf(ids.out, "enabled 1"), 0u) << ids.out;
   // Two descriptors of one symbol share its id; ids run from 1.
   EXPECT_EQ(countOf(ids.out, "descriptor helper(int) enabled 0 id 1"), 2u) << ids.out;
@@ -630,16 +710,16 @@ TEST_F(PathsTest, LiveControlEnablesFlushesAndDisables) {
   unsigned long long pid = causal::test::outputValue(out, "pid");
   EXPECT_EQ(pid, causal::test::outputValue(out, "self")) << out;
   EXPECT_NE(out.find("sidecar " + dir_ + "/profile.coz.paths"), std::string::npos) << out;
-  EXPECT_NE(out.find("op 1: status 0 matched 1 changed 1 functions 6 enabled 1 generation 0 "
+  EXPECT_NE(out.find("op 1: status 0 matched 1 changed 1 functions 9 enabled 1 generation 0 "
                      "unmatched [nosuch;] state 1"),
             std::string::npos)
       << out;
   EXPECT_NE(out.find("helper descriptors 1 1\n"), std::string::npos) << out;
-  EXPECT_NE(out.find("op 3: status 0 matched 0 changed 0 functions 6 enabled 1 generation 1 "
+  EXPECT_NE(out.find("op 3: status 0 matched 0 changed 0 functions 9 enabled 1 generation 1 "
                      "unmatched [] state 1"),
             std::string::npos)
       << out;
-  EXPECT_NE(out.find("op 2: status 0 matched 1 changed 1 functions 6 enabled 0 generation 1 "
+  EXPECT_NE(out.find("op 2: status 0 matched 1 changed 1 functions 9 enabled 0 generation 1 "
                      "unmatched [] state 1"),
             std::string::npos)
       << out;

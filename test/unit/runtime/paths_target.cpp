@@ -20,6 +20,12 @@
 //                mutex no other thread holds, then once waiting 60 ms for a
 //                mutex another thread holds
 //     ids        prints each descriptor's enabled flag and id
+//     signal-term, signal-int
+//                a thread enters holder() (it sleeps there); helper() 3
+//                times from callerA; then signaller() sleeps 50 ms, prints
+//                "calls=3" and raises SIGTERM (SIGINT) on itself, inside
+//     exit-inside a thread sleeps in holder(), another spins in spinner();
+//                100 ms after both are in, main calls exit(0)
 //     flush      a throughput point (the profiler thread runs) visited after
 //                each helper() call from callerA, for 2.5 s; prints the calls
 //     live       its own client of live control (causal/paths_control.h):
@@ -39,6 +45,7 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +79,9 @@ CAUSAL_TEST_DESCRIPTOR(g_jumper_fn, "_Z6jumperv", "jumper()")
 CAUSAL_TEST_DESCRIPTOR(g_sleeper_fn, "_Z7sleeperv", "sleeper()")
 CAUSAL_TEST_DESCRIPTOR(g_locker_fn, "_Z6lockerP15pthread_mutex_t", "locker(pthread_mutex_t*)")
 CAUSAL_TEST_DESCRIPTOR(g_forker_fn, "_Z6forkerv", "forker()")
+CAUSAL_TEST_DESCRIPTOR(g_holder_fn, "_Z6holderP5sem_t", "holder(sem_t*)")
+CAUSAL_TEST_DESCRIPTOR(g_spinner_fn, "_Z7spinnerP5sem_t", "spinner(sem_t*)")
+CAUSAL_TEST_DESCRIPTOR(g_signaller_fn, "_Z9signalleri", "signaller(int)")
 // Another image's copy of helper's descriptor (an inline function's): one id.
 CAUSAL_TEST_DESCRIPTOR(g_helper_copy_fn, "_Z6helperi", "helper(int)")
 
@@ -200,6 +210,43 @@ CODE int forker() {
   }
   PATH_EXIT(g_forker_fn);
   return child == 0 ? -1 : result;
+}
+
+// Entered by a thread that stays inside until the process ends.
+CODE void holder(sem_t *inside) {
+  PATH_ENTER(g_holder_fn, nullptr);
+  sem_post(inside);
+  for (;;) {
+    struct timespec ts = {1, 0};
+    nanosleep(&ts, nullptr);
+  }
+  PATH_EXIT(g_holder_fn);
+}
+CODE void spinner(sem_t *inside) {
+  PATH_ENTER(g_spinner_fn, nullptr);
+  sem_post(inside);
+  for (;;)
+    causal::test::burnCpu(1000000, 100);
+  PATH_EXIT(g_spinner_fn);
+}
+void *holderMain(void *inside) {
+  holder(static_cast<sem_t *>(inside));
+  return nullptr;
+}
+void *spinnerMain(void *inside) {
+  spinner(static_cast<sem_t *>(inside));
+  return nullptr;
+}
+
+// Raises |signal| from inside a chosen function, 50 ms after its entry.
+CODE void signaller(int signal) {
+  PATH_ENTER(g_signaller_fn, nullptr);
+  struct timespec ts = {0, 50000000};
+  nanosleep(&ts, nullptr);
+  printf("calls=3\n");
+  fflush(stdout);
+  raise(signal);
+  PATH_EXIT(g_signaller_fn);
 }
 
 CODE void *threadMain(void *) {
@@ -345,6 +392,28 @@ CODE int runMode(const char *mode) {
            unsigned(__atomic_load_n(&g_helper_copy_fn.enabled, __ATOMIC_RELAXED)));
     for (int i = 0; i < g_three; ++i)
       sum += callerA();
+  } else if (!strcmp(mode, "signal-term") || !strcmp(mode, "signal-int")) {
+    sem_t inside;
+    sem_init(&inside, 0, 0);
+    pthread_t thread;
+    pthread_create(&thread, nullptr, holderMain, &inside);
+    sem_wait(&inside);
+    for (int i = 0; i < g_three; ++i)
+      sum += callerA();
+    signaller(!strcmp(mode, "signal-term") ? SIGTERM : SIGINT);
+  } else if (!strcmp(mode, "exit-inside")) {
+    sem_t inside;
+    sem_init(&inside, 0, 0);
+    pthread_t threads[2];
+    pthread_create(&threads[0], nullptr, holderMain, &inside);
+    pthread_create(&threads[1], nullptr, spinnerMain, &inside);
+    sem_wait(&inside);
+    sem_wait(&inside);
+    struct timespec ts = {0, 100000000};
+    nanosleep(&ts, nullptr);
+    printf("exit\n");
+    fflush(stdout);
+    exit(0);
   } else if (!strcmp(mode, "ids")) {
     for (causal_path_fn *d = __start_causal_path_fns; d < __stop_causal_path_fns; ++d)
       printf("descriptor %s enabled %u id %u\n", d->name, unsigned(d->enabled), d->id);
@@ -387,6 +456,9 @@ void registerTable() {
       {reinterpret_cast<const void *>(&forker), "forker()", 180},
       {reinterpret_cast<const void *>(&locker), "locker(pthread_mutex_t*)", 185},
       {reinterpret_cast<const void *>(&threadMain), "threadMain(void*)", 190},
+      {reinterpret_cast<const void *>(&holder), "holder(sem_t*)", 191},
+      {reinterpret_cast<const void *>(&spinner), "spinner(sem_t*)", 192},
+      {reinterpret_cast<const void *>(&signaller), "signaller(int)", 193},
       {reinterpret_cast<const void *>(&runMode), "runMode(char const*)", 200},
       {reinterpret_cast<const void *>(&realMain), "realMain(int, char**)", 210},
   };
