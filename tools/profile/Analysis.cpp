@@ -1199,6 +1199,9 @@ void bootstrapIntervals(PointWork &work, const RunRate &rate, const AnalysisOpti
   std::vector<double> slopeSamples, maxSamples;
   slopeSamples.reserve(options.bootstrapRounds);
   maxSamples.reserve(options.bootstrapRounds);
+  std::vector<double> speedupOf(valid.size()); // by valid group
+  for (size_t v = 0; v < valid.size(); ++v)
+    speedupOf[v] = groups[valid[v]].percent / 100.0;
   CurveSums replicate;
   replicate.groups.resize(groups.size());
   CurveValues values;
@@ -1245,9 +1248,8 @@ void bootstrapIntervals(PointWork &work, const RunRate &rate, const AnalysisOpti
         if (std::isnan(y))
           continue;
         pointSamples[v].push_back(y);
-        double speedup = groups[valid[v]].percent / 100.0;
-        slope.add(speedup, y);
-        impact.offer(speedup, y, work.eligible[v]);
+        slope.add(speedupOf[v], y);
+        impact.offer(speedupOf[v], y, work.eligible[v]);
         ++points;
       }
       if (points < 2)
