@@ -395,17 +395,24 @@ TEST(Analysis, KeepsLowVisitExperimentsWhoseGroupHasEnough) {
   EXPECT_NEAR(result.curve[1].programSpeedup, 0.0, 1e-9);
 }
 
+namespace {
+/// Deterministic uniform noise in [-amplitude/2, amplitude/2].
+struct Noise {
+  uint64_t state;
+  double operator()(double amplitude) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return (double((state >> 11) & 0xFFFF) / 65535.0 - 0.5) * amplitude;
+  }
+};
+} // namespace
+
 TEST(Analysis, BootstrapIsReproducibleAndCoversNoisyTruth) {
   // Noisy data around program speedup 0.4 * s: deterministic noise.
   Generator g;
-  uint64_t state = 12345;
-  auto noise = [&]() {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return (double((state >> 11) & 0xFFFF) / 65535.0 - 0.5) * 0.1; // +-5 %
-  };
+  Noise noise{12345};
   for (int k = 0; k <= 20; ++k)
     for (int c = 0; c < (k == 0 ? 20 : 4); ++c)
-      g.throughput("noisy.c:5", k / 20.0, 0.4 * (k / 20.0) + noise());
+      g.throughput("noisy.c:5", k / 20.0, 0.4 * (k / 20.0) + noise(0.1));
   Profile profile = g.profile();
   AnalysisOptions options;
   options.seed = 7;
@@ -440,15 +447,11 @@ TEST(Analysis, PoissonWeightsResampleLikeDrawsWithReplacement) {
   // (say Poisson(1) counts off by one, or a draw per set instead of per
   // experiment) widen or narrow the intervals far more than that.
   Generator g;
-  uint64_t state = 99;
-  auto noise = [&]() {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return (double((state >> 11) & 0xFFFF) / 65535.0 - 0.5) * 0.1; // +-5 %
-  };
+  Noise noise{99};
   for (int k = 0; k <= 20; ++k)
     for (int c = 0; c < 10; ++c) {
-      g.throughput("tp.c:1", k / 20.0, 0.4 * (k / 20.0) + noise());
-      g.latency("lat.c:2", k / 20.0, 0.3 * (k / 20.0) + noise());
+      g.throughput("tp.c:1", k / 20.0, 0.4 * (k / 20.0) + noise(0.1));
+      g.latency("lat.c:2", k / 20.0, 0.3 * (k / 20.0) + noise(0.1));
     }
   Profile profile = g.profile();
   AnalysisOptions poisson;
@@ -834,15 +837,6 @@ TEST(Analysis, MaximumImpactNeverRestsOnOneExperiment) {
 // ---- Many lines compared: the false-discovery control -------------------------
 
 namespace {
-
-/// Deterministic uniform noise in [-amplitude/2, amplitude/2].
-struct Noise {
-  uint64_t state;
-  double operator()(double amplitude) {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return (double((state >> 11) & 0xFFFF) / 65535.0 - 0.5) * amplitude;
-  }
-};
 
 /// One line of real effect 0.08 s and \p noiseLines lines of no effect, every
 /// experiment +-15 % of noise (a property of the progress point, the same

@@ -481,6 +481,20 @@ TEST_F(PathsTest, BlockedTimeCoversSleepsAndTimedWaits) {
   EXPECT_LE(blocked, wall);
 }
 
+// A chosen function with one entry, in one thread, under way at the write
+// for at least wall_at_least ns, blocked for at least blocked_at_least.
+void expectOneCallUnderWay(const PathRun &r, const char *function, uint64_t wall_at_least,
+                           uint64_t blocked_at_least) {
+  std::vector<const Path *> paths = r.pathsOf(function);
+  ASSERT_EQ(paths.size(), 1u) << r.describe();
+  const pf::PathHead &head = paths[0]->head;
+  EXPECT_EQ(head.calls, 1u);
+  EXPECT_EQ(head.threads, 1u);
+  EXPECT_GE(head.wall_ns, wall_at_least);
+  EXPECT_GE(head.blocked_ns, blocked_at_least);
+  EXPECT_LE(head.blocked_ns, head.wall_ns);
+}
+
 // A signal whose default action ends the process (SIGTERM, SIGINT) ends
 // it as without the runtime (killed by that signal), and PROFILE.paths is
 // written first, whole: the calls made, and the entries under way as if
@@ -510,13 +524,7 @@ TEST_F(PathsTest, ATerminatingSignalWritesThePathsWithTheEntriesUnderWay) {
     EXPECT_EQ(signaller[0]->head.calls, 1u);
     EXPECT_GE(signaller[0]->head.wall_ns, 50000000u);
     EXPECT_GE(signaller[0]->head.blocked_ns, 50000000u);
-    std::vector<const Path *> holder = r.pathsOf("holder(sem_t*)");
-    ASSERT_EQ(holder.size(), 1u) << r.describe();
-    EXPECT_EQ(holder[0]->head.calls, 1u);
-    EXPECT_EQ(holder[0]->head.threads, 1u);
-    EXPECT_GE(holder[0]->head.wall_ns, 50000000u);
-    EXPECT_GE(holder[0]->head.blocked_ns, 40000000u);
-    EXPECT_LE(holder[0]->head.blocked_ns, holder[0]->head.wall_ns);
+    expectOneCallUnderWay(r, "holder(sem_t*)", 50000000u, 40000000u);
   }
 }
 
@@ -536,13 +544,7 @@ TEST_F(PathsTest, EntriesOtherThreadsHaveUnderWayAtExitAreCounted) {
     auto result = run("exit-inside", env);
     EXPECT_NE(result.out.find("exit"), std::string::npos) << result.out;
     PathRun r = onlyRun();
-    std::vector<const Path *> holder = r.pathsOf("holder(sem_t*)");
-    ASSERT_EQ(holder.size(), 1u) << r.describe();
-    EXPECT_EQ(holder[0]->head.calls, 1u);
-    EXPECT_EQ(holder[0]->head.threads, 1u);
-    EXPECT_GE(holder[0]->head.wall_ns, 100000000u);
-    EXPECT_GE(holder[0]->head.blocked_ns, 80000000u);
-    EXPECT_LE(holder[0]->head.blocked_ns, holder[0]->head.wall_ns);
+    expectOneCallUnderWay(r, "holder(sem_t*)", 100000000u, 80000000u);
     std::vector<const Path *> spinner = r.pathsOf("spinner(sem_t*)");
     ASSERT_EQ(spinner.size(), 1u) << r.describe();
     const pf::PathHead &spun = spinner[0]->head;
