@@ -55,9 +55,11 @@
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
 static int ready;
+static volatile long waiter_tid; // set before the waiter waits
 static void *condWaiter(void *arg) {
   (void)arg;
   pthread_setname_np(pthread_self(), "waiter");
+  waiter_tid = syscall(SYS_gettid);
   pthread_mutex_lock(&m);
   while (!ready)
     pthread_cond_wait(&c, &m); // COND_WAIT_LINE
@@ -67,6 +69,10 @@ static void *condWaiter(void *arg) {
 static void *condSignaler(void *arg) {
   (void)arg;
   pthread_setname_np(pthread_self(), "signaler");
+  // The waiter asleep in its wait first (on a loaded machine its thread may
+  // start late: a signal before the wait began would wake nobody), then
+  // 20 ms of work.
+  waitUntilSleeping(&waiter_tid);
   spinFor(20 * 1000 * 1000);
   pthread_mutex_lock(&m);
   ready = 1;
@@ -85,9 +91,11 @@ static void *child(void *arg) {
 
 // ---- pipe
 static int fds[2];
+static volatile long reader_tid; // set before the reader waits
 static void *pipeReader(void *arg) {
   (void)arg;
   pthread_setname_np(pthread_self(), "reader");
+  reader_tid = syscall(SYS_gettid);
   char buffer[16];
   ssize_t n = read(fds[0], buffer, sizeof buffer); // READ_LINE
   printf("read %zd bytes\n", n);
@@ -96,6 +104,7 @@ static void *pipeReader(void *arg) {
 static void *pipeWriter(void *arg) {
   (void)arg;
   pthread_setname_np(pthread_self(), "writer");
+  waitUntilSleeping(&reader_tid); // as the signaler above
   spinFor(20 * 1000 * 1000);
   ssize_t n = write(fds[1], "hello", 5); // WRITE_LINE
   (void)n;
@@ -200,22 +209,6 @@ static int openChannel(const char *kind) {
   return channel_rx >= 0 && channel_tx >= 0 ? 0 : -1;
 }
 static volatile long receiver_tid; // set before the receiver waits
-// Whether thread \p tid sleeps (state S in /proc/self/task/TID/stat), read
-// with raw system calls so that the check records no episode of its own.
-static int isSleeping(long tid) {
-  char path[64], text[256];
-  snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
-  int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
-  if (fd < 0)
-    return 0;
-  long n = syscall(SYS_read, fd, text, sizeof text - 1);
-  syscall(SYS_close, fd);
-  if (n <= 0)
-    return 0;
-  text[n] = 0;
-  const char *end = strrchr(text, ')'); // the name may hold spaces
-  return end && end[1] == ' ' && end[2] == 'S';
-}
 static void *channelReceiver(void *arg) {
   (void)arg;
   pthread_setname_np(pthread_self(), "receiver");
