@@ -1150,9 +1150,9 @@ void bootstrapIntervals(PointWork &work, const RunRate &rate, const AnalysisOpti
   // docs/report.md, "Intervals". Weights fit a byte: a multinomial weight
   // is at most the set's size, below 256 here; a Poisson(1) one at most 12.
   const size_t poolSize = pool.size(), neighbourCount = neighbours.size();
-  const bool poissonPool = poolSize >= std::min<size_t>(options.poissonBootstrapFrom, 256);
-  const bool poissonNeighbours =
-      neighbourCount >= std::min<size_t>(options.poissonBootstrapFrom, 256);
+  const size_t poissonFrom = std::min<size_t>(options.poissonBootstrapFrom, 256);
+  const bool poissonPool = poolSize >= poissonFrom;
+  const bool poissonNeighbours = neighbourCount >= poissonFrom;
   // The rounds go in blocks: a block's weights lie experiment by
   // experiment, its rounds side by side (weights[j * rounds + r]), and so
   // do its sums (by group and measure, then round), so that adding one
