@@ -78,7 +78,7 @@ void ExperimentList::push_back(Experiment experiment) {
   ++count;
 }
 
-const std::string *Record::find(std::string_view key) const {
+const std::string_view *Record::find(std::string_view key) const {
   for (const auto &field : fields)
     if (field.first == key)
       return &field.second;
@@ -108,6 +108,35 @@ bool parseNumber(std::string_view text, double &value) {
     return true;
   }
   // Otherwise a decimal floating-point number, e.g. 0.35, -2, 1.5e3.
+  // Most are [-]DIGITS.DIGITS of at most 15 digits (fixed-point fields):
+  // the integer of the digits and the power of ten are both exact doubles,
+  // so one division gives the correctly rounded value, the one strtod
+  // gives (Clinger's fast path), at a tenth of its cost.
+  {
+    static constexpr double kPowersOfTen[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                              1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    size_t at = text[0] == '-' ? 1 : 0;
+    uint64_t digits = 0;
+    int count = 0, fraction = -1; // fraction: digits after the point so far, -1 before it
+    for (; at < text.size(); ++at) {
+      char c = text[at];
+      if (c >= '0' && c <= '9') {
+        digits = digits * 10 + uint64_t(c - '0');
+        ++count;
+        if (fraction >= 0)
+          ++fraction;
+      } else if (c == '.' && fraction < 0) {
+        fraction = 0;
+      } else {
+        break;
+      }
+    }
+    if (at == text.size() && count > 0 && count <= 15) {
+      double magnitude = double(digits) / kPowersOfTen[fraction > 0 ? fraction : 0];
+      value = text[0] == '-' ? -magnitude : magnitude;
+      return true;
+    }
+  }
   // Letters other than an exponent (nan, inf, 0x...) are not numbers here.
   for (char c : text)
     if (!((c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E'))
@@ -128,18 +157,42 @@ namespace {
 
 using namespace causal::profile_schema;
 
+/// The names of profile_schema.h as string_views, made once: comparing
+/// them costs no strlen (a profile has millions of records).
+struct SchemaNames {
+  SchemaNames() {
+    for (unsigned i = 0; i < kNumRecords; ++i) {
+      records[i] = kRecords[i].name;
+      for (unsigned f = 0; f < kRecords[i].numFields; ++f)
+        keys[i].push_back(kRecords[i].fields[f].key);
+    }
+    for (const Alias &alias : kRecordAliases)
+      recordAliases.emplace_back(alias.alias, alias.name);
+    for (const Alias &alias : kKeyAliases)
+      keyAliases.emplace_back(alias.alias, alias.name);
+  }
+  std::string_view records[kNumRecords];
+  std::vector<std::string_view> keys[kNumRecords]; // of each record, in the order of its spec
+  std::vector<std::pair<std::string_view, std::string_view>> recordAliases; // alias, name
+  std::vector<std::pair<std::string_view, std::string_view>> keyAliases;    // alias, key
+};
+
+const SchemaNames kSchemaNames; // read often: no guard of a function's static
+
+const SchemaNames &schemaNames() { return kSchemaNames; }
+
 /// Canonical record type for the spellings that exist (profile_records.def).
 std::string_view canonicalType(std::string_view type) {
-  for (const Alias &alias : kRecordAliases)
-    if (type == alias.alias)
-      return alias.name;
+  for (const auto &[alias, name] : schemaNames().recordAliases)
+    if (type == alias)
+      return name;
   return type;
 }
 
 std::string_view canonicalKey(std::string_view type, std::string_view key) {
-  for (const Alias &alias : kKeyAliases)
-    if (key == alias.alias)
-      return alias.name;
+  for (const auto &[alias, name] : schemaNames().keyAliases)
+    if (key == alias)
+      return name;
   // The old progress-point record has its own "type" field (source,
   // breakpoint, sampled); keep it apart from the record type.
   if (key == "type" && type == "progress-point")
@@ -149,15 +202,16 @@ std::string_view canonicalKey(std::string_view type, std::string_view key) {
 
 /// The schema of a record type, or null for a type this reader does not know.
 const RecordSpec *findRecord(std::string_view type) {
-  for (const RecordSpec &spec : kRecords)
-    if (type == spec.name)
-      return &spec;
+  const SchemaNames &names = schemaNames();
+  for (unsigned i = 0; i < kNumRecords; ++i)
+    if (type == names.records[i])
+      return &kRecords[i];
   return nullptr;
 }
 
 bool knownKey(const RecordSpec &spec, std::string_view key) {
-  for (unsigned i = 0; i < spec.numFields; ++i)
-    if (key == spec.fields[i].key)
+  for (std::string_view known : schemaNames().keys[unsigned(spec.id)])
+    if (key == known)
       return true;
   return false;
 }
@@ -378,66 +432,36 @@ private:
 
 } // namespace
 
-namespace {
-
-/// The fields of a Record being filled: the strings of the previous line's
-/// fields are written over, keeping their storage (a profile has millions of
-/// lines), and the fields left over are dropped at the end.
-class FieldWriter {
-public:
-  explicit FieldWriter(Record &record) : record(record) {}
-  ~FieldWriter() { record.fields.resize(used); }
-  void add(std::string_view key, std::string_view value) {
-    if (used == record.fields.size())
-      record.fields.emplace_back();
-    std::pair<std::string, std::string> &field = record.fields[used++];
-    field.first.assign(key);
-    field.second.assign(value);
-  }
-
-private:
-  Record &record;
-  size_t used = 0;
-};
-
-} // namespace
-
 bool parseRecordLine(std::string_view line, Record &record, std::string &error) {
-  record.type.clear();
+  record.type = {};
+  record.fields.clear();
   record.escapedText = false;
-  FieldWriter fields(record);
   if (!line.empty() && line.back() == '\r')
     line.remove_suffix(1);
   size_t first = line.find_first_not_of(" \t");
   if (first != std::string_view::npos && line[first] == '{') {
-    std::vector<std::pair<std::string, std::string>> members;
+    std::vector<std::pair<std::string, std::string>> &members = record.jsonMembers;
+    members.clear();
     JsonLineParser parser(line);
     if (!parser.parseObject(members, error))
       return false;
-    std::string rawType;
-    bool haveType = false;
+    const std::string *rawType = nullptr;
     for (const auto &member : members)
       if (member.first == "type") {
-        rawType = member.second;
-        haveType = true;
+        rawType = &member.second;
         break;
       }
-    if (!haveType || rawType.empty()) {
+    if (!rawType || rawType->empty()) {
       error = "JSON record has no \"type\" member";
       return false;
     }
-    record.type.assign(canonicalType(rawType));
-    bool typeSeen = false;
-    for (auto &member : members) {
-      if (member.first == "type" && !typeSeen) {
-        typeSeen = true;
-        continue;
-      }
-      fields.add(canonicalKey(rawType, member.first), member.second);
-    }
+    record.type = canonicalType(*rawType);
+    for (const auto &member : members)
+      if (&member.second != rawType)
+        record.fields.emplace_back(canonicalKey(*rawType, member.first), member.second);
     return true;
   }
-  // Tab-separated: type, then key=value fields.
+  // Tab-separated: type, then key=value fields, read in one pass.
   record.escapedText = true;
   size_t tab = line.find('\t');
   std::string_view rawType = line.substr(0, tab);
@@ -451,19 +475,23 @@ bool parseRecordLine(std::string_view line, Record &record, std::string &error) 
       error = "record type '" + std::string(rawType.substr(0, 40)) + "' is not a word";
       return false;
     }
-  record.type.assign(canonicalType(rawType));
-  while (tab != std::string_view::npos) {
-    size_t start = tab + 1;
-    tab = line.find('\t', start);
-    std::string_view field = line.substr(start, tab == std::string_view::npos ? tab : tab - start);
-    if (field.empty())
-      continue;
-    size_t equals = field.find('=');
-    if (equals == std::string_view::npos || equals == 0) {
-      error = "field '" + std::string(field.substr(0, 40)) + "' is not key=value";
+  record.type = canonicalType(rawType);
+  for (size_t at = tab; at < line.size();) {
+    size_t start = at + 1, equals = start;
+    while (equals < line.size() && line[equals] != '=' && line[equals] != '\t')
+      ++equals; // keys are short
+    at = equals < line.size() && line[equals] == '=' ? line.find('\t', equals) : equals;
+    if (at == std::string_view::npos)
+      at = line.size();
+    if (at == start)
+      continue; // an empty field
+    if (equals == at || equals == start) {
+      error = "field '" + std::string(line.substr(start, std::min<size_t>(at - start, 40))) +
+              "' is not key=value";
       return false;
     }
-    fields.add(canonicalKey(rawType, field.substr(0, equals)), field.substr(equals + 1));
+    record.fields.emplace_back(canonicalKey(rawType, line.substr(start, equals - start)),
+                               line.substr(equals + 1, at - equals - 1));
   }
   return true;
 }
@@ -521,15 +549,45 @@ bool missingField(const char *type, const char *key, std::string &error) {
   return fail(error, std::string(type) + " record has no '" + key + "' field");
 }
 
-/// Reads a numeric field: parses it and applies its check.
-bool readField(const Record &record, const char *type, const FieldSpec &spec, double &value,
-               std::string &error) {
-  const std::string *text = record.find(spec.key);
+/// Finds a record's fields as its spec lists them. Writers write them in
+/// that order, so the field after the last one found is tried first; the
+/// fields before it are keys of spec fields already read, other keys, so
+/// it is also the first field of its key, which Record::find returns.
+class FieldCursor {
+public:
+  FieldCursor(const Record &record, const RecordSpec &spec)
+      : record(record), spec(spec), keys(schemaNames().keys[unsigned(spec.id)]) {}
+  const RecordSpec &recordSpec() const { return spec; }
+  bool escapedText() const { return record.escapedText; }
+
+  /// The value of the \p field th field of the spec, or null.
+  const std::string_view *find(unsigned field) {
+    std::string_view key = keys[field];
+    if (next < record.fields.size() && record.fields[next].first == key)
+      return &record.fields[next++].second;
+    return record.find(key);
+  }
+  /// Whether every field of the record was found in order: none is unknown.
+  bool allFoundInOrder() const { return next == record.fields.size(); }
+
+private:
+  const Record &record;
+  const RecordSpec &spec;
+  const std::vector<std::string_view> &keys;
+  size_t next = 0;
+};
+
+/// Reads a numeric field, the \p field th of the record's spec: parses it
+/// and applies its check.
+bool readField(FieldCursor &fields, unsigned field, double &value, std::string &error) {
+  const FieldSpec &spec = fields.recordSpec().fields[field];
+  const char *type = fields.recordSpec().name;
+  const std::string_view *text = fields.find(field);
   if (!text)
     return spec.presence != Presence::Required || missingField(type, spec.key, error);
   if (!parseNumber(*text, value))
-    return fail(error, std::string("field '") + spec.key + "' has value '" + text->substr(0, 40) +
-                           "', which is not a number");
+    return fail(error, std::string("field '") + spec.key + "' has value '" +
+                           std::string(text->substr(0, 40)) + "', which is not a number");
   auto subject = [&] { return std::string(type) + " " + spec.key; };
   switch (spec.check) {
   case Check::Any:
@@ -537,7 +595,8 @@ bool readField(const Record &record, const char *type, const FieldSpec &spec, do
   case Check::NonNegative:
     return value >= 0 || fail(error, subject() + " is negative");
   case Check::Fraction:
-    return (value >= 0 && value <= 1) || fail(error, subject() + " " + *text + " is outside 0..1");
+    return (value >= 0 && value <= 1) ||
+           fail(error, subject() + " " + std::string(*text) + " is outside 0..1");
   case Check::Positive:
     return value > 0 || fail(error, subject() + " is not positive");
   }
@@ -545,15 +604,15 @@ bool readField(const Record &record, const char *type, const FieldSpec &spec, do
 }
 
 /// Reads a text field; a required one must not be empty.
-bool readField(const Record &record, const char *type, const FieldSpec &spec, std::string &value,
-               std::string &error) {
-  const std::string *text = record.find(spec.key);
+bool readField(FieldCursor &fields, unsigned field, std::string &value, std::string &error) {
+  const FieldSpec &spec = fields.recordSpec().fields[field];
+  const std::string_view *text = fields.find(field);
   if (spec.presence == Presence::Required && (!text || text->empty()))
-    return missingField(type, spec.key, error);
+    return missingField(fields.recordSpec().name, spec.key, error);
   if (!text)
     return true;
-  if (!record.escapedText) {
-    value = *text;
+  if (!fields.escapedText() || text->find('\\') == std::string_view::npos) {
+    value.assign(*text); // nothing escaped
     return true;
   }
   value.clear();
@@ -561,15 +620,18 @@ bool readField(const Record &record, const char *type, const FieldSpec &spec, st
   return true;
 }
 
-/// readFields(record, out, error): every field of the record's type, in the
-/// order of profile_records.def; false with \p error at the first bad one.
+/// readFields(record, out, allKnown, error): every field of the record's
+/// type, in the order of profile_records.def; false with \p error at the
+/// first bad one. \p allKnown: the record has no field the spec lacks.
 #define CAUSAL_PROFILE_FIELD(member, key, type, presence, check, since)                            \
-  &&readField(record, spec.name, spec.fields[field++], out.member, error)
+  &&readField(fields, field++, out.member, error)
 #define CAUSAL_PROFILE_RECORD(Id, name, since, role, ...)                                          \
-  bool readFields(const Record &record, records::Id &out, std::string &error) {                    \
-    const RecordSpec &spec = recordSpec(RecordId::Id);                                             \
+  bool readFields(const Record &record, records::Id &out, bool &allKnown, std::string &error) {    \
+    FieldCursor fields(record, recordSpec(RecordId::Id));                                          \
     unsigned field = 0;                                                                            \
-    return true __VA_ARGS__;                                                                       \
+    bool ok = true __VA_ARGS__;                                                                    \
+    allKnown = fields.allFoundInOrder();                                                           \
+    return ok;                                                                                     \
   }
 #include "causal/profile_records.def"
 
@@ -585,7 +647,8 @@ public:
     if (!spec)
       return unknownRecord(record, lineNo, error);
     if (spec->role == Role::InExperiment && currentExperiment == SIZE_MAX) {
-      error = record.type + (afterSkippedLine ? " record follows a skipped line, not an experiment"
+      error = std::string(record.type) + (afterSkippedLine
+                                              ? " record follows a skipped line, not an experiment"
                                               : " record before any experiment record");
       return false;
     }
@@ -593,14 +656,15 @@ public:
       return false;
     if (spec->role == Role::OpensRun || spec->role == Role::InRun)
       currentExperiment = SIZE_MAX; // the experiment's block ends
-    warnUnknownFields(*spec, record, lineNo);
+    if (!fieldsKnown)
+      warnUnknownFields(*spec, record, lineNo);
     return true;
   }
 
   /// A line was skipped (lenient mode). If it may have been an experiment
   /// record, the point records that follow may belong to that dropped
   /// experiment: they must not be charged to the previous one.
-  void skipped(const std::string &type) {
+  void skipped(std::string_view type) {
     // Unparseable lines and bad known records may have been an experiment;
     // a point record or a well-formed record of an unknown type is not one.
     const RecordSpec *spec = findRecord(type);
@@ -614,6 +678,7 @@ private:
   Profile &profile;
   const std::string &fileName;
   bool afterSkippedLine = false;
+  bool fieldsKnown = false; // the last record read has no field its spec lacks
   size_t currentRun = 0;
   bool haveRun = false;
   size_t currentExperiment = SIZE_MAX;
@@ -702,7 +767,7 @@ private:
   case RecordId::Id: {                                                                             \
     records::Id &fields = Id##Fields;                                                              \
     fields = records::Id{}; /* its strings keep their storage */                                   \
-    return readFields(record, fields, error) && applyRecord(fields, lineNo, error);                \
+    return readFields(record, fields, fieldsKnown, error) && applyRecord(fields, lineNo, error);   \
   }
 #include "causal/profile_records.def"
     }
@@ -896,12 +961,12 @@ private:
   }
 
   bool unknownRecord(const Record &record, size_t lineNo, std::string &error) {
-    std::string type = record.type.substr(0, 40);
+    std::string type(record.type.substr(0, 40));
     if (!forwardCompatible()) {
       error = "unknown record type '" + type + "'";
       return false;
     }
-    warnOnce(record.type, lineNo,
+    warnOnce(std::string(record.type), lineNo,
              "record type '" + type + "' is newer than this reader (profile schema " +
                  std::to_string(kSchemaVersion) + "): such records are skipped");
     return true;
@@ -912,8 +977,9 @@ private:
       return; // Coz's viewer and this reader ignore unknown keys of other writers
     for (const auto &field : record.fields)
       if (!knownKey(spec, field.first))
-        warnOnce(record.type + " " + field.first, lineNo,
-                 "field '" + field.first.substr(0, 40) + "' of " + record.type +
+        warnOnce(std::string(record.type) + " " + std::string(field.first), lineNo,
+                 "field '" + std::string(field.first.substr(0, 40)) + "' of " +
+                     std::string(record.type) +
                      " records is newer than this reader (profile schema " +
                      std::to_string(kSchemaVersion) + "): it is ignored");
   }
@@ -934,7 +1000,7 @@ public:
     if (line.find_first_not_of(" \t\r") == std::string_view::npos)
       return true;
     std::string problem;
-    record.type.clear();
+    record.type = {};
     if (line.find('\0') != std::string_view::npos)
       problem = "line contains a NUL byte";
     else if (parseRecordLine(line, record, problem)) {

@@ -272,17 +272,23 @@ bool readProfileFile(const std::string &path, Profile &into, const ReadOptions &
 bool startsLikeProfile(std::string_view head);
 
 /// One record split into its type and key/value fields (values as text).
+/// The views point into the line parsed (tab-separated) or into
+/// `jsonMembers` (JSON Lines): valid while both stay unchanged.
 struct Record {
-  std::string type;
-  std::vector<std::pair<std::string, std::string>> fields;
+  std::string_view type; // canonical name
+  std::vector<std::pair<std::string_view, std::string_view>> fields;
   /// Tab-separated: text values are escaped as causal/profile_text.h says
   /// (JSON Lines carry JSON's own escapes, decoded by the parser).
   bool escapedText = false;
-  const std::string *find(std::string_view key) const;
+  /// JSON Lines: the members as decoded, which type and fields view.
+  std::vector<std::pair<std::string, std::string>> jsonMembers;
+  /// The value of the first field named \p key, or null.
+  const std::string_view *find(std::string_view key) const;
 };
 
 /// Splits one line of either spelling into a Record with canonical type and
-/// key names. Returns false with \p error set for a malformed line.
+/// key names, viewing \p line. Returns false with \p error set for a
+/// malformed line.
 bool parseRecordLine(std::string_view line, Record &record, std::string &error);
 
 /// Parses a number as written in profiles: decimal integer or floating point,

@@ -3,8 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstring>
 #include <stdlib.h>
+#include <string>
 #include <unistd.h>
+#include <vector>
 
 using namespace causal::profile;
 
@@ -292,6 +296,89 @@ TEST(ProfileReader, ParsesNumbersStrictly) {
   EXPECT_FALSE(parseNumber("0x10", v));
   EXPECT_FALSE(parseNumber("1.2.3", v));
   EXPECT_FALSE(parseNumber(" 1", v));
+}
+
+// The fast path for [-]DIGITS.DIGITS (at most 15 digits) must give the
+// double strtod gives, bit for bit: reports must not change with it.
+TEST(ProfileReader, DecimalsReadAsStrtodReadsThem) {
+  uint64_t state = 12345;
+  auto next = [&state] { // xorshift64
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  std::vector<std::string> texts = {"1.",
+                                    ".5",
+                                    "-.5",
+                                    "-0.0",
+                                    "0.1",
+                                    "0.30",
+                                    "2.8720",
+                                    "-7",
+                                    "123456789012345",
+                                    "1234567890.12345",
+                                    "0.000000000000001",
+                                    "1234567890123456.5",
+                                    "99999999999999999.9"};
+  for (int i = 0; i < 20000; ++i) {
+    std::string text = next() % 4 == 0 ? "-" : "";
+    int digits = 1 + int(next() % 18); // past 15: the strtod path
+    int point = int(next() % (digits + 1));
+    for (int d = 0; d < digits; ++d) {
+      if (d == point)
+        text += '.';
+      text += char('0' + next() % 10);
+    }
+    texts.push_back(text);
+  }
+  for (const std::string &text : texts) {
+    double parsed = 0;
+    ASSERT_TRUE(parseNumber(text, parsed)) << text;
+    double expected = std::strtod(text.c_str(), nullptr);
+    EXPECT_EQ(std::memcmp(&parsed, &expected, sizeof parsed), 0)
+        << text << ": " << parsed << " against strtod's " << expected;
+  }
+  double v = 0;
+  EXPECT_FALSE(parseNumber("-", v));
+  EXPECT_FALSE(parseNumber(".", v));
+  EXPECT_FALSE(parseNumber("-.", v));
+  EXPECT_FALSE(parseNumber("--1", v));
+  EXPECT_FALSE(parseNumber("1-", v));
+}
+
+// Fields are looked up in the spec's order first (how writers write them);
+// any other order reads the same, and of a key written twice the first
+// counts, as it always did.
+TEST(ProfileReader, FieldsInAnyOrderAndTheFirstOfADuplicatedKey) {
+  Profile shuffled = readOk("startup\tprofiler=causal\ttime=100\n"
+                            "experiment\tdelay=30\tduration=2000\tspeedup=0.35\tselected=a.c:3\t"
+                            "selected-samples=7\n"
+                            "throughput-point\tdelta=12\tname=done\n"
+                            "latency-point\tdifference=2.5\tdepartures=8\tarrivals=9\tname=req\n"
+                            "runtime\ttime=5000\n"
+                            "samples\tcount=40\tlocation=a.c:3\n");
+  expectExample(shuffled);
+  EXPECT_TRUE(shuffled.warnings.empty()) << shuffled.warnings[0];
+
+  Profile twice =
+      readOk("startup\ttime=1\tprofiler=causal\n"
+             "experiment\tselected=a.c:1\tspeedup=0.2\tspeedup=0.9\tduration=5\tduration=7\n"
+             "experiment\tspeedup=0.3\tselected=b.c:2\tselected=c.c:3\tduration=5\n");
+  ASSERT_EQ(twice.experiments.size(), 2u);
+  EXPECT_DOUBLE_EQ(twice.experiments[0].speedup, 0.2);
+  EXPECT_EQ(twice.experiments[0].durationNs, 5);
+  EXPECT_EQ(twice.experiments[1].selected, "b.c:2");
+  EXPECT_TRUE(twice.warnings.empty()) << twice.warnings[0];
+
+  // A field unknown to the spec, between known ones, is still found out.
+  Profile unknown = readOk("startup\ttime=1\tprofiler=causal\n"
+                           "experiment\tselected=a.c:1\tcolour=blue\tspeedup=0.1\tduration=5\n");
+  ASSERT_EQ(unknown.warnings.size(), 1u);
+  EXPECT_NE(unknown.warnings[0].find("field 'colour' of experiment records is newer"),
+            std::string::npos)
+      << unknown.warnings[0];
+  EXPECT_DOUBLE_EQ(unknown.experiments[0].speedup, 0.1);
 }
 
 TEST(ProfileReader, JsonStringEscapesAreDecoded) {
