@@ -823,13 +823,24 @@ inline void endChange(PathThread *t) {
   __atomic_store_n(&t->changes, t->changes + 1, __ATOMIC_RELEASE);
 }
 
+// The CPU time of an entry begun at CPU clock |cpu_start| and wall clock
+// |wall_start|, ended at |cpu| and |now|: at most its wall time. The two
+// clocks come from different sources (the kernel's account, the TSC),
+// which may disagree by microseconds; a thread never runs longer than it
+// exists.
+uint64_t cpuSpan(uint64_t cpu_start, uint64_t wall_start, uint64_t cpu, uint64_t now) {
+  uint64_t span = cpu > cpu_start ? cpu - cpu_start : 0;
+  uint64_t wall = now > wall_start ? now - wall_start : 0;
+  return span < wall ? span : wall;
+}
+
 // Closes the thread's active entries down to |depth| (between beginChange
 // and endChange).
 void closeDownTo(PathThread *t, ThreadState *state, uint32_t depth) {
   if (t->depth <= depth)
     return;
+  uint64_t cpu = g_cpu_clock ? threadCpuNs() : 0; // the CPU clock inside the wall clock's span
   uint64_t now = fastMonotonicNs();
-  uint64_t cpu = g_cpu_clock ? threadCpuNs() : 0;
   uint64_t blocked = state->path_blocked_ns;
   uint64_t samples = __atomic_load_n(&state->samples, __ATOMIC_RELAXED);
   for (uint32_t i = t->depth; i-- > depth;) {
@@ -838,7 +849,7 @@ void closeDownTo(PathThread *t, ThreadState *state, uint32_t depth) {
     add(&r.calls, 1);
     add(&r.wall_ns, now > e.wall_start ? now - e.wall_start : 0);
     if (g_cpu_clock)
-      add(&r.cpu_ns, cpu > e.cpu_start ? cpu - e.cpu_start : 0);
+      add(&r.cpu_ns, cpuSpan(e.cpu_start, e.wall_start, cpu, now));
     add(&r.blocked_ns, blocked - e.blocked_start);
     add(&r.samples, samples > e.samples_start ? samples - e.samples_start : 0);
   }
@@ -849,12 +860,13 @@ void closeDownTo(PathThread *t, ThreadState *state, uint32_t depth) {
                    __ATOMIC_RELAXED);
 }
 
-// Starts the entry at the top now (clocks read last: the walk is not F's time).
+// Starts the entry at the top now (clocks read last: the walk is not F's
+// time; the wall clock first, so that the CPU clock's span lies inside it).
 void startEntry(Entry *e, ThreadState *state) {
   put(&e->blocked_start, state->path_blocked_ns);
   put(&e->samples_start, __atomic_load_n(&state->samples, __ATOMIC_RELAXED));
-  put(&e->cpu_start, g_cpu_clock ? threadCpuNs() : 0);
   put(&e->wall_start, fastMonotonicNs());
+  put(&e->cpu_start, g_cpu_clock ? threadCpuNs() : 0);
 }
 
 void resetThread(PathThread *t, pid_t tid) {
@@ -1645,8 +1657,8 @@ bool copyOpenEntries(const PathThread *t, bool own, OpenEntries *out) {
 // now), the time blocked so far, with the blocking call the thread is in.
 void addOpenEntries(const ThreadState *state, const PathThread *t, bool own, uint64_t *lost) {
   const OpenEntries &before = g_open_before, &after = g_open_after;
-  uint64_t now = fastMonotonicNs();
   uint64_t cpu = !g_cpu_clock ? 0 : own ? threadCpuNs() : threadCpuNs(read(&t->tid));
+  uint64_t now = fastMonotonicNs(); // after the CPU clock, as an exit reads them
   uint64_t samples = __atomic_load_n(&state->samples, __ATOMIC_RELAXED);
   uint64_t blocked = read(&state->path_blocked_ns);
   uint64_t block_since = read(&state->path_block_since);
@@ -1668,7 +1680,7 @@ void addOpenEntries(const ThreadState *state, const PathThread *t, bool own, uin
     m.calls += 1;
     m.wall_ns += now > e.wall_start ? now - e.wall_start : 0;
     if (g_cpu_clock)
-      m.cpu_ns += cpu > e.cpu_start ? cpu - e.cpu_start : 0;
+      m.cpu_ns += cpuSpan(e.cpu_start, e.wall_start, cpu, now);
     m.blocked_ns += blocked > e.blocked_start ? blocked - e.blocked_start : 0;
     // The blocking call under way, if it began inside the entry (a signal
     // handler's entry made while the thread blocks is not blocked).
