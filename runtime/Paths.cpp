@@ -308,6 +308,12 @@ std::atomic<bool> g_ready{false};           // startCollecting allocated the tab
 std::atomic<bool> g_write_unenabled{false}; // a live flush writes with none enabled yet
 bool g_finished = false;
 char g_path[PATH_MAX + 8];
+// A part (the periodic flush, live control) replaces the run's part file,
+// PROFILE.paths.part-RUN (docs/paths.md, "Writing"), written as its .tmp
+// first; the end appends to g_path and removes it. Not for a device.
+bool g_parts_apart = false;
+bool g_part_written = false; // this run has a part file
+char g_part_path[PATH_MAX + 40], g_part_temp[PATH_MAX + 44];
 uint64_t g_run = 0, g_run_start_ns = 0, g_run_realtime_ns = 0;
 std::atomic<uint64_t> g_thread_bytes{0};
 
@@ -1066,15 +1072,18 @@ void startRun() {
   g_run_start_ns = fastMonotonicNs();
   g_run_realtime_ns = realtimeNs();
   g_run = (uint64_t(getpid()) << 32) ^ (g_run_start_ns & 0xffffffffull);
+  g_part_written = false; // in a fork child: the parent's
   g_finished = false;
   g_ended_dropped = g_ended_truncated = 0;
   clearTable(&g_process);
 }
 
-void sidecarPathOf(const char *profile_path, char *out, size_t size) {
+// Returns false for a device.
+bool sidecarPathOf(const char *profile_path, char *out, size_t size) {
   struct stat st; // a profile sent to a device (/dev/null) sends its paths there too
   bool device = rawSyscall(SYS_stat, long(profile_path), long(&st)) == 0 && S_ISCHR(st.st_mode);
   formatTo(out, size, "%s%s", profile_path, device ? "" : pf::kSuffix);
+  return !device;
 }
 
 bool mapWriterBuffers(); // the writer's (below)
@@ -1199,7 +1208,7 @@ void setupPaths(const char *profile_path, bool cpu_clock) {
   g_register_lock.lock();
   parseSelection();
   g_register_lock.unlock();
-  sidecarPathOf(profile_path, g_path, sizeof(g_path));
+  g_parts_apart = sidecarPathOf(profile_path, g_path, sizeof(g_path));
 #ifndef CAUSAL_RT_STATIC
   g_runtime_code = executableRangeOf(reinterpret_cast<const void *>(&setupPaths));
 #endif
@@ -1803,6 +1812,13 @@ void writeSidecar(PathsWrite when) {
     g_collecting.store(false, std::memory_order_relaxed);
     g_finished = true;
   }
+  bool part = when == PathsWrite::Part && g_parts_apart;
+  if (write && part) {
+    formatTo(g_part_path, sizeof(g_part_path), "%s%s%llx", g_path, pf::kPartInfix,
+             (unsigned long long)g_run);
+    formatTo(g_part_temp, sizeof(g_part_temp), "%s.tmp", g_part_path);
+    g_sidecar.replaceInto(g_part_temp, g_part_path);
+  }
   if (write) {
     // Everything so far, merged: the ended threads' and the live ones'.
     clearTable(&g_merged);
@@ -1853,7 +1869,11 @@ void writeSidecar(PathsWrite when) {
     end.truncated_walks = truncated;
     if (char *where = stageChunk(pf::ChunkType::RunEnd, sizeof(end)))
       memcpy(where, &end, sizeof(end));
-    g_sidecar.close();
+    bool whole = g_sidecar.close();
+    if (part)
+      g_part_written = g_part_written || whole;
+    else if (whole && g_part_written) // the run is whole in g_path now
+      g_part_written = !unlinkRaw(g_part_path);
   }
   unlockPaths();
   if (self)

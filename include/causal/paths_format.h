@@ -19,9 +19,15 @@
 // A run's chunks: RunBegin, then String, Function and Path chunks (ids
 // defined before the records that use them), then RunEnd. The runtime merges
 // the threads of a process: one Path record per distinct path. A process that
-// writes its profile in parts (the periodic flush) writes the paths sidecar
-// whole at each part, totals since the run began: a reader keeps, per run, the
-// chunks after the last RunBegin of that run.
+// writes its profile in parts (the periodic flush, live control) writes its
+// run whole at each part, totals since the run began, into a part file of its
+// own, PROFILE.paths.part-RUN (RUN: the RunId in hex), which each part
+// replaces (written as PART.tmp, then renamed); the process's end appends the
+// run to PROFILE.paths and removes the part file. A reader takes a run from
+// PROFILE.paths when its write there is whole (it has its RunEnd), else from
+// its part file: a run still going, or a process killed (SIGKILL). Per run it
+// keeps the chunks after the last RunBegin of that run (files of older
+// runtimes appended every part to PROFILE.paths).
 //
 // All integers are little-endian, fields naturally aligned, no padding other
 // than the explicit `reserved` fields (static_asserts below keep it so).
@@ -42,6 +48,8 @@ inline constexpr char kMagic[8] = {'C', 'A', 'U', 'S', 'A', 'L', 'P', '\0'};
 inline constexpr uint32_t kVersion = 1;
 /// The sidecar's name: the profile's name with this appended.
 inline constexpr const char *kSuffix = ".paths";
+/// A run's part file: the sidecar's name, this, and the RunId in hex.
+inline constexpr const char *kPartInfix = ".part-";
 
 using FileHeader = sidecar_format::FileHeader; // causal/sidecar_format.h
 

@@ -605,10 +605,12 @@ int pathsTop(const causal::Args &args) {
       std::fprintf(stderr, "%s: error: %s\n", prefix, error.c_str());
       return 1;
     }
-    // This process's run: the last of its pid (the file may hold earlier runs).
+    // This process's run: the newest of its pid (the file may hold earlier
+    // runs, and a part file that a killed process of the same pid left).
     size_t run = file.runs.size();
     for (size_t i = 0; i < file.runs.size(); ++i)
-      if (int(file.runs[i].pid) == options.pid)
+      if (int(file.runs[i].pid) == options.pid &&
+          (run == file.runs.size() || file.runs[i].realtimeNs >= file.runs[run].realtimeNs))
         run = i;
     if (run == file.runs.size()) {
       std::fprintf(stderr, "%s: error: %s has no run of process %d\n", prefix,

@@ -5,7 +5,12 @@
 
 #include "causal/paths_format.h"
 
+#include <algorithm>
+#include <cerrno>
+#include <dirent.h>
+#include <memory>
 #include <set>
+#include <sys/stat.h>
 
 namespace causal::profile {
 
@@ -247,9 +252,61 @@ bool readPathsData(std::string_view bytes, const std::string &name, PathsFile &i
   return Reader(bytes, name, into).read(error);
 }
 
+std::vector<std::string> pathsPartFiles(const std::string &path) {
+  size_t slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  std::string prefix =
+      (slash == std::string::npos ? path : path.substr(slash + 1)) + pf::kPartInfix;
+  std::vector<std::string> parts;
+  std::unique_ptr<DIR, int (*)(DIR *)> listing(opendir(dir.c_str()), closedir);
+  if (!listing)
+    return parts;
+  while (const dirent *entry = readdir(listing.get())) {
+    std::string_view name = entry->d_name;
+    bool temporary = name.size() >= 4 && name.substr(name.size() - 4) == ".tmp";
+    if (name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0 && !temporary)
+      parts.push_back((slash == std::string::npos ? "" : dir) + std::string(name));
+  }
+  std::sort(parts.begin(), parts.end());
+  return parts;
+}
+
 bool readPathsFile(const std::string &path, PathsFile &into, std::string &error) {
+  // The part files first: a process that ends meanwhile appends its run to
+  // PROFILE.paths before it removes its part file, so the run is read
+  // whole from one or the other.
+  std::vector<PathsFile> parts;
+  for (const std::string &name : pathsPartFiles(path)) {
+    std::string bytes, partError;
+    PathsFile part;
+    struct stat gone;
+    if (readSidecarFile(name, bytes, partError) && readPathsData(bytes, name, part, partError))
+      parts.push_back(std::move(part));
+    else if (stat(name.c_str(), &gone) == 0 || errno != ENOENT) // not removed since the listing
+      into.warnings.push_back(partError + " (a part file: left out)");
+  }
+  struct stat st;
+  bool mainMissing = stat(path.c_str(), &st) != 0 && errno == ENOENT;
   std::string bytes;
-  return readSidecarFile(path, bytes, error) && readPathsData(bytes, path, into, error);
+  if (!(mainMissing && !parts.empty()) &&
+      !(readSidecarFile(path, bytes, error) && readPathsData(bytes, path, into, error)))
+    return false;
+  into.path = path;
+  for (PathsFile &part : parts) {
+    if (into.version == 0)
+      into.version = part.version;
+    for (PathRun &run : part.runs) {
+      auto same = std::find_if(into.runs.begin(), into.runs.end(),
+                               [&run](const PathRun &known) { return known.id == run.id; });
+      if (same == into.runs.end())
+        into.runs.push_back(std::move(run)); // still running, or killed
+      else if (!same->hasEnd)
+        *same = std::move(run); // its write to PROFILE.paths was cut off
+      // else PROFILE.paths holds its end, written after its last part
+    }
+    into.warnings.insert(into.warnings.end(), part.warnings.begin(), part.warnings.end());
+  }
+  return true;
 }
 
 } // namespace causal::profile

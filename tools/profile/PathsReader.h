@@ -104,8 +104,16 @@ bool startsLikePathsFile(std::string_view head);
 bool readPathsData(std::string_view bytes, const std::string &name, PathsFile &into,
                    std::string &error);
 
-/// Reads a file ("name: No such file or directory" when it is missing:
-/// callers that know the profile say how to record one).
+/// The part files of the sidecar \p path (PATH.part-RUN, causal/
+/// paths_format.h), sorted by name: runs still going, or killed.
+std::vector<std::string> pathsPartFiles(const std::string &path);
+
+/// Reads a sidecar and its part files: a run from the sidecar when its write
+/// there has its RunEnd, else from its part file; runs only in part files
+/// come after the sidecar's. A part file that cannot be read is a warning
+/// and left out. ("name: No such file or directory" when neither the file
+/// nor a part file exists: callers that know the profile say how to record
+/// one.)
 bool readPathsFile(const std::string &path, PathsFile &into, std::string &error);
 
 } // namespace causal::profile

@@ -12,6 +12,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
 using namespace causal::profile;
 using causal::test::Frame;
 using causal::test::PathsWriter;
@@ -190,6 +195,86 @@ TEST(PathsReader, ARunWrittenAgainKeepsItsLastState) {
   ASSERT_EQ(file.warnings.size(), 1u);
   EXPECT_NE(file.warnings[0].find("run 1 (pid 7) has no RunEnd"), std::string::npos)
       << file.warnings[0];
+}
+
+/// A directory of its own under $TMPDIR, removed with what it holds.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    std::string pattern =
+        (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp") + std::string("/pathsXXXXXX");
+    path = mkdtemp(&pattern[0]) ? pattern : "";
+  }
+  ~TempDir() {
+    if (!path.empty())
+      std::system(("rm -rf '" + path + "'").c_str());
+  }
+  void write(const std::string &name, const std::string &bytes) const {
+    std::ofstream(path + "/" + name, std::ios::binary) << bytes;
+  }
+};
+
+// A run's part files (the periodic flush, live control: causal/
+// paths_format.h): a run comes from PROFILE.paths when its write there has
+// its RunEnd, else from its part file; runs only in part files (still going,
+// or killed) come after; a .tmp part is being written and is not read; a
+// damaged part file is a warning.
+TEST(PathsReader, PartFilesOfRunsStillGoingOrKilled) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  const uint64_t kCutRun = 0x123, kLiveRun = 0x456;
+  PathsWriter main;
+  main.begin(kRun, 0, 1000, 1); // ended: its part file is stale
+  threeCallers(main, kRun);
+  main.end(kRun, 3);
+  main.begin(kCutRun, 0, 1000, 2); // its append was cut off
+  threeCallers(main, kCutRun);
+  dir.write("p.coz.paths", main.bytes);
+  auto part = [](uint64_t run, uint32_t pid, uint64_t scale) {
+    PathsWriter w;
+    w.begin(run, 0, 1000, pid);
+    threeCallers(w, run, scale);
+    w.end(run, 3);
+    return w.bytes;
+  };
+  dir.write("p.coz.paths.part-abc", part(kRun, 1, 100));
+  dir.write("p.coz.paths.part-123", part(kCutRun, 2, 10));
+  dir.write("p.coz.paths.part-456", part(kLiveRun, 3, 5));
+  dir.write("p.coz.paths.part-789.tmp", "half a file");
+  dir.write("p.coz.paths.part-999", "not a sidecar");
+  dir.write("q.coz.paths.part-456", part(kOtherRun, 4, 1)); // another profile's
+
+  EXPECT_EQ(pathsPartFiles(dir.path + "/p.coz.paths").size(), 4u);
+  PathsFile file;
+  std::string error;
+  ASSERT_TRUE(readPathsFile(dir.path + "/p.coz.paths", file, error)) << error;
+  ASSERT_EQ(file.runs.size(), 3u);
+  EXPECT_EQ(file.runs[0].pid, 1u);
+  EXPECT_EQ(file.runs[0].paths[2].calls, 7u) << "PROFILE.paths's end is the newer";
+  EXPECT_EQ(file.runs[1].pid, 2u);
+  EXPECT_TRUE(file.runs[1].hasEnd);
+  EXPECT_EQ(file.runs[1].paths[2].calls, 70u) << "the part file is whole, the append was not";
+  EXPECT_EQ(file.runs[2].pid, 3u);
+  EXPECT_EQ(file.runs[2].paths[2].calls, 35u);
+  std::string warnings;
+  for (const std::string &warning : file.warnings)
+    warnings += warning + "\n";
+  EXPECT_NE(warnings.find("p.coz.paths.part-999: "), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("(a part file: left out)"), std::string::npos) << warnings;
+  EXPECT_EQ(warnings.find(".tmp"), std::string::npos) << warnings;
+
+  // No PROFILE.paths yet (every process still runs): the part files alone.
+  TempDir live;
+  live.write("p.coz.paths.part-456", part(kLiveRun, 3, 5));
+  PathsFile only;
+  ASSERT_TRUE(readPathsFile(live.path + "/p.coz.paths", only, error)) << error;
+  ASSERT_EQ(only.runs.size(), 1u);
+  EXPECT_EQ(only.runs[0].pid, 3u);
+  EXPECT_EQ(only.version, pf::kVersion);
+  // Neither: the missing file is named.
+  PathsFile none;
+  EXPECT_FALSE(readPathsFile(live.path + "/q.coz.paths", none, error));
+  EXPECT_NE(error.find("q.coz.paths: No such file"), std::string::npos) << error;
 }
 
 TEST(PathsReader, UnknownChunkTypesAreSkipped) {

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <dirent.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -568,23 +569,49 @@ TEST_F(PathsTest, EntriesOtherThreadsHaveUnderWayAtExitAreCounted) {
   }
 }
 
-// The periodic flush: the profiler thread writes the paths whole at each
-// part (a run's RunBegin again, totals since the start); the reader keeps the
-// chunks after the run's last RunBegin, which hold every call.
-TEST_F(PathsTest, ThePeriodicFlushWritesThePathsWholeEachTime) {
+// The part files of the sidecar left in |dir|.
+unsigned partFilesIn(const std::string &dir) {
+  unsigned parts = 0;
+  DIR *listing = opendir(dir.c_str());
+  while (const dirent *entry = listing ? readdir(listing) : nullptr)
+    parts += strncmp(entry->d_name, "profile.coz.paths.part-", 23) == 0;
+  if (listing)
+    closedir(listing);
+  return parts;
+}
+
+// The periodic flush: the profiler thread writes the run whole at each part
+// (totals since the start) into the run's part file, which each part
+// replaces; the end appends the run once to PROFILE.paths and removes the
+// part file. The sidecar does not grow with the parts.
+TEST_F(PathsTest, ThePeriodicFlushReplacesThePartFileAndTheEndAppendsOnce) {
   auto result =
       run("flush",
           {{"CAUSAL_PATHS", "helper"}, {"CAUSAL_FLUSH_SECONDS", "1"}, {"CAUSAL_EXPERIMENTS", "1"}});
   unsigned long long calls = causal::test::outputValue(result.out, "calls");
   ASSERT_GT(calls, 0u) << result.out;
-  // Every write opens with a RunBegin of the same run.
+  EXPECT_EQ(causal::test::outputValue(result.out, "part_files"), 1u)
+      << "the flush wrote no part file (a profiler thread writes them): " << result.out;
+  EXPECT_EQ(partFilesIn(dir_), 0u) << "the end leaves the part file";
   std::string bytes = causal::test::readFile(pathsFile());
-  size_t run_begins = runBegins(bytes);
-  EXPECT_GE(run_begins, 2u) << "the flush wrote no part (a profiler thread writes them)";
+  EXPECT_EQ(runBegins(bytes), 1u) << "the parts went into PROFILE.paths";
   PathRun r = onlyRun();
   std::vector<const Path *> helper = r.pathsOf("helper(int)");
   ASSERT_EQ(helper.size(), 1u) << r.describe();
   EXPECT_EQ(helper[0]->head.calls, calls);
+  // The part file as the program saw it last: the same run, whole, with
+  // the calls up to its last flush (at least one flush a second, 2.5 s).
+  std::string error;
+  std::vector<PathRun> parts = readPaths(dir_ + "/part-copy.paths", &error);
+  EXPECT_EQ(error, "");
+  ASSERT_EQ(parts.size(), 1u);
+  EXPECT_EQ(runBegins(causal::test::readFile(dir_ + "/part-copy.paths")), 1u);
+  EXPECT_EQ(parts[0].begin.start_ns, r.begin.start_ns);
+  EXPECT_TRUE(parts[0].ended) << "a part holds its RunEnd";
+  std::vector<const Path *> partial = parts[0].pathsOf("helper(int)");
+  ASSERT_EQ(partial.size(), 1u) << parts[0].describe();
+  EXPECT_GT(partial[0]->head.calls, 0u);
+  EXPECT_LT(partial[0]->head.calls, calls);
 }
 
 // Experiments per calling context (Paths.h, "Calling contexts"): helper()'s
@@ -736,10 +763,12 @@ TEST_F(PathsTest, LiveControlEnablesFlushesAndDisables) {
   file = file.substr(0, file.find(' '));
   struct stat st;
   EXPECT_NE(stat(file.c_str(), &st), 0) << file << " is left after the exit";
-  // The flush's write and the exit's: two RunBegins of one run.
+  // The flush wrote the run's part file; the exit appended the run once and
+  // removed it.
+  EXPECT_NE(out.find("part files after the flush 1\n"), std::string::npos) << out;
+  EXPECT_EQ(partFilesIn(dir_), 0u);
   std::string bytes = causal::test::readFile(pathsFile());
-  size_t run_begins = runBegins(bytes);
-  EXPECT_EQ(run_begins, 2u);
+  EXPECT_EQ(runBegins(bytes), 1u);
   PathRun r = onlyRun();
   std::vector<const Path *> helper = r.pathsOf("helper(int)");
   ASSERT_EQ(helper.size(), 1u) << r.describe();

@@ -28,11 +28,14 @@
 //                100 ms after both are in, main calls exit(0)
 //     flush      a throughput point (the profiler thread runs) visited after
 //                each helper() call from callerA, for 2.5 s; prints the calls
+//                and how many part files of the sidecar there are, the one
+//                found copied to part-copy.paths (the exit removes it)
 //     live       its own client of live control (causal/paths_control.h):
 //                helper() once, then enables "helper*,nosuch" through the
 //                control file, calls helper() 4 times, asks for a flush,
 //                disables helper(int) and calls it 3 times more; prints the
-//                acknowledgements (or "no control file")
+//                acknowledgements (or "no control file") and the part files
+//                after the flush
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,6 +44,7 @@
 #include "causal/abi.h"
 #include "causal/paths_control.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -256,6 +260,33 @@ CODE void *threadMain(void *) {
   return reinterpret_cast<void *>(intptr_t(sum));
 }
 
+// The part files of the sidecar (profile.coz.paths.part-RUN, in the working
+// directory), the last one found copied to |copy| if not null.
+unsigned partFiles(const char *copy) {
+  unsigned parts = 0;
+  DIR *dir = opendir(".");
+  while (const dirent *entry = dir ? readdir(dir) : nullptr) {
+    const char *name = entry->d_name;
+    size_t length = strlen(name);
+    if (strncmp(name, "profile.coz.paths.part-", 23) != 0 ||
+        (length > 4 && !strcmp(name + length - 4, ".tmp")))
+      continue;
+    ++parts;
+    FILE *from = copy ? fopen(name, "rb") : nullptr;
+    FILE *to = from ? fopen(copy, "wb") : nullptr;
+    char buffer[4096];
+    for (size_t n; to && (n = fread(buffer, 1, sizeof buffer, from)) > 0;)
+      fwrite(buffer, 1, n, to);
+    if (to)
+      fclose(to);
+    if (from)
+      fclose(from);
+  }
+  if (dir)
+    closedir(dir);
+  return parts;
+}
+
 // ---- Live control, as a client does it ---------------------------------------
 
 namespace pc = causal::paths_control;
@@ -368,7 +399,7 @@ CODE int runMode(const char *mode) {
       ++calls;
       __atomic_add_fetch(&g_point[0].count, 1, __ATOMIC_RELAXED);
     }
-    printf("calls=%u\n", calls);
+    printf("calls=%u part_files=%u\n", calls, partFiles("part-copy.paths"));
   } else if (!strcmp(mode, "live")) {
     g_work_ns = 100000;
     sum += callerA(); // not enabled: not recorded
@@ -386,6 +417,7 @@ CODE int runMode(const char *mode) {
     for (int i = 0; i < g_two * 2; ++i)
       sum += callerA();
     controlCommand(block, pc::kFlush, "");
+    printf("part files after the flush %u\n", partFiles(nullptr));
     controlCommand(block, pc::kDisable, "helper(int)");
     printf("helper descriptors %u %u\n",
            unsigned(__atomic_load_n(&g_helper_fn.enabled, __ATOMIC_RELAXED)),
