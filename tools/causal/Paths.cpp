@@ -239,7 +239,11 @@ int pathsReport(const causal::Args &args) {
   std::string sidecar =
       endsWith(input, paths_format::kSuffix) ? input : profile::pathsPathFor(input);
   struct stat info;
-  if (stat(sidecar.c_str(), &info) != 0) {
+  bool onlyParts = false; // a run still going (or killed) has only its part file
+  if (stat(sidecar.c_str(), &info) != 0 && errno == ENOENT &&
+      !profile::pathsPartFiles(sidecar).empty()) {
+    onlyParts = true;
+  } else if (stat(sidecar.c_str(), &info) != 0) {
     if (errno == ENOENT)
       std::fprintf(stderr,
                    "causal: %s not found: run the program with `causal run --paths` and build it "
@@ -249,7 +253,7 @@ int pathsReport(const causal::Args &args) {
       std::fprintf(stderr, "%s: error: %s: %s\n", kCommand, sidecar.c_str(), std::strerror(errno));
     return 1;
   }
-  if (S_ISDIR(info.st_mode)) {
+  if (!onlyParts && S_ISDIR(info.st_mode)) {
     std::fprintf(stderr, "%s: error: %s is a directory, not a paths sidecar\n", kCommand,
                  sidecar.c_str());
     return 1;

@@ -145,7 +145,7 @@ int causal::reportCommand(const Args &args) {
   if (!htmlPath.empty() && inputs.size() == 1 && inputs[0] != "-") {
     std::string sidecarPath = profile::pathsPathFor(inputs[0]);
     struct stat info;
-    if (stat(sidecarPath.c_str(), &info) == 0) {
+    if (stat(sidecarPath.c_str(), &info) == 0 || !profile::pathsPartFiles(sidecarPath).empty()) {
       std::string error;
       if (profile::readPathsFile(sidecarPath, pathsFile, error)) {
         paths = profile::analyzePaths(pathsFile, profile::PathsAnalysisOptions());

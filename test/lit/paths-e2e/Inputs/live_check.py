@@ -13,6 +13,12 @@ wait is bounded: the program itself stops after 120 s.
 With --dlopen LIB, the program is Inputs/live_dl.c, whose one chosen
 function, lib_step, is in LIB, loaded after start-up: top shows it without
 calls, enable gives it calls, and the final PROFILE.paths holds them.
+
+With --kill, the program runs with `--paths=work_a --flush-every 1`: each
+flush replaces the run's part file (PROFILE.paths.part-RUN) and
+PROFILE.paths is not written while it runs; `causal paths report` reads the
+running program's calls from the part file, and after SIGKILL (nothing
+written at the end) the part file's calls are what is left.
 """
 import argparse
 import signal
@@ -36,11 +42,16 @@ def main():
     parser.add_argument("--dlopen", help="the library of live_dl.c")
     parser.add_argument("--terminate", action="store_true",
                         help="end the program with SIGTERM once it serves control")
+    parser.add_argument("--kill", action="store_true",
+                        help="--paths=work_a --flush-every 1, then SIGKILL")
     args = parser.parse_args()
     pid_file = os.path.join(args.dir, "live.pid")
     stop_file = os.path.join(args.dir, "live.stop")
     profile = os.path.join(args.dir, "live.coz")
-    command = [args.causal, "run", "--output", profile, "--", args.program, pid_file, stop_file]
+    command = [args.causal, "run", "--output", profile]
+    if args.kill:
+        command += ["--paths=work_a", "--flush-every", "1"]
+    command += ["--", args.program, pid_file, stop_file]
     command += [args.dlopen, "120"] if args.dlopen else ["120"]
     program = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -69,6 +80,8 @@ def main():
             return dlopened(args, pid, paths, calls, top, program, stop_file, profile)
         if args.terminate:
             return terminated(pid, top, program, calls)
+        if args.kill:
+            return killed(pid, paths, calls, program, profile)
 
         # Nothing enabled: the functions are there, without calls.
         first = top(pid)
@@ -163,6 +176,42 @@ def terminated(pid, top, program, calls):
     if os.path.exists(control_file(pid)):
         fail("the control file is left after SIGTERM: %s" % control_file(pid))
     print("terminate: control file removed")
+
+
+def killed(pid, paths, calls, program, profile):
+    """Parts replace the run's part file; SIGKILL leaves the last one."""
+    sidecar = profile + ".paths"
+    directory = os.path.dirname(sidecar)
+
+    def parts():
+        prefix = os.path.basename(sidecar) + ".part-"
+        return sorted(name for name in os.listdir(directory)
+                      if name.startswith(prefix) and not name.endswith(".tmp"))
+
+    def report_calls():
+        return calls(json.loads(paths("report", profile, "--json").stdout))
+
+    deadline = time.time() + 60
+    while not parts() or report_calls().get("work_a", 0) == 0:
+        if program.poll() is not None or time.time() > deadline:
+            fail("no part file with calls 60 s after the start: %s" % parts())
+        time.sleep(0.2)
+    first = report_calls()
+    time.sleep(2.5)  # two more flushes at least
+    second = report_calls()
+    if len(parts()) != 1 or os.path.exists(sidecar):
+        fail("after three flushes: part files %s, %s %s" %
+             (parts(), sidecar, "exists" if os.path.exists(sidecar) else "absent"))
+    if second["work_a"] <= first["work_a"] or second.get("work_b", 0) != 0:
+        fail("the running program's calls: %s, then %s" % (first, second))
+    print("kill: while it runs: one part file, no %s, calls growing" %
+          os.path.basename(sidecar))
+    os.kill(pid, signal.SIGKILL)
+    program.communicate(timeout=120)
+    left = report_calls()
+    if len(parts()) != 1 or left["work_a"] < second["work_a"]:
+        fail("after SIGKILL: part files %s, calls %s (before: %s)" % (parts(), left, second))
+    print("kill: after SIGKILL: the last part's calls are read")
 
 
 def dlopened(args, pid, paths, calls, top, program, stop_file, profile):
