@@ -288,14 +288,9 @@ TEST(ProfileReader, ParsesNumbersStrictly) {
   // Coz writes size_t values that wrapped below zero.
   EXPECT_TRUE(parseNumber("18446744073709551615", v));
   EXPECT_EQ(v, -1);
-  EXPECT_FALSE(parseNumber("18446744073709551616", v));
-  EXPECT_FALSE(parseNumber("", v));
-  EXPECT_FALSE(parseNumber("nan", v));
-  EXPECT_FALSE(parseNumber("inf", v));
-  EXPECT_FALSE(parseNumber("1e400", v));
-  EXPECT_FALSE(parseNumber("0x10", v));
-  EXPECT_FALSE(parseNumber("1.2.3", v));
-  EXPECT_FALSE(parseNumber(" 1", v));
+  for (const char *text : {"18446744073709551616", "", "nan", "inf", "1e400", "0x10", "1.2.3", " 1",
+                           "-", ".", "-.", "--1", "1-"})
+    EXPECT_FALSE(parseNumber(text, v)) << text;
 }
 
 // The fast path for [-]DIGITS.DIGITS (at most 15 digits) must give the
@@ -339,12 +334,6 @@ TEST(ProfileReader, DecimalsReadAsStrtodReadsThem) {
     EXPECT_EQ(std::memcmp(&parsed, &expected, sizeof parsed), 0)
         << text << ": " << parsed << " against strtod's " << expected;
   }
-  double v = 0;
-  EXPECT_FALSE(parseNumber("-", v));
-  EXPECT_FALSE(parseNumber(".", v));
-  EXPECT_FALSE(parseNumber("-.", v));
-  EXPECT_FALSE(parseNumber("--1", v));
-  EXPECT_FALSE(parseNumber("1-", v));
 }
 
 // Fields are looked up in the spec's order first (how writers write them);
