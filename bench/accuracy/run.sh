@@ -60,7 +60,8 @@
 #   reversed every other round), default experiment lengths. Each round's four runs form
 #   one profile per profiler; `causal report --json --min-speedups 2` (no evidence minimum: the same analysis
 #   for both profilers' files, phase correction on) gives the predicted program speedup at
-#   s. Tables: median and min-max over the rounds.
+#   s, with its bootstrap interval. Tables: median and min-max over the rounds; for a line
+#   whose right answer is 0, how many rounds' intervals include 0.
 #   Every run's output is compared with the baseline's; runs that differ or fail are listed.
 #   Programs run at nice -10 where allowed (the two-thread cases assume each thread has its
 #   CPU; on a shared 2-vCPU machine other jobs otherwise swamp the effects).
@@ -277,7 +278,7 @@ for c in $cases; do
     for round in $(seq 1 "$rounds_done"); do
       profile="$cache/profiles/$c.$p.$round.coz"
       [ -f "$profile" ] || continue
-      "$causal" report --json --min-speedups 2 --min-experiments 1 --min-evidence-visits 0 --bootstrap 0 "$profile" \
+      "$causal" report --json --min-speedups 2 --min-experiments 1 --min-evidence-visits 0 "$profile" \
         >"$reports/$c.$p.$round.json" 2>>"$cache/report.log" || true
     done
   done

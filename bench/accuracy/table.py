@@ -100,7 +100,8 @@ def curve_of(report_path, path, line, point, wait=False, via=None):
 
 
 def prediction(report_path, path, line, point, speedup, free=False, wait=False, via=None):
-    """(program speedup at `speedup`, experiments at 0, experiments at speedup) or None.
+    """(program speedup at `speedup`, experiments at 0, experiments at speedup, its
+    interval [low, high] or None) or None.
 
     free: a free run draws speedups in 5 % steps, so the curve has few
     experiments at any one speedup: the points within 10 points of `speedup`
@@ -114,7 +115,8 @@ def prediction(report_path, path, line, point, speedup, free=False, wait=False, 
     if not free:
         at = [c for c in curve if abs(c["speedup"] - speedup) < 0.005]
         if at:
-            return at[0]["program_speedup"], base[0]["experiments"], at[0]["experiments"]
+            return (at[0]["program_speedup"], base[0]["experiments"], at[0]["experiments"],
+                    at[0].get("ci"))
         return None
     near = [c for c in curve if c["speedup"] > 0 and abs(c["speedup"] - speedup) <= 0.1 + 1e-9
             and c.get("program_speedup") is not None]
@@ -123,7 +125,7 @@ def prediction(report_path, path, line, point, speedup, free=False, wait=False, 
         return None
     value = sum(c["program_speedup"] * speedup / c["speedup"] * c["experiments"]
                 for c in near) / weight
-    return value, base[0]["experiments"], weight
+    return value, base[0]["experiments"], weight, None
 
 
 def main():
@@ -168,20 +170,29 @@ def main():
                 if (wait or via) and p == "coz":  # Coz cannot select a wait or a context
                     cells.append("n/a")
                     continue
-                values, missing = [], 0
+                values, missing, intervals = [], 0, []
                 for k in rounds:
                     found = prediction(os.path.join(args.reports, "%s.%s.%d.json" % (name, p, k)),
                                        path, line, point, s / 100, free=(p == "free"), wait=wait,
                                        via=via)
                     if found is None:
                         missing += 1
-                        predicted_rows.append((name, p, k, s, "", "", ""))
+                        predicted_rows.append((name, p, k, s, "", "", "", "", ""))
                         continue
                     values.append(found[0])
-                    predicted_rows.append((name, p, k, s, "%.4f" % found[0], found[1], found[2]))
+                    ci = found[3]
+                    if ci and None not in ci:
+                        intervals.append(ci)
+                    predicted_rows.append((name, p, k, s, "%.4f" % found[0], found[1], found[2],
+                                           "%.4f" % ci[0] if ci and ci[0] is not None else "",
+                                           "%.4f" % ci[1] if ci and ci[1] is not None else ""))
                 cell = summary(values)
                 if missing:
                     cell += " [%d of %d rounds without a value]" % (missing, len(rounds))
+                # A line that cannot matter: does the report's interval say so?
+                if name in RIGHT and RIGHT[name](s / 100) == 0 and intervals:
+                    cell += " [interval holds 0 in %d of %d]" % (
+                        sum(1 for low, high in intervals if low <= 0 <= high), len(intervals))
                 cells.append(cell)
             right = RIGHT[name](s / 100) if name in RIGHT else None
             table.append("| %s | %s:%d | %d %% | %s | %s | %s |" % (
@@ -192,7 +203,7 @@ def main():
     with open(args.predicted_tsv, "w", newline="") as f:
         w = csv.writer(f, delimiter="\t", lineterminator="\n")
         w.writerow(["case", "profiler", "round", "speedup", "predicted", "experiments_at_0",
-                    "experiments_at_speedup"])
+                    "experiments_at_speedup", "interval_low", "interval_high"])
         w.writerows(predicted_rows)
 
     sys.stdout.write(open(args.header).read())
@@ -207,6 +218,9 @@ def main():
     print("profile of the unchanged build predicts at that virtual line speedup (fixed line,")
     print("fixed speedups 0/25/50/100, one profile per round); median (min to max) over %d rounds." %
           len(rounds))
+    if any(c[0] in RIGHT and RIGHT[c[0]](0.5) == 0 for c in cases):
+        print("A line whose right answer is 0: \"[interval holds 0 in K of N]\" counts the rounds")
+        print("whose report gives the curve point an interval (`ci`) that includes 0.")
     wait_cases = [c[0] for c in cases if c[4] == "wait"]
     if wait_cases:
         print("Wait cases (%s): the line is a wait whose length the knob scales, predicted by a" %
