@@ -180,12 +180,12 @@ def main():
                         predicted_rows.append((name, p, k, s, "", "", "", "", ""))
                         continue
                     values.append(found[0])
-                    ci = found[3]
-                    if ci and None not in ci:
+                    ci = found[3] if found[3] and None not in found[3] else None
+                    if ci:
                         intervals.append(ci)
                     predicted_rows.append((name, p, k, s, "%.4f" % found[0], found[1], found[2],
-                                           "%.4f" % ci[0] if ci and ci[0] is not None else "",
-                                           "%.4f" % ci[1] if ci and ci[1] is not None else ""))
+                                           "%.4f" % ci[0] if ci else "",
+                                           "%.4f" % ci[1] if ci else ""))
                 cell = summary(values)
                 if missing:
                     cell += " [%d of %d rounds without a value]" % (missing, len(rounds))

@@ -239,18 +239,19 @@ int pathsReport(const causal::Args &args) {
   std::string sidecar =
       endsWith(input, paths_format::kSuffix) ? input : profile::pathsPathFor(input);
   struct stat info;
-  bool onlyParts = false; // a run still going (or killed) has only its part file
-  if (stat(sidecar.c_str(), &info) != 0 && errno == ENOENT &&
-      !profile::pathsPartFiles(sidecar).empty()) {
-    onlyParts = true;
-  } else if (stat(sidecar.c_str(), &info) != 0) {
-    if (errno == ENOENT)
+  bool found = stat(sidecar.c_str(), &info) == 0;
+  int statError = errno;
+  // A run still going (or killed) may have only its part file.
+  bool onlyParts = !found && statError == ENOENT && !profile::pathsPartFiles(sidecar).empty();
+  if (!found && !onlyParts) {
+    if (statError == ENOENT)
       std::fprintf(stderr,
                    "causal: %s not found: run the program with `causal run --paths` and build it "
                    "with -fcausal-paths=NAME (docs/paths.md)\n",
                    sidecar.c_str());
     else
-      std::fprintf(stderr, "%s: error: %s: %s\n", kCommand, sidecar.c_str(), std::strerror(errno));
+      std::fprintf(stderr, "%s: error: %s: %s\n", kCommand, sidecar.c_str(),
+                   std::strerror(statError));
     return 1;
   }
   if (!onlyParts && S_ISDIR(info.st_mode)) {

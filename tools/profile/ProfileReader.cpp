@@ -177,20 +177,18 @@ struct SchemaNames {
   std::vector<std::pair<std::string_view, std::string_view>> keyAliases;    // alias, key
 };
 
-const SchemaNames kSchemaNames; // read often: no guard of a function's static
-
-const SchemaNames &schemaNames() { return kSchemaNames; }
+const SchemaNames kSchemaNames; // read often: a global, not a function's guarded static
 
 /// Canonical record type for the spellings that exist (profile_records.def).
 std::string_view canonicalType(std::string_view type) {
-  for (const auto &[alias, name] : schemaNames().recordAliases)
+  for (const auto &[alias, name] : kSchemaNames.recordAliases)
     if (type == alias)
       return name;
   return type;
 }
 
 std::string_view canonicalKey(std::string_view type, std::string_view key) {
-  for (const auto &[alias, name] : schemaNames().keyAliases)
+  for (const auto &[alias, name] : kSchemaNames.keyAliases)
     if (key == alias)
       return name;
   // The old progress-point record has its own "type" field (source,
@@ -202,15 +200,14 @@ std::string_view canonicalKey(std::string_view type, std::string_view key) {
 
 /// The schema of a record type, or null for a type this reader does not know.
 const RecordSpec *findRecord(std::string_view type) {
-  const SchemaNames &names = schemaNames();
   for (unsigned i = 0; i < kNumRecords; ++i)
-    if (type == names.records[i])
+    if (type == kSchemaNames.records[i])
       return &kRecords[i];
   return nullptr;
 }
 
 bool knownKey(const RecordSpec &spec, std::string_view key) {
-  for (std::string_view known : schemaNames().keys[unsigned(spec.id)])
+  for (std::string_view known : kSchemaNames.keys[unsigned(spec.id)])
     if (key == known)
       return true;
   return false;
@@ -556,7 +553,7 @@ bool missingField(const char *type, const char *key, std::string &error) {
 class FieldCursor {
 public:
   FieldCursor(const Record &record, const RecordSpec &spec)
-      : record(record), spec(spec), keys(schemaNames().keys[unsigned(spec.id)]) {}
+      : record(record), spec(spec), keys(kSchemaNames.keys[unsigned(spec.id)]) {}
   const RecordSpec &recordSpec() const { return spec; }
   bool escapedText() const { return record.escapedText; }
 
