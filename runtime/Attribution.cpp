@@ -8,7 +8,6 @@
 #include <dlfcn.h>
 #include <libunwind.h>
 #include <link.h>
-#include <linux/perf_event.h>
 #include <sched.h>
 #include <string.h>
 #include <ucontext.h>
@@ -25,7 +24,7 @@ bool g_unwinding_ready = false;
 // pool). A fork while another thread holds one would leave it locked
 // forever in the child, so the pthread_atfork prepare handler closes the
 // gate and waits until no handler is inside libunwind; handlers that find
-// the gate closed skip unwinding for that sample (kernel callchain only).
+// the gate closed skip unwinding for that sample (frame pointers only).
 std::atomic<uint32_t> g_unwinders{0};
 std::atomic<bool> g_fork_in_progress{false};
 
@@ -145,14 +144,16 @@ FrameVerdict walkCallers(unw_cursor_t *cursor, ResolvedAddress *out) {
   return FrameVerdict::Continue;
 }
 
-// ---- Remote accessors: the perf sample's registers and stack copy --------
+// ---- Remote accessors: the interrupted registers over the live stack ------
+
+/// The registers a sample interrupted (from the signal's ucontext).
+struct InterruptedRegisters {
+  uint64_t ip = 0, sp = 0, bp = 0;
+};
 
 struct RemoteContext {
-  const PerfSample *sample;
-  ThreadState *thread;
-  /// The sample is the calling thread's own, interrupted by a signal (the
-  /// timer sampler): its stack above the sampled SP is live and unchanged.
-  bool live_stack;
+  InterruptedRegisters regs;
+  ThreadState *thread; ///< the calling thread: the stack is its own, live
 };
 
 /// Reads a DWARF pointer-encoded value of .eh_frame_hdr's header (the sizes
@@ -223,29 +224,34 @@ void putUnwindInfo(unw_addr_space_t, unw_proc_info_t *info, void *) {
 
 int getDynInfoListAddr(unw_addr_space_t, unw_word_t *, void *) { return -UNW_ENOINFO; }
 
+// The bound on stack reads: [sp, sp + stack_bytes) of the interrupted stack.
+bool withinStackBound(const RemoteContext &context, uintptr_t address) {
+  return address >= context.regs.sp && address - context.regs.sp + 8 <= g_setup.stack_bytes;
+}
+
+// Reads one word: the interrupted stack within its bound, directly where it
+// is the calling thread's known stack; other memory (unwind tables, a stack
+// whose range is unknown) through safeRead64. The thread's stack outside
+// the bound (the handler's frames below the stack pointer, frames beyond
+// the bound above it) is refused.
+bool readWord(const RemoteContext &context, uintptr_t address, uint64_t *value) {
+  ThreadState *thread = context.thread;
+  bool on_stack = thread && thread->stack.contains(address) && thread->stack.contains(address + 7);
+  if (on_stack) {
+    if (!withinStackBound(context, address))
+      return false;
+    memcpy(value, reinterpret_cast<const void *>(address), 8);
+    return true;
+  }
+  ReadablePageCache fallback_cache = {};
+  return safeRead64(address, value, thread ? &thread->page_cache : &fallback_cache);
+}
+
 int accessMem(unw_addr_space_t, unw_word_t address, unw_word_t *value, int write, void *arg) {
   if (write)
     return -UNW_EINVAL;
-  auto *context = static_cast<RemoteContext *>(arg);
-  const PerfSample &s = *context->sample;
-  if (s.stack && address >= s.reg_sp && address - s.reg_sp + 8 <= s.stack_size) {
-    memcpy(value, s.stack + (address - s.reg_sp), 8);
-    return 0;
-  }
-  if (context->thread && context->thread->stack.contains(uintptr_t(address))) {
-    // The calling thread's own frames, below the handler's: readable as
-    // they are. Another thread's live stack has changed since the sample
-    // was taken: do not read it.
-    if (!context->live_stack || address < s.reg_sp ||
-        !context->thread->stack.contains(uintptr_t(address) + 7))
-      return -UNW_EINVAL;
-    memcpy(value, reinterpret_cast<const void *>(address), 8);
-    return 0;
-  }
   uint64_t word;
-  ReadablePageCache fallback_cache = {};
-  if (!safeRead64(uintptr_t(address), &word,
-                  context->thread ? &context->thread->page_cache : &fallback_cache))
+  if (!readWord(*static_cast<const RemoteContext *>(arg), uintptr_t(address), &word))
     return -UNW_EINVAL;
   *value = word;
   return 0;
@@ -254,16 +260,16 @@ int accessMem(unw_addr_space_t, unw_word_t address, unw_word_t *value, int write
 int accessReg(unw_addr_space_t, unw_regnum_t reg, unw_word_t *value, int write, void *arg) {
   if (write)
     return -UNW_EREADONLYREG;
-  const PerfSample &s = *static_cast<RemoteContext *>(arg)->sample;
+  const InterruptedRegisters &regs = static_cast<RemoteContext *>(arg)->regs;
   switch (reg) {
   case UNW_X86_64_RIP:
-    *value = s.reg_ip;
+    *value = regs.ip;
     return 0;
   case UNW_X86_64_RSP:
-    *value = s.reg_sp;
+    *value = regs.sp;
     return 0;
   case UNW_X86_64_RBP:
-    *value = s.reg_bp;
+    *value = regs.bp;
     return 0;
   default:
     return -UNW_EBADREG;
@@ -278,38 +284,51 @@ int getProcName(unw_addr_space_t, unw_word_t, char *, size_t, unw_word_t *, void
   return -UNW_ENOINFO;
 }
 
-FrameVerdict unwindCopiedStack(const PerfSample &sample, ThreadState *thread,
-                               ResolvedAddress *out) {
-  if (!g_unwinding_ready || !sample.has_regs || !sample.stack || sample.stack_size < 8)
+FrameVerdict unwindLiveStack(const RemoteContext &context, ResolvedAddress *out) {
+  if (!g_unwinding_ready || g_setup.stack_bytes < 8)
     return FrameVerdict::Continue;
   if (!enterUnwinder())
     return FrameVerdict::Continue;
-  RemoteContext context{&sample, thread, /*live_stack=*/false};
+  RemoteContext copy = context; // libunwind takes a non-const argument
   unw_cursor_t cursor;
   FrameVerdict verdict = FrameVerdict::Continue;
-  if (g_api.init_remote(&cursor, g_remote_space, &context) >= 0)
+  if (g_api.init_remote(&cursor, g_remote_space, &copy) >= 0)
     verdict = walkCallers(&cursor, out);
   leaveUnwinder();
   return verdict;
 }
 
-FrameVerdict walkKernelCallchain(const PerfSample &sample, ResolvedAddress *out) {
-  bool skipped_sample_ip = false;
-  unsigned frames = 0;
-  for (uint64_t i = 0; i < sample.callchain_size && frames < g_setup.max_frames; ++i) {
-    uint64_t address = sample.callchain[i];
-    if (address >= uint64_t(PERF_CONTEXT_MAX))
-      continue; // PERF_CONTEXT_USER and other markers
-    if (!skipped_sample_ip) {
-      skipped_sample_ip = true; // the first user entry is the sampled IP
-      continue;
-    }
-    ++frames;
-    if (address == 0)
+// The frame-pointer chain from the interrupted RBP, as the kernel's user
+// callchain walks it: each frame holds the caller's RBP and the return
+// address above it. Frames must lie above the stack pointer and grow
+// towards the stack's base; the walk stops at the first that does not, at
+// one that cannot be read, at a zero return address, or after max_frames.
+// Frames on the thread's known stack are read directly, others (a stack of
+// the program's own, such as a coroutine's) through safeRead64.
+FrameVerdict walkFramePointers(const RemoteContext &context, ResolvedAddress *out) {
+  ReadablePageCache fallback_cache = {};
+  ReadablePageCache *cache = context.thread ? &context.thread->page_cache : &fallback_cache;
+  const AddressRange *stack = context.thread ? &context.thread->stack : nullptr;
+  uintptr_t frame = uintptr_t(context.regs.bp);
+  uintptr_t lowest = uintptr_t(context.regs.sp);
+  for (unsigned frames = 0; frames < g_setup.max_frames; ++frames) {
+    if (frame < lowest || (frame & 7) != 0)
       break;
-    FrameVerdict verdict = classify(uintptr_t(address) - 1, out);
+    uint64_t caller_frame = 0, return_address = 0;
+    if (stack && stack->contains(frame) && stack->contains(frame + 15)) {
+      memcpy(&caller_frame, reinterpret_cast<const void *>(frame), 8);
+      memcpy(&return_address, reinterpret_cast<const void *>(frame + 8), 8);
+    } else if (!safeRead64(frame, &caller_frame, cache) ||
+               !safeRead64(frame + 8, &return_address, cache)) {
+      break;
+    }
+    if (return_address == 0)
+      break;
+    FrameVerdict verdict = classify(uintptr_t(return_address) - 1, out);
     if (verdict != FrameVerdict::Continue)
       return verdict;
+    lowest = frame + 16;
+    frame = uintptr_t(caller_frame);
   }
   return FrameVerdict::Continue;
 }
@@ -373,17 +392,6 @@ void flushUnwindCache() {
     g_api.flush_cache(g_remote_space, 0, 0);
 }
 
-SampleOutcome attributePerfSample(const PerfSample &sample, ThreadState *thread,
-                                  ResolvedAddress *out) {
-  FrameVerdict verdict = classify(uintptr_t(sample.ip), out);
-  if (verdict != FrameVerdict::Continue)
-    return toOutcome(verdict);
-  verdict = unwindCopiedStack(sample, thread, out);
-  if (verdict != FrameVerdict::Continue)
-    return toOutcome(verdict);
-  return toOutcome(walkKernelCallchain(sample, out));
-}
-
 int unwindCallersOf(uintptr_t ip, uintptr_t sp, uintptr_t *out, unsigned max, bool *more) {
   *more = false;
   if (!g_unwinding_ready || !enterUnwinder())
@@ -423,26 +431,18 @@ int unwindCallersOf(uintptr_t ip, uintptr_t sp, uintptr_t *out, unsigned max, bo
 
 SampleOutcome attributeSignalContext(void *ucontext, ThreadState *thread, ResolvedAddress *out) {
   auto *uc = static_cast<ucontext_t *>(ucontext);
-  PerfSample sample;
-  sample.ip = uint64_t(uc->uc_mcontext.gregs[REG_RIP]);
-  FrameVerdict verdict = classify(uintptr_t(sample.ip), out);
-  if (verdict != FrameVerdict::Continue || !g_unwinding_ready)
+  RemoteContext context;
+  context.regs.ip = uint64_t(uc->uc_mcontext.gregs[REG_RIP]);
+  context.regs.sp = uint64_t(uc->uc_mcontext.gregs[REG_RSP]);
+  context.regs.bp = uint64_t(uc->uc_mcontext.gregs[REG_RBP]);
+  context.thread = thread;
+  FrameVerdict verdict = classify(uintptr_t(context.regs.ip), out);
+  if (verdict != FrameVerdict::Continue)
     return toOutcome(verdict);
-  if (!enterUnwinder())
-    return SampleOutcome::Outside;
-  // The interrupted registers, unwound through the remote address space
-  // (its lookup takes no loader lock) over this thread's live stack.
-  sample.has_regs = true;
-  sample.reg_ip = sample.ip;
-  sample.reg_sp = uint64_t(uc->uc_mcontext.gregs[REG_RSP]);
-  sample.reg_bp = uint64_t(uc->uc_mcontext.gregs[REG_RBP]);
-  RemoteContext context{&sample, thread, /*live_stack=*/true};
-  unw_cursor_t cursor;
-  verdict = FrameVerdict::Continue;
-  if (g_api.init_remote(&cursor, g_remote_space, &context) >= 0)
-    verdict = walkCallers(&cursor, out);
-  leaveUnwinder();
-  return toOutcome(verdict);
+  verdict = unwindLiveStack(context, out);
+  if (verdict != FrameVerdict::Continue)
+    return toOutcome(verdict);
+  return toOutcome(walkFramePointers(context, out));
 }
 
 } // namespace causal::rt

@@ -1,14 +1,16 @@
 //===- runtime/Attribution.h - Which program line a sample is charged to --===//
 //
-// A sample is charged to the first instrumented frame, innermost first:
-//   1. the sampled IP itself;
-//   2. otherwise the callers found by unwinding with libunwind: for perf
-//      samples, the copied user stack is unwound with remote accessors
-//      (registers from the sample, memory from the copy, unwind info from
-//      the local address space); for timer ticks, the signal frame is
-//      unwound locally. This finds the caller of a frameless leaf (libc),
-//      which the kernel's frame-pointer chain skips;
-//   3. otherwise (perf only) the kernel's user callchain.
+// Every sample is a signal to the sampled thread itself (perf_event and the
+// timer alike), taken in its handler from the interrupted registers
+// (ucontext) over the thread's live stack. It is charged to the first
+// instrumented frame, innermost first:
+//   1. the interrupted IP itself;
+//   2. otherwise the callers found by unwinding with libunwind through
+//      remote accessors (registers from the ucontext, memory from the live
+//      stack, at most |stack_bytes| above the stack pointer, unwind info
+//      from the local address space). This finds the caller of a frameless
+//      leaf (libc), which a frame-pointer chain skips;
+//   3. otherwise the frame-pointer chain from the interrupted RBP.
 // Return addresses are looked up at address - 1 (the call instruction).
 // A frame in the runtime's own code met before any instrumented frame makes
 // the sample profiler overhead (dropped); the runtime's thread-entry call
@@ -39,25 +41,18 @@ struct AttributionSetup {
   /// without the wrapper.
   AddressRange forwarding_code;
   unsigned max_frames = 128;
+  /// Bytes of the interrupted stack above its stack pointer that libunwind
+  /// may read (CAUSAL_STACK_COPY_BYTES); 0: no libunwind for samples, the
+  /// frame-pointer chain only.
+  uint32_t stack_bytes = 2048;
   /// False: do not load libunwind (initUnwinding only takes the setup).
   bool load_unwinder = true;
-};
-
-/// A decoded PERF_RECORD_SAMPLE (pointers into the ring or scratch buffer).
-struct PerfSample {
-  uint64_t ip = 0;
-  const uint64_t *callchain = nullptr;
-  uint64_t callchain_size = 0;
-  bool has_regs = false;
-  uint64_t reg_bp = 0, reg_sp = 0, reg_ip = 0;
-  const unsigned char *stack = nullptr; ///< copy of [reg_sp, reg_sp + stack_size)
-  uint64_t stack_size = 0;
 };
 
 /// Loads libunwind (dlopen, RTLD_LOCAL), creates the remote address space
 /// and runs libunwind's initialization (mallocs). Call once before the
 /// first sample. Returns false, with |*problem| set, if unavailable; then
-/// only the sampled IP and the kernel callchain are used.
+/// only the sampled IP and the frame-pointer chain are used.
 bool initUnwinding(const AttributionSetup &setup, const char **problem);
 
 /// pthread_atfork prepare / parent+child: keeps fork from happening while a
@@ -68,12 +63,8 @@ void endFork();
 /// Drops cached unwind rules (after code was unloaded).
 void flushUnwindCache();
 
-/// Signal-safe. Decides where |sample| goes; fills |out| for Line.
-SampleOutcome attributePerfSample(const PerfSample &sample, ThreadState *thread,
-                                  ResolvedAddress *out);
-
-/// Signal-safe. Same for a timer tick: |ucontext| is the handler's third
-/// argument.
+/// Signal-safe. Decides where the sample that interrupted the calling thread
+/// goes; fills |out| for Line. |ucontext| is the handler's third argument.
 SampleOutcome attributeSignalContext(void *ucontext, ThreadState *thread, ResolvedAddress *out);
 
 /// Not signal-safe (the entry of a chosen function, runtime/Paths.cpp): unwinds

@@ -953,7 +953,7 @@ void payOwedDelays(ThreadState *state) {
   if (state->in_handler)
     return;                // inside the sample handler (e.g. libunwind's locks): it settles itself
   int saved_errno = errno; // called around the program's calls, whose errno it must keep
-  state->in_handler = 1;   // a sample signal meanwhile leaves its samples queued
+  state->in_handler = 1;   // a sample signal meanwhile counts as profiler overhead
   settleDelays(state);
   state->in_handler = 0;
   errno = saved_errno;

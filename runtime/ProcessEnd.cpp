@@ -135,12 +135,12 @@ void sayWhatHappened(const SampleAccount &account) {
   uint64_t signals = counters.signals.load();
   uint64_t handler_ns = counters.handler_ns.load();
   message("samples: %llu charged to lines, %llu outside instrumented code, %llu profiler "
-          "overhead (dropped), %llu lost; %llu sample signals handled, %.2f us of CPU each "
+          "overhead (dropped); %llu sample signals handled, %.2f us of CPU each "
           "on average; "
           "profile appended to %s",
           (unsigned long long)counters.attributed.load(),
           (unsigned long long)counters.outside.load(), (unsigned long long)counters.overhead.load(),
-          (unsigned long long)counters.lost.load(), (unsigned long long)signals,
+          (unsigned long long)signals,
           signals ? double(handler_ns) / double(signals) / 1000.0 : 0.0, g_config.output_path);
   message("samples expected from the sampled threads' CPU time: %llu, arrived: %llu (%llu "
           "threads sampled with the CPU-time timer); sample signal %d",
@@ -349,8 +349,8 @@ void writeProfileOnce() {
   // End the running experiment (it is recorded) and the profiler thread.
   stopExperiments();
   finishWaits(); // PROFILE.waits: what is buffered, the threads, the run's end
-  // Process what the exiting thread has buffered and stop sampling it: the
-  // writing below is the profiler's time, not the program's.
+  // Stop sampling the exiting thread: the writing below is the profiler's
+  // time, not the program's.
   if (ThreadState *self = tls_thread)
     stopThreadSampling(self);
   writePaths(true); // PROFILE.paths: the whole run, its entries under way as ended now

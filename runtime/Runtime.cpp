@@ -75,6 +75,7 @@ void startAttribution() {
   AttributionSetup setup;
   setup.registry = &g_modules;
   setup.max_frames = CAUSAL_MAX_CALLCHAIN;
+  setup.stack_bytes = g_config.stack_copy_bytes;
 #ifndef CAUSAL_RT_STATIC
   // The whole executable segment of libcausal_rt.so is profiler code.
   setup.runtime_code = executableRangeOf(reinterpret_cast<const void *>(&startAttribution));
@@ -105,8 +106,7 @@ void startAttribution() {
   const char *unwind_problem = init.problem;
   if (!init.ok)
     message("cannot use libunwind (%s): samples in uninstrumented code are charged using the "
-            "kernel's frame-pointer callchain only, which skips the caller of a frameless "
-            "function",
+            "frame-pointer chain only, which skips the caller of a frameless function",
             unwind_problem ? unwind_problem : "unknown error");
 }
 
@@ -115,7 +115,6 @@ void giveSamplerItsSetup() {
   sampler.requested = g_config.requested;
   sampler.period_ns = g_config.period_ns;
   sampler.batch = g_config.batch;
-  sampler.stack_copy_bytes = g_config.stack_copy_bytes;
   sampler.verbose = g_config.verbose;
   sampler.experiments = g_experiment_setup.config.enabled;
   sampler.modules = &g_modules;
@@ -138,9 +137,9 @@ void giveExperimentsTheirSetup() {
 }
 
 // Experiments per calling context (Paths.h): the paths give each record its
-// context, and the sampler signals every sample, so that the handler reads
-// the context the sample was taken in (a batch of 10 would read it up to 10
-// periods later, in whatever the thread does then).
+// context, which the handler reads at each sample's own signal. The batch of
+// 1 (from when samples were read from a ring in batches) keeps the
+// end-of-experiment drain these experiments were measured with.
 void setupContextsOfExperiments() {
   const ExperimentConfig &c = g_experiment_setup.config;
   if (!c.enabled || (!c.fixed_path[0] && !c.path_experiments))
@@ -192,7 +191,7 @@ void initialize() {
   pathsControlFunctionsRegistered(); // those registered before: live control (PathsControl.h)
   startExperiments();
   if (g_config.verbose)
-    message("sampler: %s, period %llu ns, batch %u, stack copy %u bytes; profile: %s",
+    message("sampler: %s, period %llu ns, batch %u, unwinding reads %u bytes of stack; profile: %s",
             processSamplerName(), (unsigned long long)g_config.period_ns, g_config.batch,
             g_config.stack_copy_bytes, g_config.output_path);
 }

@@ -11,7 +11,6 @@
 #include "causal/tunables.h"
 
 #include <algorithm>
-#include <asm/perf_regs.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -20,7 +19,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -40,10 +38,6 @@ namespace {
 SamplerSetup g_setup;
 std::atomic<bool> g_sampling_ended{false}; // endSampling()
 SampleCounters g_counters;
-
-constexpr size_t kPageSize = 4096;
-constexpr uint64_t kUserRegsMask =
-    (1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) | (1ull << PERF_REG_X86_IP);
 
 // The sampler the process uses; decided by the first thread.
 std::atomic<SamplerKind> g_process_sampler{SamplerKind::None};
@@ -87,96 +81,6 @@ void recordSample(ThreadState *state, SampleOutcome outcome, const ResolvedAddre
     g_counters.overhead.fetch_add(weight, std::memory_order_relaxed);
     break;
   }
-}
-
-// ---- perf_event ring ------------------------------------------------------
-
-// Decodes a PERF_RECORD_SAMPLE laid out for our sample_type.
-bool decodeSample(const unsigned char *record, size_t size, bool with_user_regs,
-                  PerfSample *sample) {
-  const uint64_t *p = reinterpret_cast<const uint64_t *>(record + sizeof(perf_event_header));
-  const uint64_t *end = reinterpret_cast<const uint64_t *>(record + size);
-  if (end - p < 2)
-    return false;
-  sample->ip = *p++;
-  uint64_t frames = *p++;
-  if (frames > uint64_t(end - p))
-    return false;
-  sample->callchain = p;
-  sample->callchain_size = frames;
-  p += frames;
-  if (!with_user_regs)
-    return true;
-  if (end - p < 1)
-    return true;
-  uint64_t abi = *p++;
-  if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
-    if (end - p < 3)
-      return true;
-    // Registers come in ascending bit order: BP, SP, IP.
-    sample->reg_bp = p[0];
-    sample->reg_sp = p[1];
-    sample->reg_ip = p[2];
-    sample->has_regs = true;
-    p += 3;
-  }
-  if (end - p < 1)
-    return true;
-  uint64_t stack_size = *p++;
-  if (stack_size == 0 || stack_size % 8 || stack_size / 8 + 1 > uint64_t(end - p))
-    return true;
-  const unsigned char *stack = reinterpret_cast<const unsigned char *>(p);
-  p += stack_size / 8;
-  uint64_t dynamic_size = *p;
-  sample->stack = stack;
-  sample->stack_size = dynamic_size < stack_size ? dynamic_size : stack_size;
-  return true;
-}
-
-void handleRecord(ThreadState *state, const unsigned char *record,
-                  const perf_event_header &header) {
-  if (header.type == PERF_RECORD_SAMPLE) {
-    PerfSample sample;
-    if (!decodeSample(record, header.size, g_setup.stack_copy_bytes != 0, &sample))
-      return;
-    ResolvedAddress where;
-    SampleOutcome outcome = attributePerfSample(sample, state, &where);
-    recordSample(state, outcome, where, 1);
-  } else if (header.type == PERF_RECORD_LOST && header.size >= sizeof(header) + 16) {
-    uint64_t lost;
-    memcpy(&lost, record + sizeof(header) + 8, sizeof(lost));
-    g_counters.lost.fetch_add(lost, std::memory_order_relaxed);
-  }
-}
-
-void drainRing(ThreadState *state) {
-  if (!state->ring)
-    return;
-  auto *meta = reinterpret_cast<perf_event_mmap_page *>(state->ring);
-  unsigned char *data = state->ring + kPageSize;
-  const uint64_t size = state->ring_data_size;
-  const uint64_t mask = size - 1;
-  uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
-  uint64_t tail = meta->data_tail;
-  while (head - tail >= sizeof(perf_event_header)) {
-    perf_event_header header;
-    // Records are 8-byte aligned and the data size is a power of two, so a
-    // header never straddles the end of the ring; a record body may.
-    memcpy(&header, data + (tail & mask), sizeof(header));
-    if (header.size < sizeof(header) || header.size > head - tail)
-      break;
-    const unsigned char *record = data + (tail & mask);
-    uint64_t offset = tail & mask;
-    if (offset + header.size > size) {
-      size_t first = size_t(size - offset);
-      memcpy(state->scratch, record, first);
-      memcpy(state->scratch + first, data, header.size - first);
-      record = state->scratch;
-    }
-    handleRecord(state, record, header);
-    tail += header.size;
-  }
-  __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
 }
 
 // ---- The signal handler ---------------------------------------------------
@@ -223,6 +127,22 @@ void updateDelayScale(ThreadState *state) {
   state->loss_window_unsampled_ns = state->unsampled_ns;
 }
 
+// A perf sample's signal (the fasync band of the overflow: POLL_IN, or
+// POLL_HUP for the one that reached the event's limit); anything else sent
+// with the runtime's signal is not a sample.
+bool isPerfSampleSignal(const siginfo_t *info) {
+  return info && (info->si_code == POLL_IN || info->si_code == POLL_HUP);
+}
+
+// One perf sample: the signal is delivered as the overflow's interrupt
+// returns to the thread (the event counts user mode only), so the
+// interrupted registers are the sample's.
+void processPerfSample(ThreadState *state, void *ucontext) {
+  ResolvedAddress where;
+  SampleOutcome outcome = attributeSignalContext(ucontext, state, &where);
+  recordSample(state, outcome, where, 1);
+}
+
 void processTimerTick(ThreadState *state, siginfo_t *info, void *ucontext) {
   ResolvedAddress where;
   SampleOutcome outcome = attributeSignalContext(ucontext, state, &where);
@@ -242,20 +162,24 @@ void onSampleSignal(int, siginfo_t *info, void *ucontext) {
   ThreadState *state = tls_thread;
   if (state && g_sampling_ended.load(std::memory_order_relaxed)) {
     // Profiling ended (endSampling): this thread's sampler goes quiet; its
-    // descriptor and ring are released when the thread ends.
+    // descriptor is released when the thread ends.
     suspendThreadSampling(state);
     if (state->kind == SamplerKind::Perf && ownsPerfFd(state))
       ioctl(state->perf_fd, PERF_EVENT_IOC_DISABLE, 0); // off for good: no resume follows
     errno = saved_errno;
     return;
   }
-  // A signal inside the runtime's own work (a pause paying delays in a
-  // hook): its samples wait in the ring for the next handler run. But the
-  // event stops itself at its limit (POLL_HUP), and no one else would re-arm
-  // it: the thread would go unsampled for the rest of the run.
-  if (state && state->in_handler && state->kind == SamplerKind::Perf && info &&
-      info->si_code == POLL_HUP && ownsPerfFd(state))
-    ioctl(state->perf_fd, PERF_EVENT_IOC_REFRESH, int(CAUSAL_PERF_SIGNALS_QUEUED));
+  // A perf sample inside the runtime's own work (a pause paying delays in a
+  // hook, writing paths; the sample handler itself blocks the signal): a
+  // sample of the profiler's code, counted as overhead without attributing
+  // it. The event stops itself at its limit (POLL_HUP), and no one else
+  // would re-arm it: the thread would go unsampled for the rest of the run.
+  if (state && state->in_handler && state->kind == SamplerKind::Perf && isPerfSampleSignal(info)) {
+    ResolvedAddress nowhere;
+    recordSample(state, SampleOutcome::Overhead, nowhere, 1);
+    if (info->si_code == POLL_HUP && ownsPerfFd(state))
+      ioctl(state->perf_fd, PERF_EVENT_IOC_REFRESH, int(CAUSAL_PERF_SIGNALS_QUEUED));
+  }
   if (state && !state->in_handler && state->kind != SamplerKind::None) {
     state->in_handler = 1;
     // libunwind may reach a cancellation point (read/write when it
@@ -267,8 +191,8 @@ void onSampleSignal(int, siginfo_t *info, void *ucontext) {
     // CPU time of the handler (CAUSAL_VERBOSE only: costs two system calls).
     uint64_t started = g_setup.verbose ? threadCpuNs() : 0;
     g_setup.modules->beginRead();
-    if (state->kind == SamplerKind::Perf) {
-      drainRing(state);
+    if (state->kind == SamplerKind::Perf && isPerfSampleSignal(info)) {
+      processPerfSample(state, ucontext);
       if (g_setup.experiments)
         updateDelayScale(state);
       // The first period was a random phase: from now on the full period.
@@ -278,8 +202,8 @@ void onSampleSignal(int, siginfo_t *info, void *ucontext) {
         ioctl(state->perf_fd, PERF_EVENT_IOC_PERIOD, &period);
       }
       // The event stopped itself at its limit (the signal says POLL_HUP):
-      // its samples are drained, re-arm it.
-      if (info && info->si_code == POLL_HUP)
+      // re-arm it.
+      if (info->si_code == POLL_HUP)
         ioctl(state->perf_fd, PERF_EVENT_IOC_REFRESH, int(CAUSAL_PERF_SIGNALS_QUEUED));
     } else if (info && info->si_code == SI_TIMER) {
       processTimerTick(state, info, ucontext);
@@ -358,9 +282,10 @@ FdRoom fdRoom() {
 }
 
 // Takes one descriptor of the reserve; false (and said once) if the
-// runtime already holds all it may.
-bool takeFdFromReserve() {
+// runtime already holds all it may. |*floor|: where the reserve starts.
+bool takeFdFromReserve(uint64_t *floor) {
   FdRoom room = fdRoom();
+  *floor = room.floor;
   if (g_runtime_fds.fetch_add(1, std::memory_order_acq_rel) < int64_t(room.budget))
     return true;
   g_runtime_fds.fetch_sub(1, std::memory_order_acq_rel);
@@ -377,8 +302,8 @@ void giveFdToReserve() { g_runtime_fds.fetch_sub(1, std::memory_order_acq_rel); 
 // Moves |fd| to the first free number from the reserve's floor, out of the
 // low numbers the program expects to get from open(). -1 (|fd| closed) if
 // that is not possible: the runtime never keeps a descriptor below it.
-int moveFdHigh(int fd) {
-  int high = fcntl(fd, F_DUPFD_CLOEXEC, int(fdRoom().floor));
+int moveFdHigh(int fd, uint64_t floor) {
+  int high = fcntl(fd, F_DUPFD_CLOEXEC, int(floor));
   ownClose(fd);
   return high;
 }
@@ -412,83 +337,54 @@ bool ownsPerfFd(const ThreadState *state) {
          uint64_t(st.st_dev) == state->perf_fd_dev && uint64_t(st.st_ino) == state->perf_fd_ino;
 }
 
-size_t ringDataPages() {
-  // Room for two batches of the largest samples we ask for.
-  size_t sample_bytes = 64 + 8 * CAUSAL_MAX_CALLCHAIN + 48 + g_setup.stack_copy_bytes;
-  size_t needed = 2 * size_t(g_setup.batch) * sample_bytes;
-  size_t pages = CAUSAL_PERF_RING_PAGES;
-  while (pages * kPageSize < needed && pages < CAUSAL_MAX_PERF_RING_PAGES)
-    pages *= 2;
-  return pages;
-}
-
-int startPerf(ThreadState *state) {
+// |floor|: the descriptor reserve's (takeFdFromReserve).
+int startPerf(ThreadState *state, uint64_t floor) {
+  // No ring buffer: the kernel signals every overflow to the thread
+  // (O_ASYNC, F_SETOWN_EX), and the handler reads the sample from the
+  // interrupted registers. Mapping and unmapping a ring per thread (a
+  // mapping, its pages, a TLB shoot-down at the unmap, their RCU release)
+  // made a thread start and end cost about 1.6x a plain one; the event
+  // alone about 1.04x (docs/benchmarks.md, "Many threads").
   perf_event_attr attr;
   memset(&attr, 0, sizeof(attr));
   attr.size = sizeof(attr);
   attr.type = PERF_TYPE_SOFTWARE;
   attr.config = PERF_COUNT_SW_TASK_CLOCK;
   attr.sample_period = randomPhase(state->tid); // the full period after the first sample
-  attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN;
-  if (g_setup.stack_copy_bytes) {
-    attr.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-    attr.sample_regs_user = kUserRegsMask;
-    attr.sample_stack_user = g_setup.stack_copy_bytes;
-  }
+  attr.sample_type = 0;                         // nothing is recorded: there is no ring
   attr.disabled = 1;
   attr.exclude_kernel = 1;
   attr.exclude_hv = 1;
-  attr.exclude_callchain_kernel = 1;
-  attr.wakeup_events = g_setup.batch;
 
   int fd = perfEventOpen(&attr);
   if (fd < 0)
     return errno;
-  fd = moveFdHigh(fd);
+  fd = moveFdHigh(fd, floor);
   if (fd < 0)
     return errno;
-  size_t pages = ringDataPages();
-  size_t bytes = (pages + 1) * kPageSize;
-  void *ring = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (ring == MAP_FAILED) {
-    int error = errno;
-    ownClose(fd);
-    return error;
-  }
   // F_SETSIG before O_ASYNC: the default SIGIO would terminate the program.
+  // (A new perf descriptor has no status flags to keep: F_SETFL sets
+  // O_ASYNC alone.)
   struct f_owner_ex owner = {F_OWNER_TID, state->tid};
-  int flags = fcntl(fd, F_GETFL);
-  if (fcntl(fd, F_SETSIG, g_sample_signal) != 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0 ||
-      flags < 0 || fcntl(fd, F_SETFL, flags | O_ASYNC) != 0) {
-    int error = errno;
-    munmap(ring, bytes);
-    ownClose(fd);
-    return error;
-  }
   struct stat st;
-  if (fstat(fd, &st) != 0) {
+  if (fcntl(fd, F_SETSIG, g_sample_signal) != 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0 ||
+      fcntl(fd, F_SETFL, O_ASYNC) != 0 || fstat(fd, &st) != 0) {
     int error = errno;
-    munmap(ring, bytes);
     ownClose(fd);
     return error;
   }
   state->perf_fd = fd;
   state->perf_fd_dev = uint64_t(st.st_dev);
   state->perf_fd_ino = uint64_t(st.st_ino);
-  state->ring = static_cast<unsigned char *>(ring);
-  state->ring_bytes = bytes;
-  state->ring_data_size = pages * kPageSize;
   state->kind = SamplerKind::Perf;
   state->first_period = true;
-  // REFRESH enables the event for that many samples (see Sampler.h).
-  if (ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 ||
-      ioctl(fd, PERF_EVENT_IOC_REFRESH, int(CAUSAL_PERF_SIGNALS_QUEUED)) != 0) {
+  // REFRESH enables the new event (its count is 0) for that many samples
+  // (see Sampler.h).
+  if (ioctl(fd, PERF_EVENT_IOC_REFRESH, int(CAUSAL_PERF_SIGNALS_QUEUED)) != 0) {
     int error = errno;
     state->kind = SamplerKind::None;
-    munmap(ring, bytes);
     ownClose(fd);
     state->perf_fd = -1;
-    state->ring = nullptr;
     return error;
   }
   return 0;
@@ -598,7 +494,6 @@ void resetSampleCounters() {
   g_counters.attributed.store(0);
   g_counters.outside.store(0);
   g_counters.overhead.store(0);
-  g_counters.lost.store(0);
   g_counters.signals.store(0);
   g_counters.handler_ns.store(0);
 }
@@ -689,7 +584,6 @@ SampleAccount accountSamples(const ThreadRegistry &threads) {
   account.expected = covered / g_setup.period_ns;
   account.arrived =
       g_counters.attributed.load() + g_counters.outside.load() + g_counters.overhead.load();
-  account.lost = g_counters.lost.load();
   return account;
 }
 
@@ -706,11 +600,6 @@ void sayIfSamplesWereLost(const SampleAccount &account) {
     used += formatTo(reasons + used, sizeof(reasons) - used,
                      " The program replaced the handler of signal %d, the profiler's.",
                      g_sample_signal);
-  if (account.lost)
-    used += formatTo(reasons + used, sizeof(reasons) - used,
-                     " The kernel dropped %llu (ring buffers full: threads that blocked the "
-                     "signal for long).",
-                     (unsigned long long)account.lost);
   message("this profile is thin: %llu samples arrived of the %llu the sampled threads' CPU "
           "time should have given (%llu %%; period %llu ns). Threads that block signals (the "
           "profiler's is %d), threads much shorter than a period, or a program that takes over "
@@ -723,9 +612,10 @@ void sayIfSamplesWereLost(const SampleAccount &account) {
 // perf for the calling thread if the descriptor reserve has room (said
 // once if not: ENFILE then), else an errno value.
 int startPerfWithinReserve(ThreadState *state) {
-  if (!takeFdFromReserve())
+  uint64_t floor;
+  if (!takeFdFromReserve(&floor))
     return ENFILE;
-  int error = startPerf(state);
+  int error = startPerf(state, floor);
   if (error)
     giveFdToReserve();
   return error;
@@ -756,8 +646,9 @@ SamplerKind startThreadSampling(ThreadState *state, bool is_main_thread) {
     SamplerKind mine = SamplerKind::None;
     bool fd_room = true;
     if (g_setup.requested != SamplerKind::Timer) {
-      fd_room = takeFdFromReserve();
-      int perf_error = fd_room ? startPerf(state) : 0;
+      uint64_t floor;
+      fd_room = takeFdFromReserve(&floor);
+      int perf_error = fd_room ? startPerf(state, floor) : 0;
       if (fd_room && !perf_error) {
         chosen = mine = SamplerKind::Perf;
       } else if (fd_room) {
@@ -829,28 +720,17 @@ void stopThreadSampling(ThreadState *state) {
   int cancel_state; // as in the handler: no cancellation inside libunwind
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
   // The samples this thread should have given (called by the thread itself).
-  if (threadId(state) == currentTid()) {
+  if (state == tls_thread) {
     uint64_t user_ns, total_ns;
     threadCpuSplit(&user_ns, &total_ns);
     g_counters.covered_cpu_ns.fetch_add(coveredCpu(state, user_ns, total_ns),
                                         std::memory_order_relaxed);
   }
   if (state->kind == SamplerKind::Perf) {
-    bool owned = ownsPerfFd(state);
-    if (owned)
-      ioctl(state->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
-    state->in_handler = 1;
-    g_setup.modules->beginRead();
-    drainRing(state);
-    g_setup.modules->endRead();
-    state->in_handler = 0;
-    if (owned)
+    // Closing the descriptor releases the event (the signal is blocked).
+    if (ownsPerfFd(state))
       ownClose(state->perf_fd);
-    // Unmapping the ring releases the counter if the program closed our
-    // descriptor.
-    munmap(state->ring, state->ring_bytes);
     state->perf_fd = -1;
-    state->ring = nullptr;
     giveFdToReserve();
   } else if (state->timer_armed) {
     timer_delete(state->timer);
@@ -933,10 +813,8 @@ void forgetInheritedSampler(ThreadState *state) {
   if (!state)
     return;
   if (ownsPerfFd(state))
-    ownClose(state->perf_fd); // the parent's counter; its ring is not mapped here
+    ownClose(state->perf_fd); // the parent's counter
   state->perf_fd = -1;
-  state->ring = nullptr; // perf mappings are not copied into the child
-  state->ring_bytes = 0;
   state->timer_armed = false; // POSIX timers are not inherited
   state->kind = SamplerKind::None;
   state->in_handler = 0;

@@ -1,8 +1,9 @@
 //===- runtime/Sampler.h - Per-thread CPU-time sampling --------------------===//
 //
-// Each thread samples itself: a perf_event task-clock counter whose ring
-// buffer signals the owning thread (O_ASYNC, F_SETSIG, F_SETOWN_EX
-// F_OWNER_TID), or, when perf_event is denied or the descriptor reserve
+// Each thread samples itself: a perf_event task-clock counter that signals
+// the owning thread at every overflow (O_ASYNC, F_SETSIG, F_SETOWN_EX
+// F_OWNER_TID; no ring buffer is mapped: the handler takes the sample from
+// the interrupted registers), or, when perf_event is denied or the descriptor reserve
 // is used up, a CLOCK_THREAD_CPUTIME_ID POSIX timer that signals the thread
 // every period. The signal is the runtime's own: a real-time signal the
 // program left at its default when the runtime started (sampleSignal()),
@@ -18,8 +19,11 @@
 // CAUSAL_SAMPLE_BATCH samples are counted in the handler. perf samples are
 // taken in user mode only (exclude_kernel), so their signal never
 // interrupts a system call.
-// The handler runs in the sampled thread and charges each sample (see
-// Attribution.h). It is async-signal-safe: no malloc, no locks, no stdio.
+// The signal comes as the overflow's interrupt returns to the thread, so
+// the interrupted registers are where the sample was taken. The handler
+// runs in the sampled thread and charges each sample (see Attribution.h);
+// a perf signal that finds the thread inside the runtime's own work counts
+// as a sample of the profiler's overhead. It is async-signal-safe: no malloc, no locks, no stdio.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CAUSAL_RUNTIME_SAMPLER_H
@@ -41,8 +45,7 @@ class SampleLog;
 struct SamplerSetup {
   SamplerKind requested = SamplerKind::None; ///< None = auto (perf, else the timer)
   uint64_t period_ns = 0;                    ///< CPU time between samples
-  uint32_t batch = 0;                        ///< samples per batch (ring size, batch count)
-  uint32_t stack_copy_bytes = 0;             ///< user stack copied with perf samples
+  uint32_t batch = 0;                        ///< samples per batch (batch count, drains)
   bool verbose = false;                      ///< time the handler (two more system calls)
   bool experiments = false;                  ///< hand samples to the experiments
   ModuleRegistry *modules = nullptr;         ///< resolves addresses, counts samples per line
@@ -57,7 +60,6 @@ struct SampleCounters {
   std::atomic<uint64_t> attributed{0}; ///< charged to an instrumented line
   std::atomic<uint64_t> outside{0};    ///< no instrumented frame
   std::atomic<uint64_t> overhead{0};   ///< taken in the runtime itself: dropped
-  std::atomic<uint64_t> lost{0};       ///< dropped by the kernel (ring full)
   std::atomic<uint64_t> signals{0};    ///< handler invocations
   std::atomic<uint64_t> handler_ns{0}; ///< time spent in them (verbose only)
   /// CPU time the samplers of ended threads covered (ns; perf: user time,
@@ -75,12 +77,10 @@ int sampleSignal();
 
 /// Samples the sampled threads' CPU time should have given (CPU time /
 /// period) and those that arrived (charged to a line, outside, overhead),
-/// over ended threads and the live ones of |threads|; |lost| is what the
-/// kernel reported dropped (ring full).
+/// over ended threads and the live ones of |threads|.
 struct SampleAccount {
   uint64_t expected = 0;
   uint64_t arrived = 0;
-  uint64_t lost = 0;
   /// True if fewer than CAUSAL_THIN_PROFILE_PERCENT % of enough expected
   /// samples arrived.
   bool thin() const;
@@ -111,8 +111,8 @@ int installSampleHandler();
 /// neither works; said once).
 SamplerKind startThreadSampling(ThreadState *state, bool is_main_thread);
 
-/// Stops sampling the calling thread and processes the samples still in
-/// its ring. The signal is blocked meanwhile.
+/// Stops sampling the calling thread (its descriptor or timer is released).
+/// The signal is blocked meanwhile.
 void stopThreadSampling(ThreadState *state);
 
 /// Stops / restarts counting the calling thread's CPU time for samples, for
@@ -128,8 +128,8 @@ void endSampling();
 /// True once endSampling() was called.
 bool samplingEnded();
 
-/// Fork child: drops what the child inherited (perf fd; the ring and the
-/// timer do not survive fork) without processing anything.
+/// Fork child: drops what the child inherited (perf fd; the timer does not
+/// survive fork) without processing anything.
 void forgetInheritedSampler(ThreadState *state);
 
 /// Name of the sampler chosen for the process ("perf_event task-clock",

@@ -13,9 +13,6 @@ static void resetState(ThreadState *state) {
   state->kind = SamplerKind::None;
   state->perf_fd = -1;
   state->perf_fd_dev = state->perf_fd_ino = 0;
-  state->ring = nullptr;
-  state->ring_bytes = 0;
-  state->ring_data_size = 0;
   memset(&state->timer, 0, sizeof(state->timer));
   state->timer_armed = false;
   state->first_period = false;
@@ -54,8 +51,8 @@ static void resetState(ThreadState *state) {
 }
 
 ThreadState *ThreadRegistry::acquire() {
-  // Reuse a state whose thread has exited.
-  uint32_t used = slotsUsed();
+  // Reuse a state whose thread has exited, if any was given back.
+  uint32_t used = free_.load(std::memory_order_acquire) ? slotsUsed() : 0;
   for (uint32_t i = 0; i < used; ++i) {
     ThreadState *state = slot(i);
     if (!state)
@@ -63,6 +60,11 @@ ThreadState *ThreadRegistry::acquire() {
     uint32_t expected = 0;
     if (state->in_use.load(std::memory_order_relaxed) == 0 &&
         state->in_use.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
+      // Not below 0: a state given back beyond kCapacity counts but is
+      // never found here.
+      uint32_t free = free_.load(std::memory_order_relaxed);
+      while (free && !free_.compare_exchange_weak(free, free - 1, std::memory_order_relaxed)) {
+      }
       resetState(state);
       return state;
     }
@@ -92,17 +94,23 @@ ThreadState *ThreadRegistry::acquire() {
 }
 
 void ThreadRegistry::release(ThreadState *state) {
-  if (state)
+  if (state) {
     state->in_use.store(0, std::memory_order_release);
+    free_.fetch_add(1, std::memory_order_release);
+  }
 }
 
 void ThreadRegistry::releaseAllBut(ThreadState *survivor) {
   uint32_t used = slotsUsed();
+  uint32_t free = 0;
   for (uint32_t i = 0; i < used; ++i) {
     ThreadState *state = slot(i);
-    if (state && state != survivor)
+    if (state && state != survivor) {
       state->in_use.store(0, std::memory_order_release);
+      ++free;
+    }
   }
+  free_.store(free, std::memory_order_release);
 }
 
 } // namespace causal::rt

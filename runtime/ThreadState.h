@@ -44,9 +44,6 @@ struct ThreadState {
   int perf_fd;                   // -1 if none
   uint64_t perf_fd_dev, perf_fd_ino; // identity of perf_fd, to never close
                                      // a descriptor the program reused
-  unsigned char *ring;               // perf mmap: metadata page + data pages
-  size_t ring_bytes;
-  uint64_t ring_data_size; // bytes of the data area (power of two)
   timer_t timer;
   bool timer_armed;
   bool first_period; // the first period is a random phase (short threads get their share)
@@ -115,10 +112,6 @@ struct ThreadState {
                                                // to for that wait so far (0: nothing)
   uint64_t wait_call_pc; // the last call site looked up, and its line (a cache)
   uint64_t wait_call_line;
-
-  // ---- Scratch for perf records that wrap around the ring end ---------------
-  static constexpr size_t kScratchSize = 65536; // perf record size is a u16
-  alignas(8) unsigned char scratch[kScratchSize];
 };
 
 /// The id of |state|'s thread (0: none yet). Written when the thread starts
@@ -152,6 +145,10 @@ public:
 private:
   std::atomic<ThreadState *> slots_[kCapacity] = {};
   std::atomic<uint32_t> used_{0};
+  /// States given back and not yet reused (a hint: acquire scans the slots
+  /// for one only when it is not 0, so that starting the N-th of N live
+  /// threads does not read N slots).
+  std::atomic<uint32_t> free_{0};
   std::atomic<bool> overflowed_{false};
 };
 

@@ -31,10 +31,11 @@ void endThread(void *value) {
   auto *state = static_cast<ThreadState *>(value);
   if (!state)
     return;
-  // Drain the last samples first: those in the selected line raise this
-  // thread's local count, which only settling publishes to the global count
-  // (other threads must still pause for them). Then settle: publish, and pay
-  // what this thread owes before joiners wake up when it ends.
+  // Stop sampling first (no sample may come in during what follows). Then
+  // settle: samples in the selected line raised this thread's local count,
+  // which only settling publishes to the global count (other threads must
+  // still pause for them); publish, and pay what this thread owes before
+  // joiners wake up when it ends.
   stopThreadSampling(state);
   if (tls_thread == state) {
     payOwedDelays(state);

@@ -17,10 +17,9 @@
 #define CAUSAL_DEFAULT_SAMPLE_PERIOD_NS 1000000ull /* 1 ms, as in the paper */
 #define CAUSAL_MIN_SAMPLE_PERIOD_NS 10000ull       /* 10 us */
 
-/* Samples per batch (CAUSAL_SAMPLE_BATCH). With O_ASYNC the kernel signals
- * every perf sample (it ignores wakeup_events for the signal), so batches
- * are counted in the handler; a batch sizes each perf ring (two batches of
- * the largest samples) and the end-of-experiment drain (CAUSAL_DRAIN_BATCHES). */
+/* Samples per batch (CAUSAL_SAMPLE_BATCH). Every sample is a signal, so
+ * batches are counted in the handler; a batch sizes the end-of-experiment
+ * drain (CAUSAL_DRAIN_BATCHES). */
 #define CAUSAL_DEFAULT_SAMPLE_BATCH 10u
 #define CAUSAL_MAX_SAMPLE_BATCH 1000u
 
@@ -36,20 +35,17 @@
  * (PERF_EVENT_IOC_REFRESH) and the handler re-arms it. */
 #define CAUSAL_PERF_SIGNALS_QUEUED 8u
 
-/* Bytes of user stack the kernel copies with each perf sample, for unwinding
- * samples that land outside instrumented code (leaf functions without frame
- * pointers); CAUSAL_STACK_COPY_BYTES. 0 disables the copy. Multiple of 8. */
+/* Bytes of the interrupted stack, above its stack pointer, that libunwind
+ * may read to find the instrumented caller of a sample that landed outside
+ * instrumented code (a leaf function without frame pointers, a library with
+ * large frames); CAUSAL_STACK_COPY_BYTES (the name is from when the kernel
+ * copied that much with each perf sample). 0: no libunwind for samples, the
+ * frame-pointer chain only. Multiple of 8. */
 #define CAUSAL_DEFAULT_STACK_COPY_BYTES 2048u
 #define CAUSAL_MAX_STACK_COPY_BYTES 32768u
 
 /* Frames of a callchain searched for an instrumented caller. */
 #define CAUSAL_MAX_CALLCHAIN 128u
-
-/* Data pages of each thread's perf ring buffer (power of two): the least; a
- * ring grows (doubling, up to CAUSAL_MAX_PERF_RING_PAGES) until it holds two
- * batches of the largest samples asked for. */
-#define CAUSAL_PERF_RING_PAGES 16u
-#define CAUSAL_MAX_PERF_RING_PAGES 1024u
 
 /* Expirations of the CPU-time timer merged into one signal (si_overrun)
  * count as samples of the same place, at most this many. */

@@ -76,8 +76,8 @@ static char g_zeros[1 << 20];
 const void *(*volatile g_memchr)(const void *, int, size_t) = memchr;
 
 // Spends |cpu_ns| mostly inside memchr, a frameless libc leaf: its samples
-// must be charged here, to the caller (the kernel's frame-pointer callchain
-// would skip this frame).
+// must be charged here, to the caller (a frame-pointer chain would skip this
+// frame).
 __attribute__((noinline, section("causal_test_leaf"))) uint64_t callLeafFor(uint64_t cpu_ns) {
   uint64_t start = threadCpuNs();
   uint64_t found = 0;
