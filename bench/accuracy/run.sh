@@ -75,7 +75,7 @@
 #
 # usage: bench/accuracy/run.sh [--build-dir DIR] [--cache-dir DIR] [--budget-s N] [--quick]
 #                              [--reps N] [--skip-coz] [--cases "serial parallel ..."]
-#                              [--free-runs N] [--report-only]
+#                              [--free-runs N] [--ab] [--report-only]
 #   --build-dir  causal build tree or install prefix (default: $CAUSAL_BUILD_DIR, else
 #                ../../build relative to this script)
 #   --cache-dir  binaries, profiles and results (default: <build-dir>/bench-cache/accuracy)
@@ -88,6 +88,13 @@
 #                speedup, appended to one profile per round): the prediction at s is read
 #                from the points of the line's curve within 10 points of s, each scaled
 #                linearly to s, weighted by their experiments (default 0: none)
+#   --ab         also A/B runs (line and wait cases): per speedup s > 0, `causal run
+#                --fixed-line FILE:KNOB --ab-speedup s` (experiments alternate 0 and s within
+#                the run, appended to one profile per round); the prediction is the report's
+#                confirmation estimate with its interval over pairs (docs/report.md,
+#                "Confirmation"), in which the run-to-run changes of the machine's speed
+#                cancel: each s window is compared with the 0 windows beside it
+#                (predicted.tsv: experiments and pairs in the two experiment columns)
 #   --report-only  no builds or runs: the reports and tables again from the profiles and
 #                <cache-dir>/runs.tsv of an earlier run (give the same --cases and
 #                --free-runs), read by this build's `causal report`
@@ -102,10 +109,10 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-reps=5 budget=480 quick=0 skip_coz=0 free_runs=0 report_only=0
+reps=5 budget=480 quick=0 skip_coz=0 free_runs=0 report_only=0 ab=0
 cases="serial parallel lock openloop afterend closedloop heartbeat barrier"
 bench_args "--budget-s=budget --quick=quick! --reps=reps --skip-coz=skip_coz! --free-runs=free_runs --cases=cases \
---report-only=report_only!" "$@"
+--ab=ab! --report-only=report_only!" "$@"
 bench_positive --reps "$reps"
 wait_cases="devicewait waitbarrier shortwait waitoverlap netwait"
 path_cases="viaserial viaside pathline"
@@ -164,6 +171,11 @@ is_path() { case " $path_cases " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 caller_of() { case "$1" in viaserial) echo serial_stage ;; viaside) echo side_stage ;; esac; }
 no_coz() { is_wait "$1" || [ -n "$(caller_of "$1")" ]; }
 profilers_of() { if no_coz "$1"; then echo causal; else echo "$profilers"; fi; }
+# The variants of a case at speedup $2: the profilers, and the A/B run (--ab) where s > 0.
+variants_of() {
+  profilers_of "$1"
+  [ "$ab" = 0 ] || [ "$2" = 0 ] || [ -n "$(caller_of "$1")" ] || echo ab
+}
 
 build_log="$cache/build.log"
 : >"$build_log"
@@ -210,6 +222,8 @@ run_one() {
     causal) "${nice_cmd[@]}" "$causal" run --quiet --output "$profile" "$select" "$line" "${via[@]}" \
               --fixed-speedup "$speedup" -- "$cache/bin/$c.causal" "$@" \
               >"$out" 2>"$err" || status=$? ;;
+    ab) "${nice_cmd[@]}" "$causal" run --quiet --output "$cache/profiles/$c.ab.$round.coz" "$select" "$line" \
+          --ab-speedup "$speedup" -- "$cache/bin/$c.causal" "$@" >"$out" 2>"$err" || status=$? ;;
     free*) "${nice_cmd[@]}" "$causal" run --quiet --output "$cache/profiles/$c.free.$round.coz" "${free[@]}" \
              -- "$cache/bin/$c.causal" "$@" >"$out" 2>"$err" || status=$? ;;
     coz) "${nice_cmd[@]}" coz run -o "$profile" --fixed-line "$line" --fixed-speedup "$speedup" \
@@ -248,7 +262,7 @@ for round in $(seq 1 "$reps"); do
     i=0
     for s in $order; do
       k=$((100 - s))
-      list="plain$k $(profilers_of "$c")"
+      list="plain$k $(variants_of "$c" "$s" | tr '\n' ' ')"
       [ $(((round + i) % 2)) = 0 ] || list="$(bench_reverse "$list")"
       for v in $list; do
         read -r ns status <<<"$(run_one "$c" "$v" "$s" "$round")"
@@ -272,7 +286,8 @@ reports="$cache/reports"
 mkdir -p "$reports"
 rm -f "$reports/"*.json
 report_of="$profilers"
-[ "$free_runs" = 0 ] || report_of="$profilers free"
+[ "$free_runs" = 0 ] || report_of="$report_of free"
+[ "$ab" = 0 ] || report_of="$report_of ab"
 for c in $cases; do
   for p in $report_of; do
     for round in $(seq 1 "$rounds_done"); do

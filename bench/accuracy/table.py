@@ -4,7 +4,7 @@
   table.py --runs RUNS.tsv --reports DIR --outputs DIR --header FILE
            --cases "NAME:FILE:LINE:POINT[:KIND] ..." --predicted-tsv OUT.tsv
 
-RUNS.tsv: round, case, variant (plainP | causal | coz), speedup, ns, status.
+RUNS.tsv: round, case, variant (plainP | causal | coz | freeI | ab), speedup, ns, status.
 DIR/CASE.PROFILER.ROUND.json: `causal report --json` of that round's profile.
 DIR (outputs)/CASE.VARIANT.SPEEDUP.ROUND.txt: each run's standard output.
 KIND: line (the default: a line experiment, `--fixed-line`), wait (a wait
@@ -99,6 +99,29 @@ def curve_of(report_path, path, line, point, wait=False, via=None):
     return found.get(None)
 
 
+def confirmation_of(report_path, path, line, point, speedup, wait=False):
+    """(estimate, experiments, pairs, interval [low, high] or None) of the A/B runs of
+    (line, point) at `speedup` in a `causal report --json` (its confirmations[]), or None."""
+    if not os.path.exists(report_path):
+        return None
+    try:
+        with open(report_path) as f:
+            report = json.load(f)
+    except ValueError:
+        return None
+    for c in report.get("confirmations", []):
+        m = LINE_NAME.match(c["line"])
+        if (not m or m.group(2) != str(line) or c["point"] != point
+                or os.path.realpath(m.group(1)) != os.path.realpath(path)
+                or abs(c["speedup"] - speedup) >= 0.005 or c.get("estimate") is None):
+            continue
+        # A wait's confirmation names it "FILE:LINE (KIND wait)"; a line's, "FILE:LINE".
+        if suffix_kind(m.group(3)) not in ((None, "wait") if wait else (None,)):
+            continue
+        return c["estimate"], c.get("experiments", 0), c.get("pairs", 0), c.get("ci")
+    return None
+
+
 def prediction(report_path, path, line, point, speedup, free=False, wait=False, via=None):
     """(program speedup at `speedup`, experiments at 0, experiments at speedup, its
     interval [low, high] or None) or None.
@@ -143,6 +166,8 @@ def main():
     profilers = [p for p in ("causal", "coz") if any(r["variant"] == p for r in rows)]
     if any(r["variant"].startswith("free") for r in rows):
         profilers.append("free")
+    if any(r["variant"] == "ab" for r in rows):
+        profilers.append("ab")
     speedups = sorted({int(r["speedup"]) for r in rows if int(r["speedup"]) > 0})
 
     bad = []
@@ -170,11 +195,17 @@ def main():
                 if (wait or via) and p == "coz":  # Coz cannot select a wait or a context
                     cells.append("n/a")
                     continue
+                if via and p == "ab":  # no A/B runs in one calling context
+                    cells.append("n/a")
+                    continue
                 values, missing, intervals = [], 0, []
                 for k in rounds:
-                    found = prediction(os.path.join(args.reports, "%s.%s.%d.json" % (name, p, k)),
-                                       path, line, point, s / 100, free=(p == "free"), wait=wait,
-                                       via=via)
+                    report = os.path.join(args.reports, "%s.%s.%d.json" % (name, p, k))
+                    if p == "ab":
+                        found = confirmation_of(report, path, line, point, s / 100, wait=wait)
+                    else:
+                        found = prediction(report, path, line, point, s / 100, free=(p == "free"),
+                                           wait=wait, via=via)
                     if found is None:
                         missing += 1
                         predicted_rows.append((name, p, k, s, "", "", "", "", ""))
@@ -233,13 +264,17 @@ def main():
               ", ".join("%s: %s" % v for v in via_cases))
         print("knob speeds up only that caller's calls (`causal run --fixed-line --path CALLER`,")
         print("the report's line \"FILE:LINE (via CALLER)\"); Coz cannot select a context (n/a).")
+    if "ab" in profilers:
+        print("A/B runs: per speedup s, `causal run --fixed-line --ab-speedup s` (experiments")
+        print("alternate 0 and s); the value is the report's confirmation estimate D, its interval")
+        print("a bootstrap over adjacent (0, s) pairs.")
     if "free" in profilers:
         print("Free runs: `causal run` without a fixed line or speedup, the round's runs in one")
         print("profile; the value at s is the experiment-weighted mean of the line's curve points")
         print("within 10 points of s, each scaled linearly to s.")
     print()
     names = {"causal": "predicted, causal", "coz": "predicted, Coz",
-             "free": "predicted, causal free runs"}
+             "free": "predicted, causal free runs", "ab": "predicted, causal A/B runs"}
     print("| case | line | real line speedup | right answer | true effect | %s |" %
           " | ".join(names[p] for p in profilers))
     print("|---|---|---|---|---|%s" % ("---|" * len(profilers)))
@@ -248,7 +283,11 @@ def main():
     print()
     for p in profilers:
         exps = [(int(r[5]), int(r[6])) for r in predicted_rows if r[1] == p and r[4] != ""]
-        if exps:
+        if exps and p == "ab":
+            print("%s: median %d experiments and %d pairs per run." % (
+                names[p].split(", ")[1], statistics.median(e[0] for e in exps),
+                statistics.median(e[1] for e in exps)))
+        elif exps:
             print("%s: median %d experiments at 0 %% and %d at (or near) the speedup per profile." % (
                 names[p].split(", ")[1], statistics.median(e[0] for e in exps),
                 statistics.median(e[1] for e in exps)))
