@@ -240,7 +240,7 @@ bool readWord(const RemoteContext &context, uintptr_t address, uint64_t *value) 
   if (on_stack) {
     if (!withinStackBound(context, address))
       return false;
-    memcpy(value, reinterpret_cast<const void *>(address), 8);
+    *value = readUnchecked64(address);
     return true;
   }
   ReadablePageCache fallback_cache = {};
@@ -316,8 +316,8 @@ FrameVerdict walkFramePointers(const RemoteContext &context, ResolvedAddress *ou
       break;
     uint64_t caller_frame = 0, return_address = 0;
     if (stack && stack->contains(frame) && stack->contains(frame + 15)) {
-      memcpy(&caller_frame, reinterpret_cast<const void *>(frame), 8);
-      memcpy(&return_address, reinterpret_cast<const void *>(frame + 8), 8);
+      caller_frame = readUnchecked64(frame);
+      return_address = readUnchecked64(frame + 8);
     } else if (!safeRead64(frame, &caller_frame, cache) ||
                !safeRead64(frame + 8, &return_address, cache)) {
       break;

@@ -543,22 +543,9 @@ void forgetDescriptorsIn(AddressRange image) {
 
 // ---- The walk ----------------------------------------------------------------------
 
-// A word of the thread's own stack, checked to lie within it: a stale frame
-// pointer may point into a sanitizer's redzone of a local, which is no bug
-// of the program (so, in a sanitized build, read uninstrumented: out of line).
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define CAUSAL_STACK_READ noinline, no_sanitize("address", "thread")
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define CAUSAL_STACK_READ noinline, no_sanitize("address", "thread")
-#endif
-#endif
-#ifndef CAUSAL_STACK_READ
-#define CAUSAL_STACK_READ always_inline
-#endif
-inline __attribute__((CAUSAL_STACK_READ)) uintptr_t stackWord(uintptr_t address) {
-  return *reinterpret_cast<const volatile uintptr_t *>(address);
-}
+// A word of the thread's own stack, checked to lie within it (read
+// without a sanitizer's checks: Support.h).
+inline uintptr_t stackWord(uintptr_t address) { return uintptr_t(readUnchecked64(address)); }
 
 bool inInstrumentedCode(uintptr_t address) {
   for (uint32_t slot = 0, used = g_modules.slotsUsed(); slot < used; ++slot)

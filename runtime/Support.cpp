@@ -319,7 +319,7 @@ bool safeRead64(uintptr_t address, uint64_t *value, ReadablePageCache *cache) {
   uintptr_t first = address & ~(kPageSize - 1);
   uintptr_t last = (address + 7) & ~(kPageSize - 1);
   if (pageCached(cache, first) && pageCached(cache, last)) {
-    memcpy(value, reinterpret_cast<const void *>(address), 8);
+    *value = readUnchecked64(address);
     return true;
   }
   int saved_errno = errno;
@@ -334,7 +334,7 @@ bool safeRead64(uintptr_t address, uint64_t *value, ReadablePageCache *cache) {
       if (mincore(reinterpret_cast<void *>(page), kPageSize, &vec) != 0)
         error = EFAULT;
     if (!error)
-      memcpy(value, reinterpret_cast<const void *>(address), 8);
+      *value = readUnchecked64(address);
   }
   errno = saved_errno;
   if (error)

@@ -117,6 +117,30 @@ void message(const char *format, ...) __attribute__((format(printf, 1, 2)));
 size_t formatTo(char *buffer, size_t size, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
 
+// Reads of the program's memory that a sanitizer must not check: the
+// runtime reads the program's stacks (a stale frame pointer may point into a
+// redzone of a local, a sanitizer's fake stack frame) and images, which is no
+// bug of the program. In a sanitized build such a read is out of line and
+// uninstrumented.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define CAUSAL_UNCHECKED_READ noinline, no_sanitize("address", "thread")
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define CAUSAL_UNCHECKED_READ noinline, no_sanitize("address", "thread")
+#endif
+#endif
+#ifndef CAUSAL_UNCHECKED_READ
+#define CAUSAL_UNCHECKED_READ always_inline
+#endif
+
+/// The 8 bytes at |address| (any alignment), read without a sanitizer's
+/// checks. The caller knows they are mapped.
+inline __attribute__((CAUSAL_UNCHECKED_READ)) uint64_t readUnchecked64(uintptr_t address) {
+  uint64_t value;
+  __builtin_memcpy(&value, reinterpret_cast<const void *>(address), sizeof value);
+  return value;
+}
+
 /// Reads 8 bytes at |address| of this process without risk of a fault:
 /// returns false if the memory is not readable. Signal-safe (one system call
 /// per page not seen recently; |cache| remembers validated pages).
