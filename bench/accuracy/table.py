@@ -69,6 +69,17 @@ def suffix_kind(suffix):
     return "other"
 
 
+def load_report(report_path):
+    """A `causal report --json` file, or None if it is missing or not JSON."""
+    if not os.path.exists(report_path):
+        return None
+    try:
+        with open(report_path) as f:
+            return json.load(f)
+    except ValueError:
+        return None
+
+
 def curve_of(report_path, path, line, point, wait=False, via=None):
     """The curve of (line, point) in a `causal report --json`, or None.
 
@@ -77,12 +88,8 @@ def curve_of(report_path, path, line, point, wait=False, via=None):
     is read too (the line's own name, when no suffixed one is there).
     via: the line in the calling context of that caller ("FILE:LINE (via
     CALLER)") only."""
-    if not os.path.exists(report_path):
-        return None
-    try:
-        with open(report_path) as f:
-            report = json.load(f)
-    except ValueError:
+    report = load_report(report_path)
+    if report is None:
         return None
     found = {}
     for entry in report.get("lines", []):
@@ -102,12 +109,8 @@ def curve_of(report_path, path, line, point, wait=False, via=None):
 def confirmation_of(report_path, path, line, point, speedup, wait=False):
     """(estimate, experiments, pairs, interval [low, high] or None) of the A/B runs of
     (line, point) at `speedup` in a `causal report --json` (its confirmations[]), or None."""
-    if not os.path.exists(report_path):
-        return None
-    try:
-        with open(report_path) as f:
-            report = json.load(f)
-    except ValueError:
+    report = load_report(report_path)
+    if report is None:
         return None
     for c in report.get("confirmations", []):
         m = LINE_NAME.match(c["line"])
