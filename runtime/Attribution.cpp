@@ -154,6 +154,22 @@ struct InterruptedRegisters {
 struct RemoteContext {
   InterruptedRegisters regs;
   ThreadState *thread; ///< the calling thread: the stack is its own, live
+  /// The pages safeRead64 has found readable during this sample, and only
+  /// this one: nothing this thread runs can unmap them while its handler
+  /// runs, but its code can between two samples.
+  ReadablePageCache readable_pages;
+  /// The images findProcInfo has found mapped during this sample: libunwind
+  /// reads their unwind rules (CFI) through accessMem, directly.
+  static constexpr unsigned kMappedImages = 4;
+  AddressRange mapped_images[kMappedImages];
+  unsigned mapped_image_count = 0;
+
+  bool inMappedImage(uintptr_t address) const {
+    for (unsigned i = 0; i < mapped_image_count && i < kMappedImages; ++i)
+      if (mapped_images[i].contains(address) && mapped_images[i].contains(address + 7))
+        return true;
+    return false;
+  }
 };
 
 /// Reads a DWARF pointer-encoded value of .eh_frame_hdr's header (the sizes
@@ -178,6 +194,38 @@ bool readEncodedSize(const uint8_t *&at, uint8_t encoding, uint64_t *value) {
   }
 }
 
+// The loader's live r_debug, found as debuggers find it: through the main
+// program's DT_DEBUG entry, which ld.so fills in. The symbol _r_debug is no
+// substitute: a program that names it gets a copy of its own
+// (R_X86_64_COPY), which ld.so never updates and the runtime's reference
+// binds to.
+const r_debug *g_loader_state = nullptr;
+
+int findLoaderState(dl_phdr_info *info, size_t, void *data) {
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    if (info->dlpi_phdr[i].p_type != PT_DYNAMIC)
+      continue;
+    const auto *entry =
+        reinterpret_cast<const ElfW(Dyn) *>(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+    for (; entry->d_tag != DT_NULL; ++entry)
+      if (entry->d_tag == DT_DEBUG)
+        *static_cast<const r_debug **>(data) = reinterpret_cast<const r_debug *>(entry->d_un.d_ptr);
+  }
+  return 1; // the first image is the main program
+}
+
+// True while the loader is adding or removing images (the r_debug state
+// debuggers read, <link.h>), or when that state is unknown. dlclose unmaps
+// an image before _dl_find_object forgets it, and says RT_DELETE from
+// before the unmap until after; glibc sets it on the base namespace's
+// r_debug (dlmopen namespaces have their own, not read here).
+bool loaderChangingImages() {
+  if (!g_loader_state)
+    return true;
+  const volatile auto &state = g_loader_state->r_state; // written by the loader, any thread
+  return state != r_debug::RT_CONSISTENT;
+}
+
 // Finds the unwind rules of |ip|. libunwind's own lookup walks the loaded
 // images with dl_iterate_phdr, which takes the loader's lock: a sample that
 // interrupted a thread inside dlopen or dlclose while it held that lock (or
@@ -185,11 +233,29 @@ bool readEncodedSize(const uint8_t *&at, uint8_t encoding, uint64_t *value) {
 // (2.35) finds the image and its PT_GNU_EH_FRAME without a lock and is
 // async-signal-safe; libunwind then searches that image's table. Code
 // registered at run time with libunwind's dynamic list (JIT) is not found.
+//
+// A sample that interrupted dlclose between its munmap and the update of
+// _dl_find_object's data gets an image that is no longer mapped: a stale
+// return address or a guessed frame into that image would read its
+// unmapped table. While the loader is changing images, one safe read of the
+// table's header proves the image is still mapped (dlclose unmaps an image
+// with one munmap). The check is not made otherwise: it is a system call
+// (about 2 us on the CI's VMs). Another thread's dlclose racing with a
+// sample is not covered, as _dl_find_object's own contract does not.
 int findProcInfo(unw_addr_space_t, unw_word_t ip, unw_proc_info_t *info, int need_unwind_info,
-                 void *) {
+                 void *arg) {
   dl_find_object image;
   if (_dl_find_object(reinterpret_cast<void *>(ip), &image) != 0 || !image.dlfo_eh_frame)
     return -UNW_ENOINFO;
+  auto *context = static_cast<RemoteContext *>(arg);
+  uint64_t unused;
+  if (loaderChangingImages() && !safeRead64(reinterpret_cast<uintptr_t>(image.dlfo_eh_frame),
+                                            &unused, &context->readable_pages))
+    return -UNW_ENOINFO;
+  AddressRange mapped{reinterpret_cast<uintptr_t>(image.dlfo_map_start),
+                      reinterpret_cast<uintptr_t>(image.dlfo_map_end)};
+  if (!context->inMappedImage(mapped.begin))
+    context->mapped_images[context->mapped_image_count++ % RemoteContext::kMappedImages] = mapped;
   // .eh_frame_hdr: version, the encodings of eh_frame_ptr, fde_count and
   // the table, then those values and the sorted table of (initial location,
   // FDE) pairs, relative to the header: the one layout libunwind searches.
@@ -230,11 +296,12 @@ bool withinStackBound(const RemoteContext &context, uintptr_t address) {
 }
 
 // Reads one word: the interrupted stack within its bound, directly where it
-// is the calling thread's known stack; other memory (unwind tables, a stack
-// whose range is unknown) through safeRead64. The thread's stack outside
-// the bound (the handler's frames below the stack pointer, frames beyond
-// the bound above it) is refused.
-bool readWord(const RemoteContext &context, uintptr_t address, uint64_t *value) {
+// is the calling thread's known stack; an image findProcInfo found mapped in
+// this sample (its unwind rules) directly too; other memory (a stack whose
+// range is unknown) through safeRead64. The thread's stack outside the
+// bound (the handler's frames below the stack pointer, frames beyond the
+// bound above it) is refused.
+bool readWord(RemoteContext &context, uintptr_t address, uint64_t *value) {
   ThreadState *thread = context.thread;
   bool on_stack = thread && thread->stack.contains(address) && thread->stack.contains(address + 7);
   if (on_stack) {
@@ -243,15 +310,18 @@ bool readWord(const RemoteContext &context, uintptr_t address, uint64_t *value) 
     *value = readUnchecked64(address);
     return true;
   }
-  ReadablePageCache fallback_cache = {};
-  return safeRead64(address, value, thread ? &thread->page_cache : &fallback_cache);
+  if (context.inMappedImage(address)) {
+    *value = readUnchecked64(address);
+    return true;
+  }
+  return safeRead64(address, value, &context.readable_pages);
 }
 
 int accessMem(unw_addr_space_t, unw_word_t address, unw_word_t *value, int write, void *arg) {
   if (write)
     return -UNW_EINVAL;
   uint64_t word;
-  if (!readWord(*static_cast<const RemoteContext *>(arg), uintptr_t(address), &word))
+  if (!readWord(*static_cast<RemoteContext *>(arg), uintptr_t(address), &word))
     return -UNW_EINVAL;
   *value = word;
   return 0;
@@ -284,15 +354,14 @@ int getProcName(unw_addr_space_t, unw_word_t, char *, size_t, unw_word_t *, void
   return -UNW_ENOINFO;
 }
 
-FrameVerdict unwindLiveStack(const RemoteContext &context, ResolvedAddress *out) {
+FrameVerdict unwindLiveStack(RemoteContext &context, ResolvedAddress *out) {
   if (!g_unwinding_ready || g_setup.stack_bytes < 8)
     return FrameVerdict::Continue;
   if (!enterUnwinder())
     return FrameVerdict::Continue;
-  RemoteContext copy = context; // libunwind takes a non-const argument
   unw_cursor_t cursor;
   FrameVerdict verdict = FrameVerdict::Continue;
-  if (g_api.init_remote(&cursor, g_remote_space, &copy) >= 0)
+  if (g_api.init_remote(&cursor, g_remote_space, &context) >= 0)
     verdict = walkCallers(&cursor, out);
   leaveUnwinder();
   return verdict;
@@ -305,9 +374,8 @@ FrameVerdict unwindLiveStack(const RemoteContext &context, ResolvedAddress *out)
 // one that cannot be read, at a zero return address, or after max_frames.
 // Frames on the thread's known stack are read directly, others (a stack of
 // the program's own, such as a coroutine's) through safeRead64.
-FrameVerdict walkFramePointers(const RemoteContext &context, ResolvedAddress *out) {
-  ReadablePageCache fallback_cache = {};
-  ReadablePageCache *cache = context.thread ? &context.thread->page_cache : &fallback_cache;
+FrameVerdict walkFramePointers(RemoteContext &context, ResolvedAddress *out) {
+  ReadablePageCache *cache = &context.readable_pages;
   const AddressRange *stack = context.thread ? &context.thread->stack : nullptr;
   uintptr_t frame = uintptr_t(context.regs.bp);
   uintptr_t lowest = uintptr_t(context.regs.sp);
@@ -349,6 +417,9 @@ bool initUnwinding(const AttributionSetup &setup, const char **problem) {
     *problem = "libunwind failed to initialize";
     return false;
   }
+  const r_debug *loader_state = nullptr;
+  dl_iterate_phdr(findLoaderState, &loader_state);
+  g_loader_state = loader_state ? loader_state : &_r_debug;
   static unw_accessors_t accessors;
   memset(&accessors, 0, sizeof(accessors));
   accessors.find_proc_info = findProcInfo;

@@ -142,12 +142,14 @@ inline __attribute__((CAUSAL_UNCHECKED_READ)) uint64_t readUnchecked64(uintptr_t
 }
 
 /// Reads 8 bytes at |address| of this process without risk of a fault:
-/// returns false if the memory is not readable. Signal-safe (one system call
-/// per page not seen recently; |cache| remembers validated pages).
+/// returns false if the memory is not readable. Signal-safe: one system call
+/// per page not in |cache|, the pages it has validated. A cache must not
+/// outlive one sample's attribution: a page can be unmapped between two
+/// samples (dlclose, munmap), and a cached page is read directly.
 struct ReadablePageCache {
   static constexpr unsigned kEntries = 16;
-  uintptr_t pages[kEntries];
-  unsigned next;
+  uintptr_t pages[kEntries] = {};
+  unsigned next = 0;
 };
 bool safeRead64(uintptr_t address, uint64_t *value, ReadablePageCache *cache);
 

@@ -24,7 +24,6 @@ static void resetState(ThreadState *state) {
   state->loss_window_total_ns = state->loss_window_unsampled_ns = 0;
   state->delay_scale_x1024 = 1024;
   state->stack = AddressRange{};
-  memset(&state->page_cache, 0, sizeof(state->page_cache));
   __atomic_store_n(&state->samples, 0, __ATOMIC_RELAXED); // the profiler thread reads it
   state->samples_in_batch = state->batches = 0;
   // Distinct per slot; a reused slot goes on with its own sequence.

@@ -62,7 +62,6 @@ struct ThreadState {
 
   // ---- Unwinding ------------------------------------------------------------
   AddressRange stack; // this thread's stack, to refuse stale reads
-  ReadablePageCache page_cache;
 
   // ---- Statistics (written only by the owning thread) -----------------------
   uint64_t samples;          // samples processed (the profiler thread reads it)

@@ -218,6 +218,44 @@ TEST_P(SamplerTest, WithoutUnwindingAFramelessLeafHidesItsCaller) {
   EXPECT_GT(verboseSampleCount(r.err, "outside instrumented code"), 0.5 * expected) << r.err;
 }
 
+// Frame-pointer walk (CAUSAL_STACK_COPY_BYTES=0) from an RBP that points off
+// the thread's stack, at a page that is readable for the first half of the
+// run and unmapped for the second. Pages found readable once must not be
+// trusted in a later sample (dlclose and munmap come between samples): a
+// per-thread cache of readable pages made the second half's samples read
+// the unmapped page and crash the program.
+TEST_P(SamplerTest, AFramePointerIntoAPageUnmappedSinceTheLastSampleIsNotRead) {
+  ASSERT_TRUE(dir.ok());
+  std::map<std::string, std::string> env = baseEnv();
+  env[CAUSAL_ENV_STACK_COPY] = "0";
+  env[CAUSAL_ENV_VERBOSE] = "1";
+  RunResult r = runTarget(dir, {"stale-frame-page", "150"}, env);
+  if (skipIfNoPerf(r))
+    GTEST_SKIP() << "perf_event unavailable here";
+  ASSERT_EQ(r.status, 0) << r.err;
+  // The spin is not instrumented: its samples are charged outside (the
+  // samples were taken, so the walk did meet the page).
+  double expected = double(outputValue(r.out, "cpu_ns")) / kPeriodNs;
+  EXPECT_GT(verboseSampleCount(r.err, "outside instrumented code"), 0.5 * expected) << r.err;
+}
+
+// A sample inside dlclose, after the image's munmap and before
+// _dl_find_object forgets it, is handed that image's unwind table: the
+// target recreates that state (the table's page unreadable, _r_debug saying
+// RT_DELETE) and spins in the image's uninstrumented code, whose samples
+// libunwind unwinds. The lookup must notice the table is gone, not read it.
+TEST_P(SamplerTest, UnwindingDuringDlcloseSkipsAnImageAlreadyUnmapped) {
+  ASSERT_TRUE(dir.ok());
+  std::map<std::string, std::string> env = baseEnv();
+  env[CAUSAL_ENV_VERBOSE] = "1";
+  RunResult r = runTarget(dir, {"unloading", "150", CAUSAL_SAMPLE_PLUGIN}, env);
+  if (skipIfNoPerf(r))
+    GTEST_SKIP() << "perf_event unavailable here";
+  ASSERT_EQ(r.status, 0) << r.err;
+  double expected = double(outputValue(r.out, "cpu_ns")) / kPeriodNs;
+  EXPECT_GT(verboseSampleCount(r.err, "outside instrumented code"), 0.5 * expected) << r.err;
+}
+
 TEST_P(SamplerTest, SamplesInTheRuntimeAreDroppedAsOverhead) {
   ASSERT_TRUE(dir.ok());
   std::map<std::string, std::string> env = baseEnv();

@@ -19,6 +19,17 @@ pluginSpinFor(uint64_t cpu_ns) {
   return causal::test::burnCpu(cpu_ns, 200000);
 }
 
+// Not in the plugin's table: its samples are unwound. Calls nothing and reads
+// no constant (the unloading test makes the plugin's read-only data
+// unreadable while it spins).
+extern "C" __attribute__((noinline, visibility("default"))) uint64_t
+pluginPlainSpin(uint64_t iterations) {
+  uint64_t sum = 0;
+  for (uint64_t i = 0; i < iterations; ++i)
+    asm volatile("" : "+r"(sum) : "r"(i));
+  return sum;
+}
+
 static causal::test::InMemoryLineTable *g_table;
 
 __attribute__((constructor)) static void registerPlugin() {

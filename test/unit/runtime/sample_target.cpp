@@ -7,6 +7,17 @@
 //   thread MS    a std::thread created after start-up does the same
 //   dlopen MS P  dlopens plugin P, spins MS ms in it (line 30), dlcloses it
 //   leaf MS      callLeafFor (line 20) spends MS ms mostly inside libc's memchr
+//   stale-frame-page MS
+//                a thread spins MS ms with RBP at a readable page off its
+//                stack (a frame-pointer walk reads it), the page is unmapped,
+//                and it spins MS ms more
+//   unloading MS P
+//                dlopens plugin P, makes the page of its unwind table's
+//                header unreadable and says through r_debug that the loader
+//                is removing images (what a sample inside dlclose meets
+//                between its munmap and the update of _dl_find_object),
+//                spins MS ms in the plugin's uninstrumented pluginPlainSpin,
+//                restores both and dlcloses the plugin
 //   fork MS      parent spins 2*MS while another thread runs, forks; the
 //                child spins MS, prints its perf_event descriptors, exits
 //   status N     prints a line and the SIGPROF disposition, exits with N
@@ -39,12 +50,14 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -97,7 +110,112 @@ __attribute__((noinline, section("causal_test_leaf"))) void callRuntimeFor(uint6
       __causal_register_module(bogus, bogus + 16);
 }
 
+// Spins |iterations| with RBP at |frame| instead of a frame of this thread.
+__attribute__((noinline)) void spinWithBasePointer(uintptr_t frame, uint64_t iterations) {
+  asm volatile("push %%rbp\n\t"
+               "mov %0, %%rbp\n"
+               "1:\n\t"
+               "dec %1\n\t"
+               "jnz 1b\n\t"
+               "pop %%rbp"
+               : "+D"(frame), "+S"(iterations)
+               :
+               : "cc", "memory");
+}
+
 namespace {
+
+struct StaleFrameRun {
+  uintptr_t frame_page;
+  uint64_t cpu_ns_each;
+  uint64_t used_ns;
+};
+
+void spinOnFramePage(StaleFrameRun *run) {
+  uint64_t start = threadCpuNs();
+  while (threadCpuNs() - start < run->cpu_ns_each)
+    spinWithBasePointer(run->frame_page, 100000);
+  run->used_ns += threadCpuNs() - start;
+}
+
+void *staleFrameThread(void *argument) {
+  auto *run = static_cast<StaleFrameRun *>(argument);
+  spinOnFramePage(run); // samples read the page: it is readable
+  munmap(reinterpret_cast<void *>(run->frame_page), size_t(sysconf(_SC_PAGESIZE)));
+  spinOnFramePage(run); // the same address, unmapped
+  return nullptr;
+}
+
+// The frame walk accepts only frames above the stack pointer: the page must
+// lie above the spinning thread's stack, which is mapped after it (mmap
+// hands out lower addresses first).
+int staleFramePage(uint64_t ms) {
+  size_t page = size_t(sysconf(_SC_PAGESIZE));
+  void *frame_page =
+      mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  size_t stack_size = 1 << 20;
+  void *stack =
+      mmap(nullptr, stack_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (frame_page == MAP_FAILED || stack == MAP_FAILED)
+    return 3;
+  if (uintptr_t(stack) + stack_size > uintptr_t(frame_page)) {
+    fprintf(stderr, "stale-frame-page: the page is not above the thread's stack\n");
+    return 3;
+  }
+  memset(frame_page, 0, page); // a frame: caller 0, return address 0
+  StaleFrameRun run = {uintptr_t(frame_page), ms * 1000000, 0};
+  pthread_attr_t attributes;
+  pthread_attr_init(&attributes);
+  pthread_attr_setstack(&attributes, stack, stack_size);
+  pthread_t thread;
+  if (pthread_create(&thread, &attributes, staleFrameThread, &run))
+    return 3;
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attributes);
+  printf("cpu_ns=%llu\n", (unsigned long long)run.used_ns);
+  return 0;
+}
+
+int unloading(uint64_t ms, const char *plugin_path) {
+  void *plugin = dlopen(plugin_path, RTLD_NOW | RTLD_LOCAL);
+  if (!plugin) {
+    fprintf(stderr, "dlopen: %s\n", dlerror());
+    return 3;
+  }
+  auto spin = reinterpret_cast<uint64_t (*)(uint64_t)>(dlsym(plugin, "pluginPlainSpin"));
+  dl_find_object image;
+  if (!spin || _dl_find_object(reinterpret_cast<void *>(spin), &image) != 0 || !image.dlfo_eh_frame)
+    return 3;
+  uintptr_t page_size = uintptr_t(sysconf(_SC_PAGESIZE));
+  void *header_page = reinterpret_cast<void *>(uintptr_t(image.dlfo_eh_frame) & ~(page_size - 1));
+  uintptr_t code_page = uintptr_t(spin) & ~(page_size - 1);
+  if (uintptr_t(header_page) == code_page) {
+    fprintf(stderr, "unloading: the plugin's unwind table shares a page with its code\n");
+    return 3;
+  }
+  if (mprotect(header_page, page_size, PROT_NONE) != 0)
+    return 3;
+  // The loader's own r_debug, as debuggers (and the runtime) find it: the
+  // symbol _r_debug would be this program's copy, which ld.so never updates.
+  r_debug *loader_state = nullptr;
+  for (const ElfW(Dyn) *entry = _DYNAMIC; entry->d_tag != DT_NULL; ++entry)
+    if (entry->d_tag == DT_DEBUG)
+      loader_state = reinterpret_cast<r_debug *>(entry->d_un.d_ptr);
+  if (!loader_state || loader_state->r_state != r_debug::RT_CONSISTENT) {
+    fprintf(stderr, "unloading: no r_debug through DT_DEBUG, or the loader is busy\n");
+    return 3;
+  }
+  loader_state->r_state = r_debug::RT_DELETE;
+  uint64_t start = threadCpuNs();
+  while (threadCpuNs() - start < ms * 1000000)
+    spin(1000000);
+  uint64_t used = threadCpuNs() - start;
+  loader_state->r_state = r_debug::RT_CONSISTENT;
+  mprotect(header_page, page_size, PROT_READ);
+  dlclose(plugin);
+  printf("cpu_ns=%llu\n", (unsigned long long)used);
+  return 0;
+}
 
 // Never destroyed: the runtime writes the profile from its exit destructor,
 // which runs after static destructors and still reads the registered tables.
@@ -328,6 +446,10 @@ int main(int argc, char **argv) {
     printf("cpu_ns=%llu\n", (unsigned long long)used);
     return 0;
   }
+  if (!strcmp(mode, "stale-frame-page"))
+    return staleFramePage(ms);
+  if (!strcmp(mode, "unloading"))
+    return unloading(ms, argc > 3 ? argv[3] : "");
   if (!strcmp(mode, "exitnow")) {
     pthread_t spinner;
     if (pthread_create(&spinner, nullptr, detachedSpinner, nullptr))
