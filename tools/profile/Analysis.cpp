@@ -106,8 +106,8 @@ double regularizedIncompleteBeta(double a, double b, double x) {
     return 0;
   if (x >= 1)
     return 1;
-  double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) +
-                          a * std::log(x) + b * std::log1p(-x));
+  double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) +
+                          b * std::log1p(-x));
   if (x < (a + 1) / (a + b + 2))
     return front * incompleteBetaFraction(a, b, x) / a;
   return 1 - front * incompleteBetaFraction(b, a, 1 - x) / b;
@@ -1692,8 +1692,8 @@ std::vector<Confirmation> confirmationsOf(const Profile &profile, const Analysis
       // Few pairs (7 in a 2-second run of bench/accuracy's open loop): the
       // plain percentile interval is too narrow; read it at the expanded
       // level.
-      c.interval = percentileInterval(
-          replicates, expandedPercentileConfidence(confidence, entry.pairs.size()));
+      c.interval = percentileInterval(replicates,
+                                      expandedPercentileConfidence(confidence, entry.pairs.size()));
     }
     // The ranking's prediction at the same speedup.
     for (size_t r = 0; r < ranking.lines.size(); ++r) {

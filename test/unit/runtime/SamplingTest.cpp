@@ -153,6 +153,19 @@ protected:
   bool skipIfNoPerf(const RunResult &r) {
     return std::string(GetParam()) == "perf" && perfUnavailable(r);
   }
+  // Runs the target (with CAUSAL_VERBOSE) in a mode that spins outside
+  // instrumented code: it must end normally, with at least half the samples
+  // its CPU time is worth charged outside (so samples were taken and walked).
+  void expectRunChargedOutside(const std::vector<std::string> &args,
+                               std::map<std::string, std::string> env) {
+    env[CAUSAL_ENV_VERBOSE] = "1";
+    RunResult r = runTarget(dir, args, env);
+    if (skipIfNoPerf(r))
+      GTEST_SKIP() << "perf_event unavailable here";
+    ASSERT_EQ(r.status, 0) << r.err;
+    double expected = double(outputValue(r.out, "cpu_ns")) / kPeriodNs;
+    EXPECT_GT(verboseSampleCount(r.err, "outside instrumented code"), 0.5 * expected) << r.err;
+  }
   TempDir dir;
 };
 
@@ -228,32 +241,17 @@ TEST_P(SamplerTest, AFramePointerIntoAPageUnmappedSinceTheLastSampleIsNotRead) {
   ASSERT_TRUE(dir.ok());
   std::map<std::string, std::string> env = baseEnv();
   env[CAUSAL_ENV_STACK_COPY] = "0";
-  env[CAUSAL_ENV_VERBOSE] = "1";
-  RunResult r = runTarget(dir, {"stale-frame-page", "150"}, env);
-  if (skipIfNoPerf(r))
-    GTEST_SKIP() << "perf_event unavailable here";
-  ASSERT_EQ(r.status, 0) << r.err;
-  // The spin is not instrumented: its samples are charged outside (the
-  // samples were taken, so the walk did meet the page).
-  double expected = double(outputValue(r.out, "cpu_ns")) / kPeriodNs;
-  EXPECT_GT(verboseSampleCount(r.err, "outside instrumented code"), 0.5 * expected) << r.err;
+  expectRunChargedOutside({"stale-frame-page", "150"}, env);
 }
 
 // A sample inside dlclose, after the image's munmap and before
 // _dl_find_object forgets it, is handed that image's unwind table: the
-// target recreates that state (the table's page unreadable, _r_debug saying
+// target recreates that state (the table's page unreadable, r_debug saying
 // RT_DELETE) and spins in the image's uninstrumented code, whose samples
 // libunwind unwinds. The lookup must notice the table is gone, not read it.
 TEST_P(SamplerTest, UnwindingDuringDlcloseSkipsAnImageAlreadyUnmapped) {
   ASSERT_TRUE(dir.ok());
-  std::map<std::string, std::string> env = baseEnv();
-  env[CAUSAL_ENV_VERBOSE] = "1";
-  RunResult r = runTarget(dir, {"unloading", "150", CAUSAL_SAMPLE_PLUGIN}, env);
-  if (skipIfNoPerf(r))
-    GTEST_SKIP() << "perf_event unavailable here";
-  ASSERT_EQ(r.status, 0) << r.err;
-  double expected = double(outputValue(r.out, "cpu_ns")) / kPeriodNs;
-  EXPECT_GT(verboseSampleCount(r.err, "outside instrumented code"), 0.5 * expected) << r.err;
+  expectRunChargedOutside({"unloading", "150", CAUSAL_SAMPLE_PLUGIN}, baseEnv());
 }
 
 TEST_P(SamplerTest, SamplesInTheRuntimeAreDroppedAsOverhead) {
