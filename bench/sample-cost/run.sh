@@ -5,8 +5,9 @@
 # README
 #   Part 1, the kernel alone (sample_cost_probe.c, no profiler): a thread runs a fixed amount
 #   of CPU work while it is sampled every PERIOD of its CPU time by a perf_event task clock
-#   (samples to the ring only; samples and a real-time signal each, as the runtime's perf
-#   sampler asks) or by a CPU-time POSIX timer (the timer sampler). Per source and period:
+#   (samples to a ring only, as the runtime's sampler did until 2026-12-02; no ring and a
+#   real-time signal per overflow, as it does now) or by a CPU-time POSIX timer (the timer
+#   sampler). Per source and period:
 #   the work's CPU time against the unsampled reference, medians of --reps interleaved runs,
 #   and that difference per sample. On a machine without a PMU (a VM: the perf task clock is a
 #   software event driven by a high-resolution timer) each sample costs a timer interrupt and
@@ -96,8 +97,8 @@ probe = defaultdict(list)
 for line in list(open(sys.argv[1]))[1:]:
     source, period, wall, cpu, samples = line.split("\t")
     probe[(source, int(period))].append((int(wall), int(cpu), int(samples)))
-names = {"perf-ring": "perf task clock, samples to the ring",
-         "perf-signal": "perf task clock, a signal per sample",
+names = {"perf-ring": "perf task clock, samples to a ring, no signal",
+         "perf-signal": "perf task clock, no ring, a signal per sample",
          "timer": "CPU-time timer, a signal per tick"}
 print("Part 1, the kernel alone: the work's CPU time, median of the runs, against the unsampled")
 print("reference at the same period's turn.")

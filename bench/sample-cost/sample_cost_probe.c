@@ -7,9 +7,10 @@
 //   none        nothing (the reference)
 //   perf-ring   a perf_event task clock, user mode only, writing samples (IP) to its ring and
 //               never signalling: what the kernel's sampling costs by itself
-//   perf-signal the same, each sample also sending a real-time signal to the thread (F_SETSIG,
-//               F_SETOWN_EX, O_ASYNC) whose handler only counts it: the runtime's perf sampler
-//               without its handler's work
+//   perf-signal a perf_event task clock, user mode only, without a ring and recording nothing
+//               (sample_type 0), each overflow sending a real-time signal to the thread
+//               (F_SETSIG, F_SETOWN_EX, O_ASYNC) whose handler only counts it: the runtime's
+//               perf sampler (docs/runtime.md, "Sampling") without its handler's work
 //   timer       a CLOCK_THREAD_CPUTIME_ID POSIX timer sending a real-time signal to the thread
 //               (SIGEV_THREAD_ID): the runtime's timer sampler without its handler's work
 // Prints one line: "SOURCE PERIOD_NS wall_ns cpu_ns samples", samples being the signals
@@ -43,6 +44,8 @@ static uint64_t clockNs(clockid_t clock) {
   return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+// withSignal: the runtime's way (no ring, a signal per overflow); otherwise samples to a
+// ring of 1 + 16 pages, as the runtime did until 2026-12-02, and no signal.
 static int openPerf(uint64_t period, int withSignal, int signal) {
   struct perf_event_attr attr;
   memset(&attr, 0, sizeof attr);
@@ -50,7 +53,7 @@ static int openPerf(uint64_t period, int withSignal, int signal) {
   attr.type = PERF_TYPE_SOFTWARE;
   attr.config = PERF_COUNT_SW_TASK_CLOCK;
   attr.sample_period = period;
-  attr.sample_type = PERF_SAMPLE_IP;
+  attr.sample_type = withSignal ? 0 : PERF_SAMPLE_IP;
   attr.wakeup_events = 1;
   attr.disabled = 1;
   attr.exclude_kernel = 1;
@@ -60,7 +63,8 @@ static int openPerf(uint64_t period, int withSignal, int signal) {
     perror("sample_cost_probe: perf_event_open");
     exit(1);
   }
-  if (mmap(NULL, 17 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) == MAP_FAILED) {
+  if (!withSignal &&
+      mmap(NULL, 17 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) == MAP_FAILED) {
     perror("sample_cost_probe: mmap");
     exit(1);
   }
