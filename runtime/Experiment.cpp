@@ -487,6 +487,9 @@ std::atomic<uint64_t> g_experiment_epoch{0};
 // CPUs; only then do threads tell competing for a CPU apart (the first
 // experiment of a run uses Coz's model).
 std::atomic<bool> g_process_oversubscribed{false};
+// Whether its threads waited for CPUs other processes held instead (then
+// selected samples are scaled by their thread's CPU share).
+std::atomic<bool> g_process_waits_for_others{false};
 // What threads that ended during the experiment contributed (threadEnds).
 std::atomic<uint64_t> g_ended_wait_ns{0};
 std::atomic<uint64_t> g_ended_competing_samples{0};
@@ -513,6 +516,7 @@ void watchThread(ThreadState *state, uint64_t epoch, bool start, SchedTotals *to
   uint64_t wait = now.wait_ns > before.wait_ns ? now.wait_ns - before.wait_ns : 0;
   totals->wait_ns += wait;
   __atomic_store_n(&state->window_runnable_ns, cpu + wait, __ATOMIC_RELAXED);
+  __atomic_store_n(&state->cpu_share_scale_x1024, cpuShareScaleX1024(cpu, wait), __ATOMIC_RELAXED);
   if (wait > cpu / CAUSAL_COMPETING_WAIT_DIVISOR)
     totals->competing_samples +=
         samples - (same && samples >= state->watch_samples ? state->watch_samples : 0);
@@ -583,6 +587,8 @@ void probeSaturation() {
   double waiting = elapsed ? double(sched.wait_ns) / double(elapsed) : 0;
   g_process_oversubscribed.store(processOversubscribed(cpus, running, waiting),
                                  std::memory_order_relaxed);
+  g_process_waits_for_others.store(processWaitsForOthers(cpus, running, waiting),
+                                   std::memory_order_relaxed);
   noteSpareCpu(cpus, elapsed, process_cpu, sched.wait_ns);
 }
 
@@ -727,6 +733,8 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
       g_experiment.global_delay_ns.load(std::memory_order_relaxed) - global_before + shared_delay;
   g_process_oversubscribed.store(processOversubscribed(cpus, running, waiting),
                                  std::memory_order_relaxed);
+  g_process_waits_for_others.store(processWaitsForOthers(cpus, running, waiting),
+                                   std::memory_order_relaxed);
   noteSpareCpu(cpus, elapsed, process_cpu, sched.wait_ns);
 
   TextBuffer text;
@@ -926,8 +934,19 @@ void settleDelays(ThreadState *state) {
   SchedWindow window;
   if (active && (selected || global > local)) {
     // Only when there is a delay to add or to pay.
-    if (g_setup.config.shared_cpus && g_process_oversubscribed.load(std::memory_order_relaxed))
+    uint32_t share_scale_x1024 = 1024;
+    if (g_setup.config.shared_cpus && g_process_oversubscribed.load(std::memory_order_relaxed)) {
       window = observeScheduler(state);
+    } else if (selected && g_setup.config.shared_cpus &&
+               g_process_waits_for_others.load(std::memory_order_relaxed)) {
+      // Coz's model, but the thread shares its CPU with other processes:
+      // the line's wall time is its CPU time / the thread's CPU share, and
+      // that is what its speedup saves (docs/runtime.md). The share is the
+      // one the profiler thread read over the last experiment (watchThread):
+      // read here, schedstat cost this thread 15 us per sample on a loaded
+      // CPU. Nothing goes to the shared-CPU delay.
+      share_scale_x1024 = __atomic_load_n(&state->cpu_share_scale_x1024, __ATOMIC_RELAXED);
+    }
     if (selected && window.competing) {
       // CPU time taken from the CPUs the competing threads share; no
       // thread pauses for it (docs/runtime.md).
@@ -935,8 +954,9 @@ void settleDelays(ThreadState *state) {
     } else if (selected) {
       // Scaled for the samples of this thread the kernel did not deliver
       // (Sampler.cpp, updateDelayScale): the others are delayed by the share
-      // of the line's CPU time, not by the share that was sampled.
-      local += selected * state->delay_scale_x1024 / 1024;
+      // of the line's CPU time, not by the share that was sampled; and by
+      // the thread's CPU share when other processes hold its CPU.
+      local += selected * state->delay_scale_x1024 / 1024 * share_scale_x1024 / 1024;
       state->local_delay_ns.store(local, std::memory_order_relaxed);
     }
   }

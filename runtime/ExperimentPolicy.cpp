@@ -82,6 +82,11 @@ bool processOversubscribed(double cpus, double running, double waiting) {
   return cpus > 0 && running + waiting > cpus * CAUSAL_OVERSUBSCRIBED_PERCENT / 100.0;
 }
 
+bool processWaitsForOthers(double cpus, double running, double waiting) {
+  return !processOversubscribed(cpus, running, waiting) &&
+         waiting * CAUSAL_COMPETING_WAIT_DIVISOR > running && waiting > 0;
+}
+
 bool spinIsHarmless(int64_t spare_ns, uint64_t own_ns, uint64_t window_ns) {
   if (window_ns == 0)
     return true;
@@ -94,6 +99,16 @@ bool updateCompetition(uint64_t *recent_cpu_ns, uint64_t *recent_wait_ns, uint64
   *recent_cpu_ns = *recent_cpu_ns - *recent_cpu_ns / 4 + cpu_ns;
   *recent_wait_ns = *recent_wait_ns - *recent_wait_ns / 4 + wait_ns;
   return *recent_wait_ns > *recent_cpu_ns / CAUSAL_COMPETING_WAIT_DIVISOR;
+}
+
+uint32_t cpuShareScaleX1024(uint64_t cpu_ns, uint64_t wait_ns) {
+  if (cpu_ns == 0 || wait_ns <= cpu_ns / CAUSAL_COMPETING_WAIT_DIVISOR)
+    return 1024;
+  uint64_t cap = 1024ull * CAUSAL_CPU_SHARE_SCALE_MAX_PERCENT / 100;
+  // (cpu + wait) / cpu in 1/1024, computed so that it cannot overflow.
+  unsigned __int128 scaled = ((unsigned __int128)cpu_ns + wait_ns) * 1024;
+  unsigned __int128 ratio = scaled / cpu_ns;
+  return uint32_t(ratio < cap ? ratio : cap);
 }
 
 uint32_t lostSampleScaleX1024(uint64_t arrived, uint64_t covered_user_ns, uint64_t user_ns,

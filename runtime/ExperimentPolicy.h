@@ -154,6 +154,12 @@ uint64_t sharedCpuDelay(uint64_t shared_cpu_delay_ns, uint64_t competing_samples
 /// CAUSAL_OVERSUBSCRIBED_PERCENT % of |cpus|.
 bool processOversubscribed(double cpus, double running, double waiting);
 
+/// Whether the process's threads waited for CPUs that other processes held
+/// over an experiment: not oversubscribed (above), and |waiting| more than
+/// 1 / CAUSAL_COMPETING_WAIT_DIVISOR of |running|. Then selected samples are
+/// scaled by their thread's CPU share (cpuShareScaleX1024).
+bool processWaitsForOthers(double cpus, double running, double waiting);
+
 /// Whether a thread's pause may end with a spin (docs/runtime.md, "Virtual
 /// speedup and delay accounting"): over the last window of |window_ns|, the
 /// CPUs available less the time the process's threads spent on a CPU or
@@ -169,6 +175,15 @@ bool spinIsHarmless(int64_t spare_ns, uint64_t own_ns, uint64_t window_ns);
 /// 1 / CAUSAL_COMPETING_WAIT_DIVISOR of the time it runs).
 bool updateCompetition(uint64_t *recent_cpu_ns, uint64_t *recent_wait_ns, uint64_t cpu_ns,
                        uint64_t wait_ns);
+
+/// The factor, x1024, by which the delay of a selected sample is scaled when
+/// its thread shares its CPU with other processes (the process does not
+/// outnumber its CPUs): 1 / the thread's CPU share, (|cpu_ns| + |wait_ns|) /
+/// |cpu_ns|, its CPU and run-queue time over the last experiment (schedstat),
+/// when it waited more than 1 / CAUSAL_COMPETING_WAIT_DIVISOR of the time it
+/// ran (else 1024, as with no CPU time), capped at
+/// CAUSAL_CPU_SHARE_SCALE_MAX_PERCENT %.
+uint32_t cpuShareScaleX1024(uint64_t cpu_ns, uint64_t wait_ns);
 
 /// The factor, x1024, by which a perf-sampled thread's delays for samples of
 /// the selected line are scaled for the samples the kernel did not deliver:

@@ -35,6 +35,7 @@ static void resetState(ThreadState *state) {
   state->path_block_since = 0;
   state->excess_delay_ns = 0;
   state->window_runnable_ns = 0;
+  __atomic_store_n(&state->cpu_share_scale_x1024, 1024, __ATOMIC_RELAXED);
   state->sync_calls = 0;
   state->paused_ns = 0;
   state->coz_pre_block_global_ns = 0;

@@ -97,6 +97,8 @@ struct ThreadState {
   SchedStat watch_stat;                   // schedstat then (profiler thread)
   uint64_t watch_samples;                 // samples then
   uint64_t window_runnable_ns;            // on a CPU or waiting, last experiment (profiler)
+  uint32_t cpu_share_scale_x1024;         // 1 / its CPU share then, x1024 (profiler;
+                                          // cpuShareScaleX1024, ExperimentPolicy.h)
   uint64_t sync_calls;                    // synchronization calls seen (tests: no double counting)
   uint64_t paused_ns;                     // time this thread paused to pay delays (tests)
   uint64_t coz_pre_block_global_ns;       // global count at _coz_pre_block

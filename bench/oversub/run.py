@@ -11,9 +11,11 @@ knob (-D<KNOB>=P runs P % of the line's iterations: a real speedup of the line b
     --fixed-speedup 0, 25, 50, one run each; the round's runs form one profile per
     profiler, read by `causal report --json --min-speedups 2` (the same analysis for every
     profiler's file).
-Settings (the 'wrap' of a case): none, `taskset -c 0` (one CPU), or a cgroup CPU quota of
+Settings (the 'wrap' of a case): none, `taskset -c 0` (one CPU), a cgroup CPU quota of
 one CPU (cgroup v1 or v2, made by this script when it can write to /sys/fs/cgroup; else the
-case is skipped and the table says so). Every run's output is compared with the plain
+case is skipped and the table says so), or 'neighbours': one busy process per CPU, at the
+runs' priority, running through all of the case's runs (plain and profiled), so that every
+thread gets about half a CPU from processes that are not the program's. Every run's output is compared with the plain
 build's; runs that differ or fail are listed.
 
 Prints results.md (Markdown) on stdout; raw data go to the cache dir.
@@ -43,6 +45,8 @@ def cases(cpus, quick):
                    "POOL_COST_PERCENT", "taskset"))
     result.append(("pool N=8, quota 1 CPU", "pool", 8, pool_total // 8, "POOL",
                    "POOL_COST_PERCENT", "quota"))
+    result.append(("pool N=C (%d), C busy processes beside" % c, "pool", c, pool_total // c,
+                   "POOL", "POOL_COST_PERCENT", "neighbours"))
     n = 8 * c
     result.append(("stage N=8C, producers' line", "stage", n, stage_items, "POOL",
                    "POOL_COST_PERCENT", "none"))
@@ -133,6 +137,14 @@ def plain_times(rows, rnd, ci):
     return {s: statistics.median(values) for s, values in times.items()}
 
 
+def stop_all(processes):
+    """Kills and reaps |processes| and empties the list."""
+    for process in processes:
+        process.kill()
+        process.wait()
+    del processes[:]
+
+
 def run_cases(args, todo, source, profilers, nice, skipped):
     """Builds the variants and runs every case; returns (rows, rounds, start, load before,
     load after) and writes runs.tsv."""
@@ -160,6 +172,7 @@ def run_cases(args, todo, source, profilers, nice, skipped):
     rows = []  # (round, case, variant, speedup, ns, status)
     t0 = time.monotonic()
     rounds_done = 0
+    neighbours = []  # the busy processes of a 'neighbours' case while it runs
     load_before = open("/proc/loadavg").read().split()[:3]
     try:
         for rnd in range(1, args.reps + 1):
@@ -179,6 +192,10 @@ def run_cases(args, todo, source, profilers, nice, skipped):
                     plan += [(v, s) for v in list(profilers) + (["coz"] if args.coz else [])]
                 if (rnd + ci) % 2 == 0:
                     plan.reverse()
+                if wrap == "neighbours":
+                    neighbours += [subprocess.Popen(nice + [sys.executable, "-c", "while True: pass"])
+                                  for _ in range(len(os.sched_getaffinity(0)))]
+                    time.sleep(0.2)
                 for variant, s in plan:
                     tag = "%d.%d.%s.%d" % (rnd, ci, variant, s)
                     out = os.path.join(args.cache, "out", tag + ".txt")
@@ -198,10 +215,12 @@ def run_cases(args, todo, source, profilers, nice, skipped):
                         cmd = quota.wrap(cmd)
                     ns, status = timed(cmd, out, nice)
                     rows.append((rnd, ci, variant, s, ns, status))
+                stop_all(neighbours)
             rounds_done = rnd
             print("round %d of %d done (%s)" % (rnd, args.reps, time.strftime("%H:%M:%S")),
                   file=sys.stderr)
     finally:
+        stop_all(neighbours)
         if quota:
             quota.remove()
     load_after = open("/proc/loadavg").read().split()[:3]

@@ -8,6 +8,8 @@
 #     pool N=8, taskset 1 CPU    the same, pinned to one CPU with taskset
 #     pool N=8, quota 1 CPU      the same, in a cgroup with a CPU quota of one CPU (v1 or v2;
 #                                skipped where the script cannot make one)
+#     pool N=C, C busy processes beside  the same, with one busy process per CPU (not the
+#                                program's, at the runs' priority) through all the case's runs
 #     stage N=8C                 8C producers (POOL) feed one consumer (SERIAL) through a
 #                                bounded queue; each line in turn
 #     lock N=8C                  work (POOL), then a shared mutex's critical section

@@ -196,6 +196,15 @@
  * because other processes hold the CPUs keep Coz's model (and so does every
  * thread with CAUSAL_SHARED_CPUS=0). */
 #define CAUSAL_OVERSUBSCRIBED_PERCENT 110u
+/* Threads that wait because other processes hold the CPUs (the process does
+ * not outnumber its CPUs, but its threads waited for one more than
+ * 1/CAUSAL_COMPETING_WAIT_DIVISOR of the time they ran, in the last
+ * experiment): a selected sample is CPU time, and at a CPU share f the line
+ * takes 1/f of it in wall time, which is what its speedup saves. Its delay
+ * is scaled by (CPU + run-queue time) / CPU time of the sampling thread over
+ * the last experiment, at most CAUSAL_CPU_SHARE_SCALE_MAX_PERCENT %
+ * (docs/runtime.md, "Threads that share their CPUs with other processes"). */
+#define CAUSAL_CPU_SHARE_SCALE_MAX_PERCENT 800u
 /* Before a run's first experiment the profiler thread watches the process
  * this long to tell whether its threads outnumber its CPUs (the first
  * experiment has no last experiment to go by). */

@@ -314,6 +314,31 @@ TEST(ExperimentPolicyTest, OversubscribedOnlyWhenTheProcessThreadsOutnumberItsCp
   EXPECT_FALSE(processOversubscribed(0, 3.0, 3.0)); // no CPU count: never
 }
 
+TEST(ExperimentPolicyTest, WaitsForOtherProcessesOnlyWhenNotOversubscribed) {
+  // Two threads on two CPUs, each waiting about as long as it runs: other
+  // processes hold the CPUs.
+  EXPECT_TRUE(processWaitsForOthers(2, 1.06, 0.9));
+  EXPECT_TRUE(processWaitsForOthers(1, 0.33, 0.67)); // one thread, two busy processes
+  EXPECT_FALSE(processWaitsForOthers(2, 2.0, 0.05)); // waits below 1/20 of the running time
+  EXPECT_FALSE(processWaitsForOthers(2, 2.0, 0.0));
+  EXPECT_FALSE(processWaitsForOthers(2, 2.0, 14.0)); // its own threads outnumber the CPUs
+  EXPECT_FALSE(processWaitsForOthers(2, 0.0, 0.0));  // idle
+}
+
+TEST(ExperimentPolicyTest, CpuShareScaleIsTheInverseOfTheThreadsCpuShare) {
+  const uint64_t ms = 1000000;
+  EXPECT_EQ(cpuShareScaleX1024(10 * ms, 0), 1024u);       // a CPU of its own
+  EXPECT_EQ(cpuShareScaleX1024(20 * ms, 1 * ms), 1024u);  // waits 1/20 of its CPU time: noise
+  EXPECT_EQ(cpuShareScaleX1024(10 * ms, 10 * ms), 2048u); // half a CPU
+  EXPECT_EQ(cpuShareScaleX1024(10 * ms, 20 * ms), 3072u); // a third
+  EXPECT_EQ(cpuShareScaleX1024(4 * ms, 1 * ms), 1280u);
+  // Capped at CAUSAL_CPU_SHARE_SCALE_MAX_PERCENT %; no CPU time: unscaled.
+  EXPECT_EQ(cpuShareScaleX1024(1 * ms, 100 * ms), 1024u * CAUSAL_CPU_SHARE_SCALE_MAX_PERCENT / 100);
+  EXPECT_EQ(cpuShareScaleX1024(0, 5 * ms), 1024u);
+  // Large figures do not overflow.
+  EXPECT_EQ(cpuShareScaleX1024(UINT64_MAX / 2, UINT64_MAX / 2), 2048u);
+}
+
 TEST(ExperimentPolicyTest, APauseSpinsOnlyOnACpuTheOtherThreadsLeaveFree) {
   const uint64_t ms = 1000000;
   const int64_t ims = int64_t(ms);

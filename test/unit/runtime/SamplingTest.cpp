@@ -28,6 +28,7 @@
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,11 +98,17 @@ bool denySystemCalls(const std::vector<int> &calls) {
 }
 
 // Runs the sample target in |dir| (RunTarget.h), with the listed system
-// calls denied.
+// calls denied. SIGINT and SIGQUIT start at their defaults, as in a program
+// run from a terminal: a shell without job control starts a background job
+// with both ignored (POSIX), the ignoring survives fork and exec, and then
+// a target that raises SIGINT (SignalsThatEndTheProgram...) rightly goes on
+// and exits 0, as its native build would.
 RunResult runTarget(const TempDir &dir, const std::vector<std::string> &args,
                     const std::map<std::string, std::string> &env,
                     const std::vector<int> &denied_calls = {}) {
   return causal::test::runTarget(CAUSAL_SAMPLE_TARGET, args, env, dir.file(""), [&] {
+    signal(SIGINT, SIG_DFL);
+    signal(SIGQUIT, SIG_DFL);
     return denied_calls.empty() || denySystemCalls(denied_calls);
   });
 }

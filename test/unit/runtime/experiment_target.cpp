@@ -13,6 +13,9 @@
 //                 systemWork, for MS ms
 //   oversub MS T  the process pins itself to one CPU; T threads loop
 //                 workUnit (each visits "work") for MS ms
+//   foreign MS H  the process pins itself to one CPU and spawns H busy
+//                 processes there (not the program's); one thread loops
+//                 workUnit (visits "work") for MS ms
 //   sync N        producer/consumer (mutex + condition variable, semaphores,
 //                 rwlock, barrier, std::condition_variable, joins of every
 //                 kind) moving N items; prints sum and expected
@@ -49,6 +52,7 @@
 #include <sched.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +201,37 @@ int oversubMode(uint64_t ms, int threads) {
     });
   for (std::thread &t : workers)
     t.join();
+  printf("done\n");
+  return 0;
+}
+
+// One CPU shared with |hogs| busy processes that are not the program's
+// (shells spinning, spawned after the pinning so they inherit it), and one
+// thread in the selected line.
+int foreignMode(uint64_t ms, int hogs) {
+  if (!pinToOneCpu())
+    return 1;
+  std::vector<pid_t> children;
+  for (int i = 0; i < hogs; ++i) {
+    char *args[] = {const_cast<char *>("sh"), const_cast<char *>("-c"),
+                    const_cast<char *>("while :; do :; done"), nullptr};
+    pid_t pid;
+    if (posix_spawn(&pid, "/bin/sh", nullptr, nullptr, args, environ) != 0)
+      return 1;
+    children.push_back(pid);
+  }
+  uint64_t end = nowNs() + ms * 1000000ull;
+  std::thread worker([end] {
+    while (nowNs() < end) {
+      workUnit(200000);
+      visit(g_image_a[0]);
+    }
+  });
+  worker.join();
+  for (pid_t pid : children) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
   printf("done\n");
   return 0;
 }
@@ -501,6 +536,8 @@ int main(int argc, char **argv) {
     return oversubMode(arg, argc > 3 ? atoi(argv[3]) : 4);
   if (!strcmp(mode, "heartbeat"))
     return heartbeatMode(arg);
+  if (!strcmp(mode, "foreign"))
+    return foreignMode(arg, argc > 3 ? atoi(argv[3]) : 2);
   if (!strcmp(mode, "sync"))
     return syncMode(int(arg));
   if (!strcmp(mode, "lockbench")) {
