@@ -382,8 +382,11 @@ TEST_F(ExperimentTest, ALineSharingItsCpuWithOtherProcessesIsSpedUpInWallTime) {
   // the line from the shared CPU instead, with about the same delay).
   EXPECT_LT(totals.shared, 0.5 * totals.delay) << totals.figures;
   // Half the elapsed time if the line were all of the thread's work; the
-  // loop around it, the visits and the runtime lower it a little.
-  EXPECT_GT(totals.delay / totals.elapsed, 0.3) << totals.figures << "\n" << r.err;
+  // loop around it, the visits and the runtime lower it a little (0.42-0.48
+  // in most runs). Some runs read 0.27-0.34 (one CI run 0.268; not explained
+  // yet, the thread's measured share was the same); the old runtime, which
+  // counted CPU time only, read 0.14-0.155: the floor lies between.
+  EXPECT_GT(totals.delay / totals.elapsed, 0.22) << totals.figures << "\n" << r.err;
   EXPECT_LT(totals.delay / totals.elapsed, 0.65) << totals.figures << "\n" << r.err;
 }
 
