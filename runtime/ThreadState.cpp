@@ -50,6 +50,30 @@ static void resetState(ThreadState *state) {
   state->watch_samples = 0;
 }
 
+// New states come from chunks of kStatesPerChunk, carved lock-free (a
+// thread may fork while another carves): one mapping per state, as before,
+// made every thread start a mapping and grew the memory map by one entry
+// per live thread (docs/benchmarks.md, "Many threads").
+ThreadState *ThreadRegistry::carve() {
+  for (;;) {
+    StateChunk *chunk = chunk_.load(std::memory_order_acquire);
+    if (chunk) {
+      uint32_t index = chunk->next.fetch_add(1, std::memory_order_relaxed);
+      if (index < kStatesPerChunk)
+        return &chunk->states[index];
+    }
+    void *memory = mmap(nullptr, sizeof(StateChunk), PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED)
+      return nullptr;
+    auto *fresh = static_cast<StateChunk *>(memory); // zero-filled
+    fresh->next.store(1, std::memory_order_relaxed); // states[0] is ours
+    if (chunk_.compare_exchange_strong(chunk, fresh, std::memory_order_acq_rel))
+      return &fresh->states[0];
+    munmap(memory, sizeof(StateChunk)); // another thread installed one first
+  }
+}
+
 ThreadState *ThreadRegistry::acquire() {
   // Reuse a state whose thread has exited, if any was given back.
   uint32_t used = free_.load(std::memory_order_acquire) ? slotsUsed() : 0;
@@ -69,11 +93,9 @@ ThreadState *ThreadRegistry::acquire() {
       return state;
     }
   }
-  void *memory = mmap(nullptr, sizeof(ThreadState), PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (memory == MAP_FAILED)
+  ThreadState *state = carve(); // zero-filled: a valid ThreadState
+  if (!state)
     return nullptr;
-  auto *state = static_cast<ThreadState *>(memory); // zero-filled: a valid ThreadState
   state->in_use.store(1, std::memory_order_relaxed);
   resetState(state);
   // Publish it in the first empty slot.

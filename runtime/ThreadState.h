@@ -144,6 +144,15 @@ public:
   bool overflowed() const { return overflowed_.load(std::memory_order_relaxed); }
 
 private:
+  static constexpr uint32_t kStatesPerChunk = 64;
+  struct StateChunk {
+    std::atomic<uint32_t> next; // the next state to hand out
+    ThreadState states[kStatesPerChunk];
+  };
+  /// A new zero-filled state from the current chunk, or a new chunk.
+  ThreadState *carve();
+
+  std::atomic<StateChunk *> chunk_{nullptr};
   std::atomic<ThreadState *> slots_[kCapacity] = {};
   std::atomic<uint32_t> used_{0};
   /// States given back and not yet reused (a hint: acquire scans the slots
