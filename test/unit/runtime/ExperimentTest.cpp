@@ -382,11 +382,13 @@ TEST_F(ExperimentTest, ALineSharingItsCpuWithOtherProcessesIsSpedUpInWallTime) {
   // the line from the shared CPU instead, with about the same delay).
   EXPECT_LT(totals.shared, 0.5 * totals.delay) << totals.figures;
   // Half the elapsed time if the line were all of the thread's work; the
-  // loop around it, the visits and the runtime lower it a little (0.42-0.48
-  // in most runs). Some runs read 0.27-0.34 (one CI run 0.268; not explained
-  // yet, the thread's measured share was the same); the old runtime, which
-  // counted CPU time only, read 0.14-0.155: the floor lies between.
-  EXPECT_GT(totals.delay / totals.elapsed, 0.22) << totals.figures << "\n" << r.err;
+  // loop around it, the visits and the runtime lower it a little (0.476-0.489
+  // in 8 of 8 runs). The old runtime, which counted CPU time only, read about
+  // a third of that. (With workUnit's clock read every ~2 us, a quarter of
+  // the line in system calls that perf does not sample, runs read 0.27 to
+  // 0.48 depending on how the kernel's ticks split user from system time:
+  // foreign mode now runs the line in user mode.)
+  EXPECT_GT(totals.delay / totals.elapsed, 0.36) << totals.figures << "\n" << r.err;
   EXPECT_LT(totals.delay / totals.elapsed, 0.65) << totals.figures << "\n" << r.err;
 }
 
