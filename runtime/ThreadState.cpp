@@ -53,7 +53,8 @@ static void resetState(ThreadState *state) {
 // New states come from chunks of kStatesPerChunk, carved lock-free (a
 // thread may fork while another carves): one mapping per state, as before,
 // made every thread start a mapping and grew the memory map by one entry
-// per live thread (docs/benchmarks.md, "Many threads").
+// per live thread (docs/benchmarks.md, "Many threads: the cost of a
+// thread").
 ThreadState *ThreadRegistry::carve() {
   for (;;) {
     StateChunk *chunk = chunk_.load(std::memory_order_acquire);
