@@ -84,6 +84,39 @@ static int exitFromThread(void) {
     pause(); // the thread ends the process
 }
 
+// _exit(3) or _Exit(5) from main while another thread works: no atexit
+// handler and no destructor runs, yet the profile must be written.
+static void *workingThread(void *arg) {
+  (void)arg;
+  for (;;)
+    work(0.05);
+}
+
+static int underscoreExit(const char *which) {
+  pthread_t thread;
+  pthread_create(&thread, NULL, workingThread, NULL);
+  work(0.2);
+  int upper = !strcmp(which, "_Exit");
+  printf("ending with %s(%d)\n", upper ? "_Exit" : "_exit", upper ? 5 : 3);
+  fflush(stdout);
+  if (upper)
+    _Exit(5);
+  _exit(3);
+}
+
+// The program's own atexit handler ends it with _exit(9).
+static void exitFromAtexit(void) {
+  printf("atexit handler calls _exit(9)\n");
+  fflush(stdout);
+  _exit(9);
+}
+
+static int atexitUnderscoreExit(void) {
+  atexit(exitFromAtexit);
+  work(0.2);
+  return 0;
+}
+
 // ---- processes --------------------------------------------------------------
 
 static int forkMode(void) {
@@ -477,6 +510,10 @@ int main(int argc, char **argv) {
     return quickExitMode();
   if (!strcmp(mode, "exit-from-thread"))
     return exitFromThread();
+  if (!strcmp(mode, "underscore-exit"))
+    return underscoreExit(arg);
+  if (!strcmp(mode, "atexit-underscore-exit"))
+    return atexitUnderscoreExit();
   if (!strcmp(mode, "fork"))
     return forkMode();
   if (!strcmp(mode, "exec"))
