@@ -6,8 +6,9 @@ usage: wait_experiments.py PROFILE SOURCE fixed MARK KIND SPEEDUP
 
 `fixed`: every experiment selects "SOURCE:LINE-of-MARK (KIND wait)" at the
 speedup, took selected waits (selected-samples > 0; the last of a run may
-have none and no delay: the program's exit ends it, possibly after the
-program's last wait) and inserted a delay of
+have none: the program's exit ends it, possibly after the program's last
+wait or during one, whose time so far is then its only delay, at most
+speedup x its elapsed time) and inserted a delay of
 about speedup x their blocked time (selected-samples x the period; within
 35 % either way: the profiler thread also raises the count for the wait
 still in progress when the window closes).
@@ -62,8 +63,11 @@ def main():
                 continue
             blocked = int(e["selected-samples"]) * e["period"]
             delay = int(e["delay"])
-            if blocked == 0 and delay == 0 and e.get("last_of_run"):
-                continue  # cut short by the program's exit, after its last wait
+            elapsed = int(e["duration"]) + delay
+            if blocked == 0 and e.get("last_of_run") and delay <= speedup * elapsed:
+                # Cut short by the program's exit before a selected wait
+                # ended: no delay, or that of the wait in progress then.
+                continue
             if blocked <= 0 or not (0.65 * speedup * blocked <= delay <= 1.35 * speedup * blocked):
                 print("delay %d for %d ns of selected waits at %s" % (delay, blocked, speedup))
                 failed = True
