@@ -132,22 +132,32 @@ def set_priority(nice):
         pass
 
 
+def in_turn(items, rep):
+    """The list in its order in even repetitions, reversed in odd ones (A B B
+    A ...), so that a machine whose speed drifts affects every item alike."""
+    return items if rep % 2 == 0 else items[::-1]
+
+
+def run_checked(cmd, priority, env=None):
+    """Runs cmd at nice value `priority` (if allowed); fails if it fails."""
+    result = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, timeout=300,
+                            preexec_fn=lambda: set_priority(priority))
+    if result.returncode != 0:
+        fail("%s exited with %d:\n%s" % (" ".join(cmd), result.returncode,
+                                          result.stderr.decode(errors="replace")))
+
+
 def cmd_run(args, program):
     path, line = resolve_line(args.line)
     speedups = args.speedups.split(",")
     for rep in range(args.repeat):
-        for speedup in (speedups if rep % 2 == 0 else speedups[::-1]):
+        for speedup in in_turn(speedups, rep):
             cmd = [args.causal, "run", "--output", args.output, "--fixed-line", "%s:%d" % (path, line)]
             if speedup != "random":
                 cmd += ["--fixed-speedup", speedup]
             if args.seed is not None:
                 cmd += ["--seed", str(args.seed + rep)]
-            cmd += args.option + ["--"] + program
-            result = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=300,
-                                    preexec_fn=lambda: set_priority(args.priority))
-            if result.returncode != 0:
-                fail("%s exited with %d:\n%s" % (" ".join(cmd), result.returncode,
-                                                  result.stderr.decode(errors="replace")))
+            run_checked(cmd + args.option + ["--"] + program, args.priority)
     print("causal_check: ran %d x %s at %s:%d" % (args.repeat, args.speedups, path, line))
     return 0
 
@@ -199,15 +209,10 @@ def cmd_truth(args, program):
     times = {"base": [], "fast": []}
     env = dict(os.environ, CAUSAL_DISABLE="1")
     for rep in range(args.repeat):
-        for which in (("base", "fast") if rep % 2 == 0 else ("fast", "base")):
-            cmd = program + getattr(args, which).split()
+        for which in in_turn(["base", "fast"], rep):
             start = time.monotonic()
-            result = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
-                                    timeout=300, preexec_fn=lambda: set_priority(args.priority))
+            run_checked(program + getattr(args, which).split(), args.priority, env)
             times[which].append(time.monotonic() - start)
-            if result.returncode != 0:
-                fail("%s exited with %d:\n%s" % (" ".join(cmd), result.returncode,
-                                                  result.stderr.decode(errors="replace")))
     base, fast = statistics.median(times["base"]), statistics.median(times["fast"])
     truth = 1.0 - fast / base
     with open(args.output, "w") as f:
