@@ -1257,6 +1257,76 @@ void bootstrapIntervals(PointWork &work, const RunRate &rate, const AnalysisOpti
     if (poissonNeighbours)
       random.poisson(neighbourWeights.data(), neighbourCount * rounds);
   };
+  // Runs as clusters (docs/report.md, "Intervals"): a group whose
+  // experiments come from two runs or more is resampled by run, each of its
+  // experiments weighted as often as the round draws its run, so that the
+  // run-to-run changes of the machine and of the program's start (which no
+  // resampling of one run's experiments sees) widen its interval as they
+  // move its value. The own baseline and the pooled neighbours are one
+  // group here. A group measured in one run keeps its experiments' weights
+  // (above): one run says nothing of the variation between runs.
+  std::vector<uint32_t> poolRun(poolSize), neighbourRun(neighbourCount);
+  std::vector<bool> poolByRun(poolSize, false);
+  bool neighboursByRun = false;
+  size_t runCount = 0;
+  {
+    std::map<size_t, uint32_t> dense; // Profile::runs index -> 0, 1, ...
+    auto runOf = [&](MeasurementRef ref) {
+      size_t run = work.measured.profile.experiments[ref.experiment].run;
+      return dense.try_emplace(run, uint32_t(dense.size())).first->second;
+    };
+    auto spansRuns = [](const std::vector<uint32_t> &runs, size_t from, size_t to) {
+      for (size_t j = from + 1; j < to; ++j)
+        if (runs[j] != runs[from])
+          return true;
+      return false;
+    };
+    for (size_t i = 0, j = 0; i < groups.size(); ++i)
+      for (MeasurementRef ref : groups[i].observations)
+        poolRun[j++] = runOf(ref);
+    for (size_t j = 0; j < neighbourCount; ++j)
+      neighbourRun[j] = runOf(work.neighbours[j]);
+    runCount = dense.size();
+    for (size_t i = 0, from = 0; i < groups.size(); from += groups[i++].observations.size()) {
+      const size_t to = from + groups[i].observations.size();
+      bool byRun = spansRuns(poolRun, from, to);
+      if (i == 0) { // the baseline: the own 0 % experiments and the neighbours together
+        std::vector<uint32_t> baseline(poolRun.begin() + from, poolRun.begin() + to);
+        baseline.insert(baseline.end(), neighbourRun.begin(), neighbourRun.end());
+        byRun = spansRuns(baseline, 0, baseline.size());
+        neighboursByRun = byRun;
+      }
+      std::fill(poolByRun.begin() + from, poolByRun.begin() + to, byRun);
+    }
+  }
+  const bool anyByRun =
+      neighboursByRun || std::find(poolByRun.begin(), poolByRun.end(), true) != poolByRun.end();
+  std::vector<uint8_t> runWeights(anyByRun ? runCount * block : 0);
+  std::vector<uint32_t> runPicks(anyByRun ? runCount : 0);
+  const bool poissonRuns = runCount >= poissonFrom;
+  auto drawRunWeights = [&](size_t rounds) {
+    if (!anyByRun)
+      return;
+    if (poissonRuns) {
+      random.poisson(runWeights.data(), runCount * rounds);
+    } else {
+      std::fill(runWeights.begin(), runWeights.begin() + runCount * rounds, 0);
+      for (size_t r = 0; r < rounds; ++r) {
+        random.below(runCount, runPicks.data(), runCount);
+        for (size_t i = 0; i < runCount; ++i)
+          ++runWeights[runPicks[i] * rounds + r];
+      }
+    }
+    auto copyRun = [&](uint8_t *to, uint32_t run) {
+      std::copy_n(runWeights.data() + size_t(run) * rounds, rounds, to);
+    };
+    for (size_t j = 0; j < poolSize; ++j)
+      if (poolByRun[j])
+        copyRun(poolWeights.data() + j * rounds, poolRun[j]);
+    if (neighboursByRun)
+      for (size_t j = 0; j < neighbourCount; ++j)
+        copyRun(neighbourWeights.data() + j * rounds, neighbourRun[j]);
+  };
   const size_t baselineSlot = groups.size(); // the pooled baseline's sums
   std::vector<double> sums((groups.size() + 1) * 4 * block);
   std::vector<size_t> groupEnd(groups.size()); // in pool
@@ -1278,6 +1348,7 @@ void bootstrapIntervals(PointWork &work, const RunRate &rate, const AnalysisOpti
   for (size_t first = 0; first < options.bootstrapRounds; first += block) {
     const size_t rounds = std::min(block, options.bootstrapRounds - first);
     drawWeights(rounds);
+    drawRunWeights(rounds);
     auto sumsOf = [&](size_t slot, size_t measure) {
       return sums.data() + (slot * 4 + measure) * rounds;
     };
