@@ -62,6 +62,10 @@
 #   for both profilers' files, phase correction on) gives the predicted program speedup at
 #   s, with its bootstrap interval. Tables: median and min-max over the rounds; for a line
 #   whose right answer is 0, how many rounds' intervals include 0.
+#   With 2 rounds or more, the fixed-line profiles of all rounds are also appended to one
+#   (<cache-dir>/profiles/CASE.causal.all.coz) and read the same way: the column "causal,
+#   rounds in one profile" gives its value at s with its interval, which resamples runs as
+#   clusters (docs/report.md, "Runs as clusters") and so holds the run-to-run variation.
 #   Every run's output is compared with the baseline's; runs that differ or fail are listed.
 #   Programs run at nice -10 where allowed (the two-thread cases assume each thread has its
 #   CPU; on a shared 2-vCPU machine other jobs otherwise swamp the effects).
@@ -297,6 +301,21 @@ for c in $cases; do
         >"$reports/$c.$p.$round.json" 2>>"$cache/report.log" || true
     done
   done
+done
+
+# The fixed-line rounds appended to one profile: its curve points compare runs of every
+# round, and their intervals take the run-to-run variation from the runs resampled as
+# clusters (docs/report.md, "Runs as clusters").
+for c in $cases; do
+  [ "$rounds_done" -ge 2 ] || break
+  all="$cache/profiles/$c.causal.all.coz"
+  : >"$all"
+  for round in $(seq 1 "$rounds_done"); do
+    [ ! -f "$cache/profiles/$c.causal.$round.coz" ] || cat "$cache/profiles/$c.causal.$round.coz" >>"$all"
+  done
+  [ ! -s "$all" ] ||
+    "$causal" report --json --min-speedups 2 --min-experiments 1 --min-evidence-visits 0 "$all" \
+      >"$reports/$c.causal.all.json" 2>>"$cache/report.log" || true
 done
 
 cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"

@@ -186,6 +186,7 @@ def main():
 
     predicted_rows = []
     table = []
+    pooled = False  # some case has its rounds in one profile (run.sh, 2 rounds or more)
     for name, path, line, point, kind in cases:
         wait = kind == "wait"
         via = kind[len("via="):] if kind.startswith("via=") else None
@@ -228,6 +229,23 @@ def main():
                     cell += " [interval holds 0 in %d of %d]" % (
                         sum(1 for low, high in intervals if low <= 0 <= high), len(intervals))
                 cells.append(cell)
+            # All fixed-line rounds in one profile (run.sh), its interval over runs.
+            pooled_report = os.path.join(args.reports, "%s.causal.all.json" % name)
+            if os.path.exists(pooled_report):
+                pooled = True
+                found = prediction(pooled_report, path, line, point, s / 100, wait=wait, via=via)
+                ci = found[3] if found and found[3] and None not in found[3] else None
+                if found is None:
+                    cells.append("-")
+                elif ci:
+                    cells.append("%+.1f %% [%+.1f, %+.1f]%s" % (
+                        found[0] * 100, ci[0] * 100, ci[1] * 100,
+                        (" (holds 0)" if ci[0] <= 0 <= ci[1] else " (excludes 0)")
+                        if name in RIGHT and RIGHT[name](s / 100) == 0 else ""))
+                else:
+                    cells.append("%+.1f %%" % (found[0] * 100))
+            elif pooled:
+                cells.append("-")
             right = RIGHT[name](s / 100) if name in RIGHT else None
             table.append("| %s | %s:%d | %d %% | %s | %s | %s |" % (
                 name, os.path.basename(path), line, s,
@@ -275,12 +293,18 @@ def main():
         print("Free runs: `causal run` without a fixed line or speedup, the round's runs in one")
         print("profile; the value at s is the experiment-weighted mean of the line's curve points")
         print("within 10 points of s, each scaled linearly to s.")
+    if pooled:
+        print("Rounds in one profile: the fixed-line profiles of all rounds appended to one and")
+        print("read as one; the value at s with its bootstrap interval, which resamples the runs")
+        print("as clusters and so holds the run-to-run variation (docs/report.md, \"Runs as")
+        print("clusters\").")
     print()
     names = {"causal": "predicted, causal", "coz": "predicted, Coz",
              "free": "predicted, causal free runs", "ab": "predicted, causal A/B runs"}
+    columns = [names[p] for p in profilers] + (["causal, rounds in one profile"] if pooled else [])
     print("| case | line | real line speedup | right answer | true effect | %s |" %
-          " | ".join(names[p] for p in profilers))
-    print("|---|---|---|---|---|%s" % ("---|" * len(profilers)))
+          " | ".join(columns))
+    print("|---|---|---|---|---|%s" % ("---|" * len(columns)))
     for row in table:
         print(row)
     print()
