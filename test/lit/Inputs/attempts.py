@@ -17,6 +17,10 @@ For two things no program can control, each named where a test uses this:
   the time the host keeps a vCPU is CPU time of the thread that was on it: a
   thread that spun 5 ms was charged 354 ms once in CI. A check on a thread's
   share of CPU (a sleeper classed as background) fails for that run.
+- Wake-up latency racing a program's own period. A test that expects a woken
+  thread to re-take its mutex before another thread's next periodic broadcast
+  (waits/known W4: 1.5 ms) loses the race now and then on a loaded machine
+  (ratio 0.371 for a bound of 0.33 once, with lit's other worker beside it).
 - Pinned vCPUs of unequal speed. A known answer that assumes both CPUs a test
   pins its threads to run equally fast (causal/figure1: which of two parallel
   threads is the longer) is not the answer while the host slows one of them.
