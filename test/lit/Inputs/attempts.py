@@ -17,6 +17,9 @@ For two things no program can control, each named where a test uses this:
   the time the host keeps a vCPU is CPU time of the thread that was on it: a
   thread that spun 5 ms was charged 354 ms once in CI. A check on a thread's
   share of CPU (a sleeper classed as background) fails for that run.
+  The same work of a thread that sleeps and wakes every millisecond (a
+  server paying its delays in pauses, causal/latency) took 820-940 samples a
+  run on one host, 690-1220 without the pauses.
 - Wake-up latency racing a program's own period. A test that expects a woken
   thread to re-take its mutex before another thread's next periodic broadcast
   (waits/known W4: 1.5 ms) loses the race now and then on a loaded machine
