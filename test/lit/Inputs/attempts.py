@@ -24,6 +24,13 @@ For two things no program can control, each named where a test uses this:
   thread to re-take its mutex before another thread's next periodic broadcast
   (waits/known W4: 1.5 ms) loses the race now and then on a loaded machine
   (ratio 0.371 for a bound of 0.33 once, with lit's other worker beside it).
+- Load that changes between runs. A check that alternates speedups between
+  whole runs (causal_check.py run) compares runs made seconds apart in
+  A B B A order; when another job starts or stops in between, the runs of
+  one speedup see a different machine from the other's. A line with a small
+  effect reads a large one for that profile (causal/pipeline's PRODUCE:
+  item rates of 120-220/s from run to run beside lit's other worker,
+  -0.298 for 0 once in CI).
 - Pinned vCPUs of unequal speed. A known answer that assumes both CPUs a test
   pins its threads to run equally fast (causal/figure1: which of two parallel
   threads is the longer) is not the answer while the host slows one of them.
