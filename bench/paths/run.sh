@@ -13,6 +13,9 @@
 #                main's), looks the path up in the thread's table, reads the TSC clock twice
 #     cpu-clock  the same with CAUSAL_PATHS_CPU_CLOCK=1: clock_gettime(CLOCK_THREAD_CPUTIME_ID)
 #                at the entry and at the exit as well
+#     clocks     no chain: the thread CPU time of one read of the TSC (rdtsc: the wall clock
+#                of an entry and an exit where the TSC is usable) and of clock_gettime
+#                (CLOCK_MONOTONIC, the fallback); an entry and exit read the wall clock twice
 #   The cost of an entry and exit is a way's time minus off's. Table: median (min-max) over
 #   the rounds. Run time: about 1 min for 5 rounds; --quick: 1 round of tenth-length loops.
 #
@@ -42,6 +45,16 @@ load_before="$(bench_load)"
 bench_mark_start
 raw="$cache/runs.tsv"
 printf 'round\tway\tns_per_call\n' > "$raw"
+clocks() { # ROUND
+  local out
+  out="$(env CAUSAL_DISABLE=1 "$cache/paths_cost" "$calls" clocks)"
+  case "$out" in
+    tsc_ns=*monotonic_ns=*) ;;
+    *) echo "run.sh: clocks: unexpected output: $out" >&2; exit 1 ;;
+  esac
+  printf '%s\ttsc-read\t%s\n' "$1" "$(echo "$out" | sed -n 's/^tsc_ns=\([0-9.]*\).*/\1/p')" >> "$raw"
+  printf '%s\tmonotonic-read\t%s\n' "$1" "$(echo "$out" | sed -n 's/.*monotonic_ns=\([0-9.]*\).*/\1/p')" >> "$raw"
+}
 run() { # ROUND WAY
   local env=(CAUSAL_OUTPUT="$cache/profile.coz" CAUSAL_EXPERIMENTS=0) out
   case "$2" in
@@ -60,6 +73,7 @@ run() { # ROUND WAY
 }
 for round in $(seq 1 "$rounds"); do
   for way in none off paths cpu-clock; do run "$round" "$way"; done
+  clocks "$round"
 done
 load_after="$(bench_load)"
 
@@ -85,6 +99,12 @@ for way, label in (("none", "none (the leaf not chosen)"), ("off", "off (descrip
     v = runs[way]
     lines.append(f"| {label} | {statistics.median(v):.1f} ({min(v):.1f}-{max(v):.1f}) | "
                  f"{statistics.median(v) - off:+.1f} |")
+lines += ["", "One read of each clock (thread CPU time per read, the same statistics; an entry and"
+          " exit read the wall clock twice):", "", "| clock | ns per read |", "|---|---|"]
+for way, label in (("tsc-read", "TSC (rdtsc), the wall clock where usable"),
+                   ("monotonic-read", "clock_gettime(CLOCK_MONOTONIC)")):
+    v = runs[way]
+    lines.append(f"| {label} | {statistics.median(v):.1f} ({min(v):.1f}-{max(v):.1f}) |")
 open(out, 'w').write('\n'.join(lines) + '\n')
 print('\n'.join(lines))
 PY
