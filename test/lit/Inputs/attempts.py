@@ -4,7 +4,7 @@ program up to ATTEMPTS times, until it succeeds.
 
   attempts.py [--attempts N] -- 'COMMAND'
 
-For two things no program can control, each named where a test uses this:
+For things no program can control, each named where a test uses this:
 
 - CPU-time timers under contention. The kernel checks a CPU-time timer (a
   POSIX CPUTIME timer, setitimer's ITIMER_PROF) only at a scheduler tick that
@@ -31,6 +31,10 @@ For two things no program can control, each named where a test uses this:
   effect reads a large one for that profile (causal/pipeline's PRODUCE:
   item rates of 120-220/s from run to run beside lit's other worker,
   -0.298 for 0 once in CI).
+- A program stalled. A check that needs a program's rhythm to stay regular
+  over a whole run loses it to one stall of tens of milliseconds on a shared
+  CPU (progress/visit-times: one 50 ms gap among 1,300 of 1.25 ms takes the
+  gaps' squared variation above 1, and the report counts visits instead).
 - Pinned vCPUs of unequal speed. A known answer that assumes both CPUs a test
   pins its threads to run equally fast (causal/figure1: which of two parallel
   threads is the longer) is not the answer while the host slows one of them.
