@@ -203,28 +203,69 @@ double periodOfRun(const Profile &profile, size_t run) {
              : kDefaultSamplePeriodNs;
 }
 
+/// An experiment whose own gaps vary more than a Poisson stream's and more
+/// than this many times the run's median experiment's is a stall of the
+/// program or of its machine, not the stream's regularity.
+constexpr double kStalledWindowFactor = 16;
+/// At most this share of a run's timed experiments is left out of the pool
+/// as stalled (fewer than 1 / share: none): beyond it, the irregularity is
+/// the stream's own.
+constexpr double kStalledWindowShare = 0.1;
+
 /// How regular the visits of each throughput point of each run are: the
 /// squared coefficient of variation of the gaps between consecutive visits,
-/// pooled over the run's experiments whose visits the runtime timed
-/// (docs/report.md, "Throughput from visit times").
+/// pooled over the run's experiments whose visits the runtime timed, less
+/// the stalled ones (docs/report.md, "Throughput from visit times").
 class VisitRegularity {
 public:
   explicit VisitRegularity(const Profile &profile) {
-    struct Pool {
-      double span = 0, gaps = 0, squares = 0; // ns, count, us^2
+    struct Window {
+      double span, gaps, squares; // ns, count, us^2
+      double cv2;                 // of its gaps alone
+      bool stalled;
     };
-    std::map<std::pair<size_t, std::string_view>, Pool> pools;
+    std::map<std::pair<size_t, std::string_view>, std::vector<Window>> runs;
     for (const Experiment &experiment : profile.experiments)
       for (const PointMeasurement &point : experiment.points)
         if (point.kind == PointKind::Throughput && point.spanNs > 0 && point.timedVisits >= 2) {
-          Pool &pool = pools[{experiment.run, point.name}];
-          pool.span += point.spanNs;
-          pool.gaps += point.timedVisits - 1;
-          pool.squares += point.gapSquaresUs2;
+          double gaps = double(point.timedVisits - 1), mean = point.spanNs / gaps;
+          double meanSquare = point.gapSquaresUs2 * 1e6 / gaps;
+          runs[{experiment.run, point.name}].push_back(
+              {point.spanNs, gaps, point.gapSquaresUs2, meanSquare / (mean * mean) - 1, false});
         }
-    for (const auto &[key, pool] : pools) {
-      double mean = pool.span / pool.gaps;                // ns
-      double meanSquare = pool.squares * 1e6 / pool.gaps; // ns^2
+    std::vector<double> order;
+    std::vector<Window *> stalled;
+    for (auto &[key, windows] : runs) {
+      // The stalled windows: more irregular than a Poisson stream and than
+      // kStalledWindowFactor x the median window (of those with 3 gaps or
+      // more: one or two gaps say little), the worst first, up to
+      // kStalledWindowShare of the windows.
+      order.clear();
+      for (const Window &w : windows)
+        if (w.gaps >= 3)
+          order.push_back(w.cv2);
+      double limit = INFINITY;
+      if (!order.empty()) {
+        std::nth_element(order.begin(), order.begin() + order.size() / 2, order.end());
+        limit = std::max(1.0, kStalledWindowFactor * std::max(0.0, order[order.size() / 2]));
+      }
+      size_t droppable = size_t(double(windows.size()) * kStalledWindowShare);
+      stalled.clear();
+      for (Window &w : windows)
+        if (w.gaps >= 3 && w.cv2 >= limit)
+          stalled.push_back(&w);
+      std::sort(stalled.begin(), stalled.end(),
+                [](const Window *a, const Window *b) { return a->cv2 > b->cv2; });
+      for (size_t i = 0; i < std::min(stalled.size(), droppable); ++i)
+        stalled[i]->stalled = true;
+      double span = 0, gaps = 0, squares = 0;
+      for (const Window &w : windows)
+        if (!w.stalled) {
+          span += w.span;
+          gaps += w.gaps;
+          squares += w.squares;
+        }
+      double mean = span / gaps, meanSquare = squares * 1e6 / gaps;
       cv2_[key] = std::max(0.0, meanSquare / (mean * mean) - 1);
     }
   }

@@ -32,9 +32,9 @@ For things no program can control, each named where a test uses this:
   item rates of 120-220/s from run to run beside lit's other worker,
   -0.298 for 0 once in CI).
 - A program stalled. A check that needs a program's rhythm to stay regular
-  over a whole run loses it to one stall of tens of milliseconds on a shared
-  CPU (progress/visit-times: one 50 ms gap among 1,300 of 1.25 ms takes the
-  gaps' squared variation above 1, and the report counts visits instead).
+  over a whole run loses it to stalls on a shared CPU (progress/visit-times:
+  the report leaves one stalled window in ten out of the gaps' squared
+  variation, but a loaded enough machine scatters the gaps of every window).
 - Pinned vCPUs of unequal speed. A known answer that assumes both CPUs a test
   pins its threads to run equally fast (causal/figure1: which of two parallel
   threads is the longer) is not the answer while the host slows one of them.
