@@ -79,6 +79,8 @@ struct Record {
   uint32_t context;       // its calling context for experiments (Paths.h; thread tables)
   uint32_t context_known; // context computed (the mode was on when it was interned)
   uint64_t calls, recursive_calls, cpu_ns, wall_ns, blocked_ns, samples;
+  // Calls timed (thread tables: the first CAUSAL_PATHS_EXACT_TIMED_CALLS are).
+  uint64_t timed_calls;
 };
 
 // Open addressing over records appended in order; the owner inserts, a
@@ -207,6 +209,7 @@ uint64_t mergeTable(Table *into, const Table *from, bool one_thread) {
     m.wall_ns += read(&r.wall_ns);
     m.blocked_ns += read(&r.blocked_ns);
     m.samples += read(&r.samples);
+    m.timed_calls += read(&r.timed_calls);
   }
   return lost;
 }
@@ -216,11 +219,12 @@ uint64_t mergeTable(Table *into, const Table *from, bool one_thread) {
 struct Entry {
   uint32_t fn;
   uint32_t token;
-  uint32_t record; // in the thread's table
-  uint32_t reserved;
+  uint32_t record;     // in the thread's table
+  uint32_t weight;     // of its times (0: not timed; the clocks were not read)
   uintptr_t fp;        // the frame pointer of the code that entered (F, or where F was inlined)
   uintptr_t ret_above; // the return address in that frame then (0: not read)
   uint64_t wall_start, cpu_start, blocked_start, samples_start;
+  uint64_t block_at_start; // ThreadState::path_block_since then (not 0: entered in a blocking call)
 };
 
 // What a walk learns of a return address, remembered by the thread: a
@@ -248,6 +252,7 @@ struct PathThread {
   uint32_t changes;
   uint64_t dropped;   // entries not recorded (the writer reads them)
   uint64_t truncated; // walks that stopped early
+  uint64_t random;    // which calls are timed (xorshift; never 0)
   Table table;
   Entry active[kActiveDepth];
   KnownReturn known[kKnownReturns]; // direct-mapped by return address
@@ -295,6 +300,7 @@ std::atomic<bool> g_any_enabled{false};
 // Collection and writing.
 std::atomic<bool> g_collecting{false}; // enter records (set at start-up, cleared by the last write)
 bool g_cpu_clock = false;
+uint32_t g_time_one_in = 1; // --paths-time-one-in
 AddressRange g_runtime_code;
 std::atomic<uintptr_t> g_bases[CAUSAL_PATHS_BASE_ADDRESSES];
 std::atomic<uint32_t> g_base_count{0};
@@ -827,24 +833,43 @@ uint64_t cpuSpan(uint64_t cpu_start, uint64_t wall_start, uint64_t cpu, uint64_t
   return span < wall ? span : wall;
 }
 
+// Adds an entry's times to its record: |blocked_ns| in the blocking hooks
+// (every entry: the hooks read the clock anyway), and, if the entry was
+// timed, its wall time less that and its CPU time, weighted (--paths-time-
+// one-in): a record's wall time is its calls' blocked time, exact, and
+// an estimate of the rest.
+void addTimes(Record &r, const Entry &e, uint64_t blocked_ns, uint64_t cpu, uint64_t now) {
+  add(&r.blocked_ns, blocked_ns);
+  uint64_t running = 0;
+  if (e.weight != 0) {
+    uint64_t wall = now > e.wall_start ? now - e.wall_start : 0;
+    running = wall > blocked_ns ? wall - blocked_ns : 0;
+    if (g_cpu_clock)
+      add(&r.cpu_ns, e.weight * cpuSpan(e.cpu_start, e.wall_start, cpu, now));
+  }
+  add(&r.wall_ns, blocked_ns + e.weight * running);
+}
+
 // Closes the thread's active entries down to |depth| (between beginChange
 // and endChange).
 void closeDownTo(PathThread *t, ThreadState *state, uint32_t depth) {
   if (t->depth <= depth)
     return;
-  uint64_t cpu = g_cpu_clock ? threadCpuNs() : 0; // the CPU clock inside the wall clock's span
-  uint64_t now = fastMonotonicNs();
+  // The clocks only if an entry closed was timed (the innermost are mostly
+  // not: the outer ones, rarer, are).
+  bool timed = false;
+  for (uint32_t i = t->depth; i-- > depth && !timed;)
+    timed = t->active[i].weight != 0;
+  uint64_t cpu = timed && g_cpu_clock ? threadCpuNs() : 0; // inside the wall clock's span
+  uint64_t now = timed ? fastMonotonicNs() : 0;
   uint64_t blocked = state->path_blocked_ns;
   uint64_t samples = __atomic_load_n(&state->samples, __ATOMIC_RELAXED);
   for (uint32_t i = t->depth; i-- > depth;) {
     const Entry &e = t->active[i];
     Record &r = t->table.records[e.record];
     add(&r.calls, 1);
-    add(&r.wall_ns, now > e.wall_start ? now - e.wall_start : 0);
-    if (g_cpu_clock)
-      add(&r.cpu_ns, cpuSpan(e.cpu_start, e.wall_start, cpu, now));
-    add(&r.blocked_ns, blocked - e.blocked_start);
     add(&r.samples, samples > e.samples_start ? samples - e.samples_start : 0);
+    addTimes(r, e, blocked - e.blocked_start, cpu, now);
   }
   put(&t->depth, depth);
   state->path_depth = depth;
@@ -853,13 +878,35 @@ void closeDownTo(PathThread *t, ThreadState *state, uint32_t depth) {
                    __ATOMIC_RELAXED);
 }
 
+// The weight of the times of a new entry on record |r| (0: not timed): 1
+// for each of its first CAUSAL_PATHS_EXACT_TIMED_CALLS in the thread, then
+// g_time_one_in for one entry in g_time_one_in, drawn at random (a fixed
+// stride would alias with a program that alternates its calls' lengths).
+inline uint32_t timingWeight(PathThread *t, Record &r) {
+  if (r.timed_calls < CAUSAL_PATHS_EXACT_TIMED_CALLS || g_time_one_in <= 1) {
+    put(&r.timed_calls, r.timed_calls + 1);
+    return 1;
+  }
+  uint64_t x = t->random; // xorshift64
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  t->random = x;
+  if ((uint64_t(uint32_t(x >> 32)) * g_time_one_in) >> 32 != 0)
+    return 0;
+  put(&r.timed_calls, r.timed_calls + 1);
+  return g_time_one_in;
+}
+
 // Starts the entry at the top now (clocks read last: the walk is not F's
 // time; the wall clock first, so that the CPU clock's span lies inside it).
-void startEntry(Entry *e, ThreadState *state) {
+void startEntry(Entry *e, ThreadState *state, uint32_t weight) {
+  put(&e->weight, weight);
   put(&e->blocked_start, state->path_blocked_ns);
+  put(&e->block_at_start, state->path_block_since);
   put(&e->samples_start, __atomic_load_n(&state->samples, __ATOMIC_RELAXED));
-  put(&e->wall_start, fastMonotonicNs());
-  put(&e->cpu_start, g_cpu_clock ? threadCpuNs() : 0);
+  put(&e->wall_start, weight ? fastMonotonicNs() : 0);
+  put(&e->cpu_start, weight && g_cpu_clock ? threadCpuNs() : 0);
 }
 
 void resetThread(PathThread *t, pid_t tid) {
@@ -886,6 +933,9 @@ PathThread *threadPaths(ThreadState *state) {
     placeTable(&t->table, memory + sizeof(PathThread), CAUSAL_PATHS_THREAD_PATHS,
                CAUSAL_PATHS_THREAD_FRAMES);
     put(&t->tid, tid);
+    t->random = (uint64_t(uint32_t(tid)) << 32 | 1) ^ fastMonotonicNs();
+    if (t->random == 0)
+      t->random = 1;
     g_thread_bytes.fetch_add(bytes, std::memory_order_relaxed);
     __atomic_store_n(&state->paths, t, __ATOMIC_RELEASE);
   } else if (t->tid != tid) { // a state reused without its last owner's end
@@ -1028,7 +1078,7 @@ __causal_path_enter(struct causal_path_fn *fn, const char *inlined_at) {
   put(&t->depth, slot + 1);
   state->path_depth = slot + 1;
   __atomic_store_n(&state->path_context, r.context, __ATOMIC_RELAXED);
-  startEntry(&e, state);
+  startEntry(&e, state, timingWeight(t, r));
   return done(e.token);
 }
 
@@ -1191,7 +1241,7 @@ const char *pathContextName(uint32_t id) {
   return slot.ready.load(std::memory_order_acquire) ? slot.name : "";
 }
 
-void setupPaths(const char *profile_path, bool cpu_clock) {
+void setupPaths(const char *profile_path, bool cpu_clock, uint32_t time_one_in) {
   g_register_lock.lock();
   parseSelection();
   g_register_lock.unlock();
@@ -1200,6 +1250,7 @@ void setupPaths(const char *profile_path, bool cpu_clock) {
   g_runtime_code = executableRangeOf(reinterpret_cast<const void *>(&setupPaths));
 #endif
   g_cpu_clock = cpu_clock;
+  g_time_one_in = time_one_in ? time_one_in : 1;
   if (pathsRequested())
     startCollecting();
 }
@@ -1249,12 +1300,13 @@ void pathsForkChild(ThreadState *self) {
   for (uint32_t i = 0; i < table.count; ++i) {
     Record &r = table.records[i];
     r.calls = r.recursive_calls = r.cpu_ns = r.wall_ns = r.blocked_ns = r.samples = 0;
+    r.timed_calls = 0;
   }
   t->dropped = t->truncated = 0;
   t->busy = 0;
   t->tid = pid_t(rawSyscall(SYS_gettid));
   for (uint32_t i = 0; i < t->depth; ++i)
-    startEntry(&t->active[i], self);
+    startEntry(&t->active[i], self, t->active[i].weight);
 }
 
 // ---- The writer -----------------------------------------------------------------------
@@ -1604,10 +1656,7 @@ void sayUnmatchedNames() {
 // that began or ended while the table was merged is not added (never counted
 // twice: one that ended may be missing).
 
-struct OpenEntry {
-  uint32_t token, record;
-  uint64_t wall_start, cpu_start, blocked_start, samples_start;
-};
+using OpenEntry = Entry; // a copy
 struct OpenEntries {
   uint32_t depth;
   OpenEntry entries[kActiveDepth];
@@ -1628,8 +1677,15 @@ bool copyOpenEntries(const PathThread *t, bool own, OpenEntries *out) {
         depth = kActiveDepth;
       for (uint32_t i = 0; i < depth; ++i) {
         const Entry &e = t->active[i];
-        out->entries[i] = {read(&e.token),     read(&e.record),        read(&e.wall_start),
-                           read(&e.cpu_start), read(&e.blocked_start), read(&e.samples_start)};
+        OpenEntry &copy = out->entries[i];
+        copy.token = read(&e.token);
+        copy.record = read(&e.record);
+        copy.weight = read(&e.weight);
+        copy.wall_start = read(&e.wall_start);
+        copy.cpu_start = read(&e.cpu_start);
+        copy.blocked_start = read(&e.blocked_start);
+        copy.samples_start = read(&e.samples_start);
+        copy.block_at_start = read(&e.block_at_start);
       }
       __atomic_thread_fence(__ATOMIC_ACQUIRE);
       if (__atomic_load_n(&t->changes, __ATOMIC_RELAXED) == before) {
@@ -1674,15 +1730,13 @@ void addOpenEntries(const ThreadState *state, const PathThread *t, bool own, uin
     Record &m = g_merged.records[at];
     m.threads += had ? 0 : 1;
     m.calls += 1;
-    m.wall_ns += now > e.wall_start ? now - e.wall_start : 0;
-    if (g_cpu_clock)
-      m.cpu_ns += cpuSpan(e.cpu_start, e.wall_start, cpu, now);
-    m.blocked_ns += blocked > e.blocked_start ? blocked - e.blocked_start : 0;
-    // The blocking call under way, if it began inside the entry (a signal
-    // handler's entry made while the thread blocks is not blocked).
-    if (block_since >= e.wall_start && now > block_since)
-      m.blocked_ns += now - block_since;
     m.samples += samples > e.samples_start ? samples - e.samples_start : 0;
+    uint64_t in_block = blocked > e.blocked_start ? blocked - e.blocked_start : 0;
+    // The blocking call under way, if it began inside the entry (not the
+    // one a signal handler's entry was made in).
+    if (block_since != 0 && block_since != e.block_at_start && now > block_since)
+      in_block += now - block_since;
+    addTimes(m, e, in_block, cpu, now);
   }
 }
 
@@ -1822,6 +1876,7 @@ void writeSidecar(PathsWrite when) {
     begin.realtime_ns = g_run_realtime_ns;
     begin.pid = uint32_t(getpid());
     begin.flags = g_cpu_clock ? uint32_t(pf::kCpuClock) : 0u;
+    begin.time_one_in = g_time_one_in;
     begin.sample_period_ns = g_config.period_ns;
     char *at = stageChunk(pf::ChunkType::RunBegin, sizeof(begin));
     // The executable's path follows as the run's first String (id 1).

@@ -43,9 +43,9 @@ namespace causal::rt {
 bool pathsRequested();
 
 /// Start-up (Runtime.cpp), after the settings: |profile_path| + ".paths" is
-/// the sidecar; |cpu_clock|: --paths-cpu-clock. Enables the descriptors
-/// registered before.
-void setupPaths(const char *profile_path, bool cpu_clock);
+/// the sidecar; |cpu_clock|: --paths-cpu-clock; |time_one_in|:
+/// --paths-time-one-in. Enables the descriptors registered before.
+void setupPaths(const char *profile_path, bool cpu_clock, uint32_t time_one_in);
 
 /// The calling thread ends (Threads.cpp): its active entries are closed and
 /// its paths merged into the process's.

@@ -36,6 +36,7 @@ struct RuntimeConfig {
   uint64_t duration_seconds = 0;       ///< profiling ends after this long (0: at the end)
   char stop_file[PATH_MAX] = {};       ///< profiling ends once this file exists (empty: none)
   bool paths_cpu_clock = false;        ///< --paths-cpu-clock (CAUSAL_PATHS itself: Paths.cpp)
+  uint32_t paths_time_one_in = 1;      ///< --paths-time-one-in
 };
 
 /// A variable's value as its kind reads it. Flag, Switch: |number| 0 or 1;

@@ -172,6 +172,7 @@ PathsAnalysis analyzePaths(const PathsFile &file, const PathsAnalysisOptions &op
     a.cpu = combine(a.cpu, runCpu);
     if (run.cpuEstimated && a.samplePeriodNs == 0)
       a.samplePeriodNs = run.samplePeriodNs;
+    a.timeOneIn = std::max(a.timeOneIn, run.timeOneIn);
     a.droppedEntries = saturatingAdd(a.droppedEntries, run.droppedEntries);
     a.truncatedWalks = saturatingAdd(a.truncatedWalks, run.truncatedWalks);
     std::map<uint32_t, size_t> slotOf; // function id -> index in building

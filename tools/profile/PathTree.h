@@ -117,6 +117,7 @@ struct PathsAnalysis {
   std::vector<FunctionPaths> functions; // heaviest first by the metric, then by name
   CpuSource cpu = CpuSource::None;      // over the selected runs
   uint64_t samplePeriodNs = 0;          // of the first estimated run (0: none)
+  uint32_t timeOneIn = 1;               // the largest PathRun::timeOneIn of the selected runs
   uint64_t droppedEntries = 0, truncatedWalks = 0;
   std::vector<std::string> unmatchedPatterns; // PathsAnalysisOptions::functions that matched none
   std::vector<std::string> badRuns;           // run numbers (1-based) out of range

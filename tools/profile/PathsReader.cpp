@@ -87,6 +87,7 @@ private:
       run.flags = begin.flags;
       run.samplePeriodNs = begin.sample_period_ns;
       run.cpuEstimated = !(begin.flags & pf::kCpuClock);
+      run.timeOneIn = begin.time_one_in > 1 ? begin.time_one_in : 1;
       pendingProgram.erase(index);
       if (begin.program_name != 0)
         pendingProgram[index] = begin.program_name;

@@ -237,6 +237,11 @@ void renderPathsText(std::ostream &out, const PathsAnalysis &a, const PathsFile 
                                       : "the runs")
         << " did not read the CPU clock (`causal run --paths-cpu-clock` does).\n";
   }
+  if (a.timeOneIn > 1)
+    out << "Times (wall, blocked" << (a.cpu == CpuSource::Measured ? ", CPU" : "")
+        << ") are estimates: each thread timed a path's first 64 calls, then 1 call in "
+        << a.timeOneIn << " at random (`causal run --paths-time-one-in 1` times every call); "
+        << "calls and samples are exact.\n";
   if (a.truncatedWalks)
     out << plural(a.truncatedWalks, "walk", "walks")
         << " stopped before the stack's base: their paths start with " << profile::kTruncatedFrame
@@ -311,8 +316,8 @@ void renderPathsJson(std::ostream &out, const PathsAnalysis &a, const PathsFile 
     out << (i ? "," : "") << "{\"index\":" << a.runIndices[i] + 1 << ",\"pid\":" << run.pid
         << ",\"program\":\"" << jsonEscape(run.program)
         << "\",\"cpu_clock\":" << (run.cpuEstimated ? "false" : "true")
-        << ",\"sample_period_ns\":" << run.samplePeriodNs << ",\"writes\":" << run.writes
-        << ",\"complete\":" << (run.hasEnd ? "true" : "false")
+        << ",\"sample_period_ns\":" << run.samplePeriodNs << ",\"time_one_in\":" << run.timeOneIn
+        << ",\"writes\":" << run.writes << ",\"complete\":" << (run.hasEnd ? "true" : "false")
         << ",\"dropped_entries\":" << run.droppedEntries
         << ",\"truncated_walks\":" << run.truncatedWalks << "}";
   }
@@ -385,6 +390,9 @@ std::string pathsHtmlSection(const PathsAnalysis *a, const PathsFile *file,
   if (a->cpu == CpuSource::Estimated || a->cpu == CpuSource::Mixed)
     html += std::string(" CPU times ") + (a->cpu == CpuSource::Mixed ? "of some runs " : "") +
             "are estimated from samples (samples x " + duration(a->samplePeriodNs) + ").";
+  if (a->timeOneIn > 1)
+    html += " Times are estimates from a path's first 64 calls per thread, then 1 call in " +
+            std::to_string(a->timeOneIn) + " at random.";
   html += "</p>\n";
   for (const FunctionPaths &f : a->functions) {
     html += "<div class=\"paths-function\" data-function=\"" + xmlEscape(f.name) + "\"><h3>" +

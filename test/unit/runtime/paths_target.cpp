@@ -19,6 +19,9 @@
 //                wait; helper() once; locker() 1000 times, each locking a
 //                mutex no other thread holds, then once waiting 60 ms for a
 //                mutex another thread holds
+//     alternating  helper() from callerA 40,000 times, its work 2 and 18 us
+//                in turn (a stride that times every 16th call would see
+//                only the short ones)
 //     ids        prints each descriptor's enabled flag and id
 //     signal-term, signal-int
 //                a thread enters holder() (it sleeps there); helper() 3
@@ -350,6 +353,11 @@ CODE int runMode(const char *mode) {
            (unsigned long long)__atomic_load_n(&g_wall_ns[0], __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&g_wall_ns[1], __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&g_wall_ns[2], __ATOMIC_RELAXED));
+  } else if (!strcmp(mode, "alternating")) {
+    for (int i = 0; i < 40000; ++i) {
+      g_work_ns = i & 1 ? 18000 : 2000;
+      sum += callerA();
+    }
   } else if (!strcmp(mode, "recursion")) {
     for (int i = 0; i < g_three; ++i)
       sum += recurse(5);
