@@ -330,9 +330,9 @@
  * the modules and bases up (a power of two; 16 bytes each, in the thread's
  * path memory). Forgotten when the modules or the bases change. */
 #define CAUSAL_PATHS_RETURN_KINDS 512u
-/* --paths times a path's calls (wall, CPU and blocked time: two clock reads
- * each, 30-60 ns on VMs, against about 10 for the rest of an entry and exit
- * at depth 10) in each thread exactly for its first
+/* --paths times a path's calls (wall and CPU time: a clock read at the entry
+ * and one at the exit, 30-60 ns each on VMs) in each thread exactly for its
+ * first
  * CAUSAL_PATHS_EXACT_TIMED_CALLS calls, then one call in
  * CAUSAL_PATHS_TIME_ONE_IN (--paths-time-one-in), chosen at random and
  * weighted by it: an unbiased estimate (docs/paths.md, "Sampled times").

@@ -238,10 +238,10 @@ void renderPathsText(std::ostream &out, const PathsAnalysis &a, const PathsFile 
         << " did not read the CPU clock (`causal run --paths-cpu-clock` does).\n";
   }
   if (a.timeOneIn > 1)
-    out << "Times (wall, blocked" << (a.cpu == CpuSource::Measured ? ", CPU" : "")
-        << ") are estimates: each thread timed a path's first 64 calls, then 1 call in "
+    out << "Wall times" << (a.cpu == CpuSource::Measured ? " and CPU times" : "")
+        << " are estimates: each thread timed a path's first 64 calls, then 1 call in "
         << a.timeOneIn << " at random (`causal run --paths-time-one-in 1` times every call); "
-        << "calls and samples are exact.\n";
+        << "calls, samples and the time blocked are exact.\n";
   if (a.truncatedWalks)
     out << plural(a.truncatedWalks, "walk", "walks")
         << " stopped before the stack's base: their paths start with " << profile::kTruncatedFrame
@@ -391,8 +391,9 @@ std::string pathsHtmlSection(const PathsAnalysis *a, const PathsFile *file,
     html += std::string(" CPU times ") + (a->cpu == CpuSource::Mixed ? "of some runs " : "") +
             "are estimated from samples (samples x " + duration(a->samplePeriodNs) + ").";
   if (a->timeOneIn > 1)
-    html += " Times are estimates from a path's first 64 calls per thread, then 1 call in " +
-            std::to_string(a->timeOneIn) + " at random.";
+    html += " Wall and CPU times are estimates from a path's first 64 calls per thread, then "
+            "1 call in " +
+            std::to_string(a->timeOneIn) + " at random (the time blocked is exact).";
   html += "</p>\n";
   for (const FunctionPaths &f : a->functions) {
     html += "<div class=\"paths-function\" data-function=\"" + xmlEscape(f.name) + "\"><h3>" +
