@@ -240,6 +240,27 @@ constexpr uint32_t kKnownReturns = CAUSAL_PATHS_RETURN_KINDS;
 static_assert(kKnownReturns >= 2 && (kKnownReturns & (kKnownReturns - 1)) == 0, "a power of two");
 constexpr int kKnownReturnBits = __builtin_ctz(kKnownReturns);
 
+// How a walk ended, for a replay (SiteMemo): its last frame a stack's base,
+// or the next frame's return address 0 (or the runtime's thread start);
+// kWalkEndOther (the unwinder's turn, a truncation): no replay.
+enum WalkEnd : uint32_t { kWalkEndOther = 0, kWalkEndBase, kWalkEndZero };
+
+// The path last entered from a call site, which the next entry from there
+// replays (replayWalk): the stack under a hot function's call site is most
+// often the same as the last time, and checking each frame against the
+// record's frames spares the return addresses' kinds, the key's hash and
+// the table's probe.
+struct SiteMemo {
+  uintptr_t ret0;      // the entry call's return address (0: empty)
+  uint32_t record;     // in the thread's table (checked: the table may have been cleared)
+  uint32_t generation; // kindGeneration() then
+  uint32_t end;        // WalkEnd
+  uint32_t reserved;
+};
+constexpr uint32_t kSiteMemos = CAUSAL_PATHS_SITE_MEMOS;
+static_assert(kSiteMemos >= 2 && (kSiteMemos & (kSiteMemos - 1)) == 0, "a power of two");
+constexpr int kSiteMemoBits = __builtin_ctz(kSiteMemos);
+
 } // namespace
 
 struct PathThread {
@@ -256,6 +277,7 @@ struct PathThread {
   Table table;
   Entry active[kActiveDepth];
   KnownReturn known[kKnownReturns]; // direct-mapped by return address
+  SiteMemo memo[kSiteMemos];        // direct-mapped by the entry call's return address
 };
 
 namespace {
@@ -648,9 +670,11 @@ uint32_t finishWithUnwinder(ThreadState *state, uint64_t *frames, uint32_t n, ui
 // frame-pointer chain whose first frame pointer is |fp| (F's), |sp0| the
 // stack pointer F called from. |fps| gets the frame pointers the chain went
 // through (valid frames of this stack, innermost first).
-uint32_t walkStack(ThreadState *state, PathThread *t, uintptr_t ret0, uintptr_t fp, uintptr_t sp0,
-                   uint64_t *frames, uintptr_t *fps, uint32_t *fp_count, uint32_t *flags) {
-  const uint32_t generation = kindGeneration();
+// |generation|: kindGeneration(); |end| gets how the walk ended.
+uint32_t walkStack(ThreadState *state, PathThread *t, uint32_t generation, uintptr_t ret0,
+                   uintptr_t fp, uintptr_t sp0, uint64_t *frames, uintptr_t *fps,
+                   uint32_t *fp_count, uint32_t *flags, WalkEnd *end) {
+  *end = kWalkEndOther;
   uint32_t n = 0;
   *fp_count = 0;
   frames[n++] = ret0;
@@ -665,8 +689,10 @@ uint32_t walkStack(ThreadState *state, PathThread *t, uintptr_t ret0, uintptr_t 
     uintptr_t next = stackWord(fp), ret = stackWord(fp + 8);
     if (*fp_count < kMaxDepth)
       fps[(*fp_count)++] = fp;
-    if (ret == 0 || g_runtime_code.contains(ret)) // the base, or the runtime's thread start
+    if (ret == 0 || g_runtime_code.contains(ret)) { // the base, or the runtime's thread start
+      *end = kWalkEndZero;
       return n;
+    }
     ReturnKind kind = returnKind(t, generation, ret);
     if (kind == kReturnBase) {
       if (n == kMaxDepth) {
@@ -674,6 +700,7 @@ uint32_t walkStack(ThreadState *state, PathThread *t, uintptr_t ret0, uintptr_t 
         return n;
       }
       frames[n++] = ret;
+      *end = kWalkEndBase;
       return n;
     }
     if (n == kMaxDepth) {
@@ -684,6 +711,41 @@ uint32_t walkStack(ThreadState *state, PathThread *t, uintptr_t ret0, uintptr_t 
     last_sp = fp + 16;
     if (kind == kReturnForeign) // a caller we did not compile: it may keep no frame pointer
       return finishWithUnwinder(state, frames, n, last_sp, flags);
+    low = fp + 16;
+    fp = next;
+  }
+}
+
+// Replays a walk that gave |frames| (|depth| of them, frames[0] the entry
+// call's return address) and ended by |end|, from the same arguments as
+// walkStack's: true if the stack holds the same return addresses through
+// the same valid frames and the walk would end there again (the kinds of
+// the addresses are those of the first walk: the caller checks that the
+// generation is the same). |fps| and |fp_count| as walkStack's.
+__attribute__((noinline)) bool replayWalk(const ThreadState *state, const uint64_t *frames,
+                                          uint32_t depth, WalkEnd end, uintptr_t fp, uintptr_t sp0,
+                                          uintptr_t *fps, uint32_t *fp_count) {
+  // A frame record (16 bytes at fp) inside the stack: fp - begin < span, one
+  // unsigned comparison for both ends.
+  const uintptr_t begin = state->stack.begin;
+  const uintptr_t span = state->stack.end - begin >= 16 ? state->stack.end - begin - 15 : 0;
+  uintptr_t low = sp0; // frame pointers above the stack pointer only, and rising
+  *fp_count = 0;
+  for (uint32_t n = 1;; ++n) { // n <= depth <= kMaxDepth: fps[n - 1] is in bounds
+    if ((fp & 7) != 0 || fp < low || fp - begin >= span)
+      return false;
+    uintptr_t next = stackWord(fp), ret = stackWord(fp + 8);
+    fps[n - 1] = fp;
+    if (n == depth) { // one frame beyond the walk's: its end
+      *fp_count = n;
+      return end == kWalkEndZero && (ret == 0 || g_runtime_code.contains(ret));
+    }
+    if (ret != frames[n])
+      return false;
+    if (n + 1 == depth && end == kWalkEndBase) {
+      *fp_count = n;
+      return true;
+    }
     low = fp + 16;
     fp = next;
   }
@@ -1019,7 +1081,24 @@ __causal_path_enter(struct causal_path_fn *fn, const char *inlined_at) {
   uintptr_t fps[kMaxDepth];
   uint32_t fp_count = 0, flags = 0;
   uintptr_t ret0 = uintptr_t(__builtin_return_address(0));
-  uint32_t depth = walkStack(state, t, ret0, fp0, sp, frames, fps, &fp_count, &flags);
+  const uint32_t generation = kindGeneration();
+  // The last path entered from this call site, if the stack still holds it.
+  SiteMemo &memo = t->memo[(uint64_t(ret0) * 0x9e3779b97f4a7c15ull) >> (64 - kSiteMemoBits)];
+  uint32_t record = UINT32_MAX, depth = 0;
+  const uint64_t *path_frames = frames;
+  if (memo.ret0 == ret0 && memo.generation == generation && memo.record < t->table.count) {
+    const Record &r = t->table.records[memo.record];
+    const uint64_t *recorded = t->table.frames + r.frames;
+    if (r.fn == id && r.inlined_at == inlined_at && r.flags == 0 && recorded[0] == ret0 &&
+        replayWalk(state, recorded, r.depth, WalkEnd(memo.end), fp0, sp, fps, &fp_count)) {
+      record = memo.record;
+      depth = r.depth;
+      path_frames = recorded;
+    }
+  }
+  WalkEnd end = kWalkEndOther;
+  if (record == UINT32_MAX)
+    depth = walkStack(state, t, generation, ret0, fp0, sp, frames, fps, &fp_count, &flags, &end);
   // Entries whose frames are gone (longjmp, an exception through a frame
   // without the exit's cleanup) are closed as if they exited now: F again
   // from the same frame, or a frame the walk did not go through (or went
@@ -1056,15 +1135,19 @@ __causal_path_enter(struct causal_path_fn *fn, const char *inlined_at) {
   }
   if (flags & pf::kPathTruncated)
     add(&t->truncated, 1);
-  uint32_t record = intern(&t->table, keyHash(id, inlined_at, flags, frames, depth), id, inlined_at,
-                           flags, frames, depth);
   if (record == UINT32_MAX) {
-    add(&t->dropped, 1);
-    return done(0);
+    record = intern(&t->table, keyHash(id, inlined_at, flags, frames, depth), id, inlined_at, flags,
+                    frames, depth);
+    if (record == UINT32_MAX) {
+      add(&t->dropped, 1);
+      return done(0);
+    }
+    if (end != kWalkEndOther && flags == 0)
+      memo = {ret0, record, generation, uint32_t(end), 0};
   }
   Record &r = t->table.records[record];
   if (g_context_mode != PathContextMode::None && !r.context_known) {
-    r.context = pathContext(inlined_at, frames, depth);
+    r.context = pathContext(inlined_at, path_frames, depth);
     r.context_known = 1;
   }
   uint32_t slot = t->depth;

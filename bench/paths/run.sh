@@ -9,8 +9,11 @@
 #   (the runtime's sampler on, no experiments). Ways, interleaved within each round:
 #     none       the same chain with a leaf that is not chosen (no check): the baseline
 #     off        CAUSAL_PATHS unset: the descriptor stays disabled, the pass's check alone
-#     paths      CAUSAL_PATHS=all: each call walks 12 frames (10 levels, the chosen function,
-#                main's), looks the path up in the thread's table, reads the TSC clock twice
+#     paths      CAUSAL_PATHS=all: each call checks the 12 frames of the path last entered
+#                from its call site against the stack (10 levels, the chosen function, main's;
+#                the first call walks them and looks the path up in the thread's table), and
+#                one call in 16 after the path's first 64 reads the TSC clock twice
+#     paths-exact  the same with CAUSAL_PATHS_TIME_ONE_IN=1: every call reads the TSC twice
 #     cpu-clock  the same with CAUSAL_PATHS_CPU_CLOCK=1: clock_gettime(CLOCK_THREAD_CPUTIME_ID)
 #                at the entry and at the exit as well
 #     clocks     no chain: the thread CPU time of one read of the TSC (rdtsc: the wall clock
@@ -59,6 +62,7 @@ run() { # ROUND WAY
   local env=(CAUSAL_OUTPUT="$cache/profile.coz" CAUSAL_EXPERIMENTS=0) out
   case "$2" in
     paths) env+=(CAUSAL_PATHS=all) ;;
+    paths-exact) env+=(CAUSAL_PATHS=all CAUSAL_PATHS_TIME_ONE_IN=1) ;;
     cpu-clock) env+=(CAUSAL_PATHS=all CAUSAL_PATHS_CPU_CLOCK=1) ;;
   esac
   rm -f "$cache/profile.coz" "$cache/profile.coz.paths"
@@ -66,13 +70,14 @@ run() { # ROUND WAY
   [ "$2" != none ] || plain=plain
   out="$(env "${env[@]}" "$cache/paths_cost" "$calls" $plain)"
   case "$2:$out" in
-    none:*enabled=0* | off:*enabled=0* | paths:*enabled=1* | cpu-clock:*enabled=1*) ;;
+    none:*enabled=0* | off:*enabled=0* | paths:*enabled=1* | paths-exact:*enabled=1* | \
+      cpu-clock:*enabled=1*) ;;
     *) echo "run.sh: $2: unexpected output: $out" >&2; exit 1 ;;
   esac
   printf '%s\t%s\t%s\n' "$1" "$2" "$(echo "$out" | sed -n 's/^ns_per_call=\([0-9.]*\).*/\1/p')" >> "$raw"
 }
 for round in $(seq 1 "$rounds"); do
-  for way in none off paths cpu-clock; do run "$round" "$way"; done
+  for way in none off paths paths-exact cpu-clock; do run "$round" "$way"; done
   clocks "$round"
 done
 load_after="$(bench_load)"
@@ -95,6 +100,7 @@ lines.insert(-2, f"The disabled check (off minus none): {off - none:+.2f} ns per
 lines.insert(-2, "")
 for way, label in (("none", "none (the leaf not chosen)"), ("off", "off (descriptor disabled)"),
                    ("paths", "--paths"),
+                   ("paths-exact", "--paths --paths-time-one-in 1"),
                    ("cpu-clock", "--paths --paths-cpu-clock")):
     v = runs[way]
     lines.append(f"| {label} | {statistics.median(v):.1f} ({min(v):.1f}-{max(v):.1f}) | "

@@ -330,6 +330,10 @@
  * the modules and bases up (a power of two; 16 bytes each, in the thread's
  * path memory). Forgotten when the modules or the bases change. */
 #define CAUSAL_PATHS_RETURN_KINDS 512u
+/* Call sites a thread remembers the last path of, which the next entry from
+ * the site checks against the stack instead of walking it anew (a power of
+ * two; 24 bytes each, in the thread's path memory). */
+#define CAUSAL_PATHS_SITE_MEMOS 64u
 /* --paths times a path's calls (wall and CPU time: a clock read at the entry
  * and one at the exit, 30-60 ns each on VMs) in each thread exactly for its
  * first

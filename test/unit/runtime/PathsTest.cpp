@@ -382,6 +382,28 @@ TEST_F(PathsTest, SampledTimesEstimateEveryCallsTimeWithoutBias) {
   EXPECT_NEAR(double(cpu[1]) / double(cpu[0]), 1.0, 0.15);
 }
 
+// An entry replays the walk of the path last entered from its call site
+// (docs/paths.md, "Walking the stack"): here the site's caller is called by
+// two functions in turn, so every replay meets another return address two
+// frames up and walks anew. Each path gets exactly its calls.
+TEST_F(PathsTest, ACallSiteUnderTwoCallersInTurnGetsTwoPaths) {
+  run("two-parents", {{"CAUSAL_PATHS", "all"}});
+  PathRun r = onlyRun();
+  std::vector<const Path *> paths = r.pathsOf("helper(int)");
+  ASSERT_EQ(paths.size(), 2u) << r.describe();
+  for (const Path *p : paths) {
+    SCOPED_TRACE(p->chain());
+    EXPECT_EQ(p->head.calls, 50u);
+    size_t n = p->frames.size();
+    ASSERT_GE(n, 4u);
+    EXPECT_EQ(p->frames[n - 2].function, "middle()");
+    EXPECT_TRUE(p->frames[n - 3].function == "parentP()" ||
+                p->frames[n - 3].function == "parentQ()");
+  }
+  EXPECT_NE(paths[0]->frames[paths[0]->frames.size() - 3].function,
+            paths[1]->frames[paths[1]->frames.size() - 3].function);
+}
+
 // (b) Recursion: the outermost entries are the calls; the inner ones are
 // counted apart and their time is the outer entry's.
 TEST_F(PathsTest, RecursionCountsOutermostCallsAndRecursiveOnesApart) {

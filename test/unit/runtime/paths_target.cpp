@@ -22,6 +22,9 @@
 //     alternating  helper() from callerA 40,000 times, its work 2 and 18 us
 //                in turn (a stride that times every 16th call would see
 //                only the short ones)
+//     two-parents  helper() from one call site in middle(), which parentP()
+//                and parentQ() call in turn, 50 times each: the stack above
+//                the site alternates between two paths
 //     ids        prints each descriptor's enabled flag and id
 //     signal-term, signal-int
 //                a thread enters holder() (it sleeps there); helper() 3
@@ -156,6 +159,11 @@ CODE int callerD() {
   PATH_EXIT(g_helper_fn);
   return int(sink & 1) + 4;
 }
+
+// One call site of helper() under two callers.
+CODE int middle() { return helper(5) + 5; }
+CODE int parentP() { return middle() + 1; }
+CODE int parentQ() { return middle() + 2; }
 
 CODE int recurse(int n) {
   PATH_ENTER(g_recurse_fn, nullptr);
@@ -358,6 +366,10 @@ CODE int runMode(const char *mode) {
       g_work_ns = i & 1 ? 18000 : 2000;
       sum += callerA();
     }
+  } else if (!strcmp(mode, "two-parents")) {
+    g_work_ns = 10000;
+    for (int i = 0; i < 100; ++i)
+      sum += i & 1 ? parentQ() : parentP();
   } else if (!strcmp(mode, "recursion")) {
     for (int i = 0; i < g_three; ++i)
       sum += recurse(5);
@@ -491,6 +503,9 @@ void registerTable() {
       {reinterpret_cast<const void *>(&callerC), "callerC()", 130},
       {reinterpret_cast<const void *>(&callerD), "callerD()", 140},
       {reinterpret_cast<const void *>(&recurse), "recurse(int)", 150},
+      {reinterpret_cast<const void *>(&middle), "middle()", 151},
+      {reinterpret_cast<const void *>(&parentP), "parentP()", 152},
+      {reinterpret_cast<const void *>(&parentQ), "parentQ()", 153},
       {reinterpret_cast<const void *>(&jumper), "jumper()", 160},
       {reinterpret_cast<const void *>(&sleeper), "sleeper()", 170},
       {reinterpret_cast<const void *>(&forker), "forker()", 180},
