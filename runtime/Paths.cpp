@@ -575,6 +575,20 @@ void forgetDescriptorsIn(AddressRange image) {
 // without a sanitizer's checks: Support.h).
 inline uintptr_t stackWord(uintptr_t address) { return uintptr_t(readUnchecked64(address)); }
 
+// Whether |fp| is a frame pointer a walk may follow: 8-byte aligned, not
+// below |low| (the stack pointer, then the last frame's record: frames
+// rise), and its 16-byte record (saved frame pointer, return address)
+// inside |stack|.
+inline bool followableFrame(uintptr_t fp, uintptr_t low, AddressRange stack) {
+  return (fp & 7) == 0 && fp >= low && fp >= stack.begin && stack.end >= 16 && fp <= stack.end - 16;
+}
+
+// The slot of |address| in a direct-mapped table of 2^|bits| (Fibonacci
+// hashing).
+inline uint64_t directSlot(uintptr_t address, int bits) {
+  return (uint64_t(address) * 0x9e3779b97f4a7c15ull) >> (64 - bits);
+}
+
 bool inInstrumentedCode(uintptr_t address) {
   for (uint32_t slot = 0, used = g_modules.slotsUsed(); slot < used; ++slot)
     if (g_modules.codeRange(slot).contains(address) && g_modules.isActive(slot))
@@ -617,7 +631,7 @@ inline uint32_t kindGeneration() {
 // or found now: the bases first (a base may lie in instrumented code, where
 // a frame-pointer chain broke).
 inline ReturnKind returnKind(PathThread *t, uint32_t generation, uintptr_t ret) {
-  KnownReturn &known = t->known[(uint64_t(ret) * 0x9e3779b97f4a7c15ull) >> (64 - kKnownReturnBits)];
+  KnownReturn &known = t->known[directSlot(ret, kKnownReturnBits)];
   if (known.ret == ret && known.generation == generation)
     return ReturnKind(known.kind);
   ReturnKind kind = isKnownBase(ret)          ? kReturnBase
@@ -682,7 +696,7 @@ uint32_t walkStack(ThreadState *state, PathThread *t, uint32_t generation, uintp
   uintptr_t last_sp = sp0; // where frames[n - 1] returns to
   const AddressRange stack = state->stack;
   for (;;) {
-    if ((fp & 7) != 0 || fp < low || !stack.contains(fp) || !stack.contains(fp + 15)) {
+    if (!followableFrame(fp, low, stack)) {
       // A frame without a frame pointer: the unwinder's turn.
       return finishWithUnwinder(state, frames, n, last_sp, flags);
     }
@@ -725,14 +739,11 @@ uint32_t walkStack(ThreadState *state, PathThread *t, uint32_t generation, uintp
 __attribute__((noinline)) bool replayWalk(const ThreadState *state, const uint64_t *frames,
                                           uint32_t depth, WalkEnd end, uintptr_t fp, uintptr_t sp0,
                                           uintptr_t *fps, uint32_t *fp_count) {
-  // A frame record (16 bytes at fp) inside the stack: fp - begin < span, one
-  // unsigned comparison for both ends.
-  const uintptr_t begin = state->stack.begin;
-  const uintptr_t span = state->stack.end - begin >= 16 ? state->stack.end - begin - 15 : 0;
-  uintptr_t low = sp0; // frame pointers above the stack pointer only, and rising
+  const AddressRange stack = state->stack;
+  uintptr_t low = sp0;
   *fp_count = 0;
   for (uint32_t n = 1;; ++n) { // n <= depth <= kMaxDepth: fps[n - 1] is in bounds
-    if ((fp & 7) != 0 || fp < low || fp - begin >= span)
+    if (!followableFrame(fp, low, stack))
       return false;
     uintptr_t next = stackWord(fp), ret = stackWord(fp + 8);
     fps[n - 1] = fp;
@@ -1083,7 +1094,7 @@ __causal_path_enter(struct causal_path_fn *fn, const char *inlined_at) {
   uintptr_t ret0 = uintptr_t(__builtin_return_address(0));
   const uint32_t generation = kindGeneration();
   // The last path entered from this call site, if the stack still holds it.
-  SiteMemo &memo = t->memo[(uint64_t(ret0) * 0x9e3779b97f4a7c15ull) >> (64 - kSiteMemoBits)];
+  SiteMemo &memo = t->memo[directSlot(ret0, kSiteMemoBits)];
   uint32_t record = UINT32_MAX, depth = 0;
   const uint64_t *path_frames = frames;
   if (memo.ret0 == ret0 && memo.generation == generation && memo.record < t->table.count) {

@@ -212,6 +212,13 @@ constexpr double kStalledWindowFactor = 16;
 /// the stream's own.
 constexpr double kStalledWindowShare = 0.1;
 
+/// The squared coefficient of variation of |gaps| gaps spanning |spanNs| ns
+/// whose squares sum to |squaresUs2| us^2 (at least 0).
+double gapSquaredVariation(double spanNs, double gaps, double squaresUs2) {
+  double mean = spanNs / gaps, meanSquare = squaresUs2 * 1e6 / gaps;
+  return std::max(0.0, meanSquare / (mean * mean) - 1);
+}
+
 /// How regular the visits of each throughput point of each run are: the
 /// squared coefficient of variation of the gaps between consecutive visits,
 /// pooled over the run's experiments whose visits the runtime timed, less
@@ -228,10 +235,10 @@ public:
     for (const Experiment &experiment : profile.experiments)
       for (const PointMeasurement &point : experiment.points)
         if (point.kind == PointKind::Throughput && point.spanNs > 0 && point.timedVisits >= 2) {
-          double gaps = double(point.timedVisits - 1), mean = point.spanNs / gaps;
-          double meanSquare = point.gapSquaresUs2 * 1e6 / gaps;
+          double gaps = double(point.timedVisits - 1);
           runs[{experiment.run, point.name}].push_back(
-              {point.spanNs, gaps, point.gapSquaresUs2, meanSquare / (mean * mean) - 1, false});
+              {point.spanNs, gaps, point.gapSquaresUs2,
+               gapSquaredVariation(point.spanNs, gaps, point.gapSquaresUs2), false});
         }
     std::vector<double> order;
     std::vector<Window *> stalled;
@@ -247,7 +254,7 @@ public:
       double limit = INFINITY;
       if (!order.empty()) {
         std::nth_element(order.begin(), order.begin() + order.size() / 2, order.end());
-        limit = std::max(1.0, kStalledWindowFactor * std::max(0.0, order[order.size() / 2]));
+        limit = std::max(1.0, kStalledWindowFactor * order[order.size() / 2]);
       }
       size_t droppable = size_t(double(windows.size()) * kStalledWindowShare);
       stalled.clear();
@@ -265,8 +272,7 @@ public:
           gaps += w.gaps;
           squares += w.squares;
         }
-      double mean = span / gaps, meanSquare = squares * 1e6 / gaps;
-      cv2_[key] = std::max(0.0, meanSquare / (mean * mean) - 1);
+      cv2_[key] = gapSquaredVariation(span, gaps, squares);
     }
   }
   /// NaN where no experiment of the run timed the point's visits.
