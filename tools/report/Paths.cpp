@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "Report.h"
 
+#include "causal/tunables.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -239,8 +241,9 @@ void renderPathsText(std::ostream &out, const PathsAnalysis &a, const PathsFile 
   }
   if (a.timeOneIn > 1)
     out << "Wall times" << (a.cpu == CpuSource::Measured ? " and CPU times" : "")
-        << " are estimates: each thread timed a path's first 64 calls, then 1 call in "
-        << a.timeOneIn << " at random (`causal run --paths-time-one-in 1` times every call); "
+        << " are estimates: each thread timed a path's first " << CAUSAL_PATHS_EXACT_TIMED_CALLS
+        << " calls, then 1 call in " << a.timeOneIn
+        << " at random (`causal run --paths-time-one-in 1` times every call); "
         << "calls, samples and the time blocked are exact.\n";
   if (a.truncatedWalks)
     out << plural(a.truncatedWalks, "walk", "walks")
@@ -391,8 +394,8 @@ std::string pathsHtmlSection(const PathsAnalysis *a, const PathsFile *file,
     html += std::string(" CPU times ") + (a->cpu == CpuSource::Mixed ? "of some runs " : "") +
             "are estimated from samples (samples x " + duration(a->samplePeriodNs) + ").";
   if (a->timeOneIn > 1)
-    html += " Wall and CPU times are estimates from a path's first 64 calls per thread, then "
-            "1 call in " +
+    html += " Wall and CPU times are estimates from a path's first " +
+            std::to_string(CAUSAL_PATHS_EXACT_TIMED_CALLS) + " calls per thread, then 1 call in " +
             std::to_string(a->timeOneIn) + " at random (the time blocked is exact).";
   html += "</p>\n";
   for (const FunctionPaths &f : a->functions) {
