@@ -78,10 +78,46 @@ struct Record {
   uint32_t threads;
   uint32_t context;       // its calling context for experiments (Paths.h; thread tables)
   uint32_t context_known; // context computed (the mode was on when it was interned)
-  uint64_t calls, recursive_calls, cpu_ns, wall_ns, blocked_ns, samples;
-  // Calls timed (thread tables: the first CAUSAL_PATHS_EXACT_TIMED_CALLS are).
-  uint64_t timed_calls;
+  uint32_t exact_entries; // entries timed exactly (thread tables; up to
+                          // CAUSAL_PATHS_EXACT_TIMED_CALLS)
+  uint64_t calls, recursive_calls, blocked_ns, samples;
+  // Times (docs/paths.md, "Sampled times"). A thread table's: CPU time and
+  // running time (wall time less blocked_ns) of the calls timed exactly,
+  // and of those timed after them (one in g_time_one_in, at random), the
+  // calls after them that were not timed. A merged table's: the estimate
+  // for all its calls (estimatedTimes), in cpu_ns and running_ns.
+  uint64_t cpu_ns, running_ns;
+  uint64_t sampled_cpu_ns, sampled_running_ns, sampled_calls, untimed_calls;
 };
+static_assert(sizeof(Record) == 128, "docs/paths.md, \"Memory and limits\"");
+
+// A record's CPU and running time for all its calls: those timed exactly,
+// plus, for the calls after them, their timed calls' mean times their
+// number (the exact calls' mean when none of them was timed). The timed
+// calls after the exact ones are a random sample of them, so the estimate
+// is unbiased, and its error comes only from how much the calls' times
+// differ (not from how many were drawn, as multiplying each by K would).
+struct Times {
+  uint64_t cpu_ns, running_ns;
+};
+Times estimatedTimes(const Record &r) {
+  Times t = {read(&r.cpu_ns), read(&r.running_ns)};
+  uint64_t sampled = read(&r.sampled_calls), untimed = read(&r.untimed_calls);
+  uint64_t sampled_cpu = read(&r.sampled_cpu_ns), sampled_running = read(&r.sampled_running_ns);
+  if (untimed == 0)
+    return {t.cpu_ns + sampled_cpu, t.running_ns + sampled_running};
+  if (sampled != 0) {
+    double scale = double(sampled + untimed) / double(sampled);
+    return {t.cpu_ns + uint64_t(double(sampled_cpu) * scale + 0.5),
+            t.running_ns + uint64_t(double(sampled_running) * scale + 0.5)};
+  }
+  uint64_t calls = read(&r.calls);
+  uint64_t exact = calls > untimed ? calls - untimed : 0;
+  if (exact == 0)
+    return t;
+  double scale = double(exact + untimed) / double(exact);
+  return {uint64_t(double(t.cpu_ns) * scale + 0.5), uint64_t(double(t.running_ns) * scale + 0.5)};
+}
 
 // Open addressing over records appended in order; the owner inserts, a
 // writer may read records [0, count) at any time (count is published with
@@ -205,22 +241,29 @@ uint64_t mergeTable(Table *into, const Table *from, bool one_thread) {
     m.threads += one_thread ? 1 : r.threads;
     m.calls += calls;
     m.recursive_calls += recursive;
-    m.cpu_ns += read(&r.cpu_ns);
-    m.wall_ns += read(&r.wall_ns);
+    Times times = estimatedTimes(r);
+    m.cpu_ns += times.cpu_ns;
+    m.running_ns += times.running_ns;
     m.blocked_ns += read(&r.blocked_ns);
     m.samples += read(&r.samples);
-    m.timed_calls += read(&r.timed_calls);
   }
   return lost;
 }
 
 // ---- State ---------------------------------------------------------------------
 
+// How an entry is timed (timingOf).
+enum EntryTiming : uint32_t {
+  kUntimed = 0,      // the clocks were not read
+  kTimedExactly = 1, // one of its record's first CAUSAL_PATHS_EXACT_TIMED_CALLS
+  kTimedSampled = 2, // after them, drawn at random
+};
+
 struct Entry {
   uint32_t fn;
   uint32_t token;
   uint32_t record;     // in the thread's table
-  uint32_t weight;     // of its times (0: not timed; the clocks were not read)
+  uint32_t timing;     // EntryTiming
   uintptr_t fp;        // the frame pointer of the code that entered (F, or where F was inlined)
   uintptr_t ret_above; // the return address in that frame then (0: not read)
   uint64_t wall_start, cpu_start, blocked_start, samples_start;
@@ -906,21 +949,32 @@ uint64_t cpuSpan(uint64_t cpu_start, uint64_t wall_start, uint64_t cpu, uint64_t
   return span < wall ? span : wall;
 }
 
-// Adds an entry's times to its record: |blocked_ns| in the blocking hooks
-// (every entry: the hooks read the clock anyway), and, if the entry was
-// timed, its wall time less that and its CPU time, weighted (--paths-time-
-// one-in): a record's wall time is its calls' blocked time, exact, and
-// an estimate of the rest.
+// A timed entry's running time (its wall time less |blocked_ns|, the time
+// in the blocking hooks) and CPU time, ended at |cpu| and |now|.
+Times timesOf(const Entry &e, uint64_t blocked_ns, uint64_t cpu, uint64_t now) {
+  uint64_t wall = now > e.wall_start ? now - e.wall_start : 0;
+  return {g_cpu_clock ? cpuSpan(e.cpu_start, e.wall_start, cpu, now) : 0,
+          wall > blocked_ns ? wall - blocked_ns : 0};
+}
+
+// Adds an ended entry's times to its record in the thread's table:
+// |blocked_ns| for every entry (the hooks read the clock anyway, so a
+// record's blocked time is exact), its other times by how it was timed.
 void addTimes(Record &r, const Entry &e, uint64_t blocked_ns, uint64_t cpu, uint64_t now) {
   add(&r.blocked_ns, blocked_ns);
-  uint64_t running = 0;
-  if (e.weight != 0) {
-    uint64_t wall = now > e.wall_start ? now - e.wall_start : 0;
-    running = wall > blocked_ns ? wall - blocked_ns : 0;
-    if (g_cpu_clock)
-      add(&r.cpu_ns, e.weight * cpuSpan(e.cpu_start, e.wall_start, cpu, now));
+  if (e.timing == kUntimed) {
+    add(&r.untimed_calls, 1);
+    return;
   }
-  add(&r.wall_ns, blocked_ns + e.weight * running);
+  Times times = timesOf(e, blocked_ns, cpu, now);
+  if (e.timing == kTimedExactly) {
+    add(&r.cpu_ns, times.cpu_ns);
+    add(&r.running_ns, times.running_ns);
+  } else {
+    add(&r.sampled_calls, 1);
+    add(&r.sampled_cpu_ns, times.cpu_ns);
+    add(&r.sampled_running_ns, times.running_ns);
+  }
 }
 
 // Closes the thread's active entries down to |depth| (between beginChange
@@ -932,7 +986,7 @@ void closeDownTo(PathThread *t, ThreadState *state, uint32_t depth) {
   // not: the outer ones, rarer, are).
   bool timed = false;
   for (uint32_t i = t->depth; i-- > depth && !timed;)
-    timed = t->active[i].weight != 0;
+    timed = t->active[i].timing != kUntimed;
   uint64_t cpu = timed && g_cpu_clock ? threadCpuNs() : 0; // inside the wall clock's span
   uint64_t now = timed ? fastMonotonicNs() : 0;
   uint64_t blocked = state->path_blocked_ns;
@@ -951,14 +1005,17 @@ void closeDownTo(PathThread *t, ThreadState *state, uint32_t depth) {
                    __ATOMIC_RELAXED);
 }
 
-// The weight of the times of a new entry on record |r| (0: not timed): 1
-// for each of its first CAUSAL_PATHS_EXACT_TIMED_CALLS in the thread, then
-// g_time_one_in for one entry in g_time_one_in, drawn at random (a fixed
-// stride would alias with a program that alternates its calls' lengths).
-inline uint32_t timingWeight(PathThread *t, Record &r) {
-  if (r.timed_calls < CAUSAL_PATHS_EXACT_TIMED_CALLS || g_time_one_in <= 1) {
-    put(&r.timed_calls, r.timed_calls + 1);
-    return 1;
+// How a new entry on record |r| is timed: exactly, each of its first
+// CAUSAL_PATHS_EXACT_TIMED_CALLS in the thread (every one with
+// --paths-time-one-in 1), then one entry in g_time_one_in, drawn at random
+// (a fixed stride would alias with a program that alternates its calls'
+// lengths).
+inline EntryTiming timingOf(PathThread *t, Record &r) {
+  if (g_time_one_in <= 1)
+    return kTimedExactly;
+  if (r.exact_entries < CAUSAL_PATHS_EXACT_TIMED_CALLS) {
+    put(&r.exact_entries, r.exact_entries + 1);
+    return kTimedExactly;
   }
   uint64_t x = t->random; // xorshift64
   x ^= x << 13;
@@ -966,20 +1023,19 @@ inline uint32_t timingWeight(PathThread *t, Record &r) {
   x ^= x << 17;
   t->random = x;
   if ((uint64_t(uint32_t(x >> 32)) * g_time_one_in) >> 32 != 0)
-    return 0;
-  put(&r.timed_calls, r.timed_calls + 1);
-  return g_time_one_in;
+    return kUntimed;
+  return kTimedSampled;
 }
 
 // Starts the entry at the top now (clocks read last: the walk is not F's
 // time; the wall clock first, so that the CPU clock's span lies inside it).
-void startEntry(Entry *e, ThreadState *state, uint32_t weight) {
-  put(&e->weight, weight);
+void startEntry(Entry *e, ThreadState *state, uint32_t timing) {
+  put(&e->timing, timing);
   put(&e->blocked_start, state->path_blocked_ns);
   put(&e->block_at_start, state->path_block_since);
   put(&e->samples_start, __atomic_load_n(&state->samples, __ATOMIC_RELAXED));
-  put(&e->wall_start, weight ? fastMonotonicNs() : 0);
-  put(&e->cpu_start, weight && g_cpu_clock ? threadCpuNs() : 0);
+  put(&e->wall_start, timing != kUntimed ? fastMonotonicNs() : 0);
+  put(&e->cpu_start, timing != kUntimed && g_cpu_clock ? threadCpuNs() : 0);
 }
 
 void resetThread(PathThread *t, pid_t tid) {
@@ -1172,7 +1228,7 @@ __causal_path_enter(struct causal_path_fn *fn, const char *inlined_at) {
   put(&t->depth, slot + 1);
   state->path_depth = slot + 1;
   __atomic_store_n(&state->path_context, r.context, __ATOMIC_RELAXED);
-  startEntry(&e, state, timingWeight(t, r));
+  startEntry(&e, state, timingOf(t, r));
   return done(e.token);
 }
 
@@ -1393,14 +1449,16 @@ void pathsForkChild(ThreadState *self) {
   Table &table = t->table;
   for (uint32_t i = 0; i < table.count; ++i) {
     Record &r = table.records[i];
-    r.calls = r.recursive_calls = r.cpu_ns = r.wall_ns = r.blocked_ns = r.samples = 0;
-    r.timed_calls = 0;
+    r.calls = r.recursive_calls = r.blocked_ns = r.samples = 0;
+    r.cpu_ns = r.running_ns = 0;
+    r.sampled_cpu_ns = r.sampled_running_ns = r.sampled_calls = r.untimed_calls = 0;
+    r.exact_entries = 0;
   }
   t->dropped = t->truncated = 0;
   t->busy = 0;
   t->tid = pid_t(rawSyscall(SYS_gettid));
   for (uint32_t i = 0; i < t->depth; ++i)
-    startEntry(&t->active[i], self, t->active[i].weight);
+    startEntry(&t->active[i], self, t->active[i].timing);
 }
 
 // ---- The writer -----------------------------------------------------------------------
@@ -1714,7 +1772,7 @@ void stagePath(const Record &r, const uint64_t *frames, uint32_t id, uint32_t fn
   head.calls = r.calls;
   head.recursive_calls = r.recursive_calls;
   head.cpu_ns = r.cpu_ns;
-  head.wall_ns = r.wall_ns;
+  head.wall_ns = r.blocked_ns + r.running_ns;
   head.blocked_ns = r.blocked_ns;
   head.samples = r.samples;
   head.threads = r.threads;
@@ -1774,7 +1832,7 @@ bool copyOpenEntries(const PathThread *t, bool own, OpenEntries *out) {
         OpenEntry &copy = out->entries[i];
         copy.token = read(&e.token);
         copy.record = read(&e.record);
-        copy.weight = read(&e.weight);
+        copy.timing = read(&e.timing);
         copy.wall_start = read(&e.wall_start);
         copy.cpu_start = read(&e.cpu_start);
         copy.blocked_start = read(&e.blocked_start);
@@ -1798,9 +1856,10 @@ bool copyOpenEntries(const PathThread *t, bool own, OpenEntries *out) {
 
 // The entries of |state|'s thread (|t|) in both g_open_before and
 // g_open_after, as if they ended now, into the merged table (|lost|: those
-// that do not fit): a call, the wall time so far, the samples so far (what
-// CPU time is estimated from; with the CPU clock, the thread's clock read
-// now), the time blocked so far, with the blocking call the thread is in.
+// that do not fit): a call, the samples so far, the time blocked so far,
+// with the blocking call the thread is in, and, if it is timed, its running
+// and CPU time so far (the thread's CPU clock read now), else its record's
+// mean call's.
 void addOpenEntries(const ThreadState *state, const PathThread *t, bool own, uint64_t *lost) {
   const OpenEntries &before = g_open_before, &after = g_open_after;
   uint64_t cpu = !g_cpu_clock ? 0 : own ? threadCpuNs() : threadCpuNs(read(&t->tid));
@@ -1830,7 +1889,17 @@ void addOpenEntries(const ThreadState *state, const PathThread *t, bool own, uin
     // one a signal handler's entry was made in).
     if (block_since != 0 && block_since != e.block_at_start && now > block_since)
       in_block += now - block_since;
-    addTimes(m, e, in_block, cpu, now);
+    m.blocked_ns += in_block;
+    // Its own times if timed, else its record's mean call (estimatedTimes).
+    Times times = {0, 0};
+    if (e.timing != kUntimed) {
+      times = timesOf(e, in_block, cpu, now);
+    } else if (uint64_t calls = read(&r.calls)) {
+      times = estimatedTimes(r);
+      times = {times.cpu_ns / calls, times.running_ns / calls};
+    }
+    m.cpu_ns += times.cpu_ns;
+    m.running_ns += times.running_ns;
   }
 }
 

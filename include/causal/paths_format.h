@@ -80,11 +80,12 @@ struct RunBegin {
   uint32_t program_name;     // String id: the executable's path
   // How a path's times were taken: each thread timed every call of the path
   // up to its 64th (CAUSAL_PATHS_EXACT_TIMED_CALLS), then one call in
-  // time_one_in, drawn at random and weighted by time_one_in
-  // (--paths-time-one-in). cpu_ns, and wall_ns less blocked_ns, are then
-  // unbiased estimates; blocked_ns (from the blocking hooks' own clock
-  // reads), calls, recursive_calls and samples count every call. 0
-  // (runtimes before it, where this was reserved) or 1: every call timed.
+  // time_one_in, drawn at random (--paths-time-one-in), and counted the
+  // later calls' times as their number times the mean of those timed.
+  // cpu_ns, and wall_ns less blocked_ns, are then unbiased estimates;
+  // blocked_ns (from the blocking hooks' own clock reads), calls,
+  // recursive_calls and samples count every call. 0 (runtimes before it,
+  // where this was reserved) or 1: every call timed.
   uint32_t time_one_in;
 };
 

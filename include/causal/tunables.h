@@ -338,8 +338,9 @@
  * and one at the exit, 30-60 ns each on VMs) in each thread exactly for its
  * first
  * CAUSAL_PATHS_EXACT_TIMED_CALLS calls, then one call in
- * CAUSAL_PATHS_TIME_ONE_IN (--paths-time-one-in), chosen at random and
- * weighted by it: an unbiased estimate (docs/paths.md, "Sampled times").
+ * CAUSAL_PATHS_TIME_ONE_IN (--paths-time-one-in), chosen at random, whose
+ * mean stands for the calls after the first that were not timed: an
+ * unbiased estimate (docs/paths.md, "Sampled times").
  * Calls and samples stay exact. */
 #define CAUSAL_PATHS_EXACT_TIMED_CALLS 64u
 #define CAUSAL_DEFAULT_PATHS_TIME_ONE_IN 16u

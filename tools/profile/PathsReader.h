@@ -76,7 +76,7 @@ struct PathRun {
   /// No kCpuClock: every cpuNs of the run is samples x samplePeriodNs.
   bool cpuEstimated = true;
   /// Times of one call in this many, after a path's first 64 in a thread,
-  /// weighted by it (paths_format.h RunBegin::time_one_in; 1: every call).
+  /// stand for all (paths_format.h RunBegin::time_one_in; 1: every call).
   uint32_t timeOneIn = 1;
   bool hasEnd = false;
   uint64_t endNs = 0;                                                // RunEnd (0 without one)

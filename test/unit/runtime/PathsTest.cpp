@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -347,15 +348,15 @@ TEST_F(PathsTest, ThreeCallersGetThreePathsWithExactCallsAndWallShares) {
 }
 
 // Sampled times (docs/paths.md): after a path's first 64 calls in a
-// thread, one call in K is timed, at random, and weighted by K. The CPU
-// time of 40,000 calls whose work alternates 2 and 18 us, estimated that way
-// (K = 16, the default), against every call timed in another run of the same
-// program: the thread CPU clock, so that preemptions, which a weight of 16
-// would magnify, do not enter, and no experiments (their pauses spin inside
-// the calls). Its relative error is about
-// sqrt((K - 1) (1 + cv^2) / calls) = 2.4 %; a fixed stride of 16 would time
-// only the short calls and read about a quarter. Calls and samples are
-// counted for every call.
+// thread, one call in K is timed, at random, and their mean stands for the
+// calls not timed. The CPU time of 40,000 calls whose work alternates 2 and
+// 18 us, estimated that way (K = 16, the default), against every call timed
+// in another run of the same program: the thread CPU clock, so that
+// preemptions, which a timed call would carry for about 16, do not enter,
+// and no experiments (their pauses spin inside the calls). Its relative
+// error is about cv sqrt((K - 1) / calls) = 1.5 %; a fixed stride of 16
+// would time only the short calls and read about a quarter. Calls and
+// samples are counted for every call.
 TEST_F(PathsTest, SampledTimesEstimateEveryCallsTimeWithoutBias) {
   uint64_t cpu[2] = {0, 0};
   for (int sampled : {0, 1}) {
@@ -380,6 +381,42 @@ TEST_F(PathsTest, SampledTimesEstimateEveryCallsTimeWithoutBias) {
   // (the same calls took 457-490 ms of CPU time in 8 runs here): the ratio
   // read 0.93-1.04 in 8 runs; a stride reads 0.29, no weight 0.06.
   EXPECT_NEAR(double(cpu[1]) / double(cpu[0]), 1.0, 0.15);
+}
+
+// Calls of the same work (a multiply chain), 1,000 from callerA and 1,000
+// from callerB in turn: after each path's first 64 calls, one in 16 is
+// timed. How many are drawn (58 +- 7.4 of 936) is chance; the estimate takes
+// the timed calls' mean for all of them, so only the calls' own variation
+// enters, not that count. The two paths' CPU times, in 16 runs here: A/B
+// 0.966-1.079 (15 within 6 %, all within 8 %; every call timed: 0.986-1.021);
+// multiplying each timed call by 16 instead read 0.814-1.398 (5 of 16 within
+// 8 %, and at least 5 of 7 runs would pass about 3 % of the time). Within
+// 8 % in at least 5 runs of 7.
+TEST_F(PathsTest, SampledTimesOfEqualCallsDoNotDependOnHowManyWereDrawn) {
+  std::vector<double> ratios;
+  for (int round = 0; round < 7; ++round) {
+    unlink(pathsFile().c_str());
+    run("even",
+        {{"CAUSAL_PATHS", "all"}, {"CAUSAL_PATHS_CPU_CLOCK", "1"}, {"CAUSAL_EXPERIMENTS", "0"}});
+    PathRun r = onlyRun();
+    ASSERT_EQ(r.begin.time_one_in, 16u);
+    std::map<std::string, const Path *> by_caller;
+    for (const Path *p : r.pathsOf("helper(int)"))
+      by_caller[p->frames.size() >= 2 ? p->frames[p->frames.size() - 2].function : ""] = p;
+    const Path *a = by_caller["callerA()"], *b = by_caller["callerB()"];
+    ASSERT_TRUE(a && b) << r.describe();
+    EXPECT_EQ(a->head.calls, 1000u);
+    EXPECT_EQ(b->head.calls, 1000u);
+    ASSERT_GT(b->head.cpu_ns, 0u);
+    ratios.push_back(double(a->head.cpu_ns) / double(b->head.cpu_ns));
+  }
+  int close = 0;
+  std::string all;
+  for (double ratio : ratios) {
+    close += std::fabs(ratio - 1.0) <= 0.08;
+    all += std::to_string(ratio) + " ";
+  }
+  EXPECT_GE(close, 5) << "callerA/callerB CPU time per run: " << all;
 }
 
 // An entry replays the walk of the path last entered from its call site

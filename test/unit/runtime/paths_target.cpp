@@ -22,6 +22,8 @@
 //     alternating  helper() from callerA 40,000 times, its work 2 and 18 us
 //                in turn (a stride that times every 16th call would see
 //                only the short ones)
+//     even       helper() from callerA and callerB in turn, 1,000 times
+//                each, a multiply chain of the same length every call
 //     two-parents  helper() from one call site in middle(), which parentP()
 //                and parentQ() call in turn, 50 times each: the stack above
 //                the site alternates between two paths
@@ -123,6 +125,9 @@ extern "C" const char __stop_causal_test_paths[];
 namespace {
 
 uint64_t g_work_ns = 1000000; // CPU time of one helper() call
+// Not 0: helper() runs a multiply chain of this many steps instead (the same
+// instructions every call, where the CPU clock's own reads vary).
+volatile uint64_t g_work_steps = 0;
 // Loop counts the compiler cannot unroll: each call site is a path of its own.
 volatile int g_two = 2, g_three = 3, g_five = 5, g_seven = 7, g_ten = 10;
 jmp_buf g_jump;
@@ -131,9 +136,17 @@ jmp_buf g_jump;
 
 // ---- The program's functions (one line each in the table) -----------------
 
+__attribute__((noinline)) uint64_t multiplyChain(uint64_t steps) {
+  uint64_t x = steps;
+  for (uint64_t i = 0; i < steps; ++i)
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+  return x;
+}
+
 CODE int helper(int salt) {
   PATH_ENTER(g_helper_fn, nullptr);
-  uint64_t sink = causal::test::burnCpu(g_work_ns, 100 + salt % 3);
+  uint64_t sink =
+      g_work_steps ? multiplyChain(g_work_steps) : causal::test::burnCpu(g_work_ns, 100 + salt % 3);
   PATH_EXIT(g_helper_fn);
   return int(sink & 1);
 }
@@ -366,6 +379,10 @@ CODE int runMode(const char *mode) {
       g_work_ns = i & 1 ? 18000 : 2000;
       sum += callerA();
     }
+  } else if (!strcmp(mode, "even")) {
+    g_work_steps = 20000;
+    for (int i = 0; i < 1000; ++i)
+      sum += callerA() + callerB();
   } else if (!strcmp(mode, "two-parents")) {
     g_work_ns = 10000;
     for (int i = 0; i < 100; ++i)
