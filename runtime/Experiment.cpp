@@ -172,6 +172,7 @@ void pause(ThreadState *state, uint64_t ns, bool competing) {
     rawSleepNs(spin_from - elapsed);
     elapsed = monotonicNs() - begin;
   }
+  uint64_t spun_cpu_ns = 0;
   if (elapsed < plan.sleep_ns) {
     suspendThreadSampling(state);
     uint64_t cpu_begin = threadCpuNs();
@@ -179,7 +180,8 @@ void pause(ThreadState *state, uint64_t ns, bool competing) {
       __builtin_ia32_pause();
       elapsed = monotonicNs() - begin;
     }
-    g_spun_cpu_ns.fetch_add(threadCpuNs() - cpu_begin, std::memory_order_relaxed);
+    spun_cpu_ns = threadCpuNs() - cpu_begin;
+    g_spun_cpu_ns.fetch_add(spun_cpu_ns, std::memory_order_relaxed);
     resumeThreadSampling(state);
     if (competing)
       g_spun_ns.fetch_add(elapsed, std::memory_order_relaxed);
@@ -187,6 +189,12 @@ void pause(ThreadState *state, uint64_t ns, bool competing) {
   state->excess_delay_ns = elapsed - plan.sleep_ns;
   state->paused_ns += elapsed;
   g_paused_ns.fetch_add(elapsed, std::memory_order_relaxed);
+  // Inside a chosen function (--paths): not the function's time.
+  if (state->path_depth != 0) {
+    __atomic_store_n(&state->path_paused_ns, state->path_paused_ns + elapsed, __ATOMIC_RELAXED);
+    __atomic_store_n(&state->path_paused_cpu_ns, state->path_paused_cpu_ns + spun_cpu_ns,
+                     __ATOMIC_RELAXED);
+  }
 }
 
 // Raises the global count to at least |value|.

@@ -267,6 +267,7 @@ struct Entry {
   uintptr_t fp;        // the frame pointer of the code that entered (F, or where F was inlined)
   uintptr_t ret_above; // the return address in that frame then (0: not read)
   uint64_t wall_start, cpu_start, blocked_start, samples_start;
+  uint64_t paused_start, paused_cpu_start; // ThreadState::path_paused_ns and _cpu_ns then
   uint64_t block_at_start; // ThreadState::path_block_since then (not 0: entered in a blocking call)
 };
 
@@ -949,24 +950,40 @@ uint64_t cpuSpan(uint64_t cpu_start, uint64_t wall_start, uint64_t cpu, uint64_t
   return span < wall ? span : wall;
 }
 
-// A timed entry's running time (its wall time less |blocked_ns|, the time
-// in the blocking hooks) and CPU time, ended at |cpu| and |now|.
-Times timesOf(const Entry &e, uint64_t blocked_ns, uint64_t cpu, uint64_t now) {
-  uint64_t wall = now > e.wall_start ? now - e.wall_start : 0;
-  return {g_cpu_clock ? cpuSpan(e.cpu_start, e.wall_start, cpu, now) : 0,
-          wall > blocked_ns ? wall - blocked_ns : 0};
+// What happened inside an entry that is not its function's own time: the
+// time in the blocking hooks (counted apart, as blocked time), and the
+// pauses that paid the experiments' delays (the profiler's, left out).
+struct NotOwn {
+  uint64_t blocked_ns, paused_ns, paused_cpu_ns;
+};
+
+// Those of entry |e| so far, from the thread's running totals.
+NotOwn notOwnSince(const Entry &e, uint64_t blocked, uint64_t paused, uint64_t paused_cpu) {
+  return {blocked > e.blocked_start ? blocked - e.blocked_start : 0,
+          paused > e.paused_start ? paused - e.paused_start : 0,
+          paused_cpu > e.paused_cpu_start ? paused_cpu - e.paused_cpu_start : 0};
 }
 
-// Adds an ended entry's times to its record in the thread's table:
-// |blocked_ns| for every entry (the hooks read the clock anyway, so a
+// A timed entry's running time (its wall time less the time blocked and
+// paused) and CPU time (less the CPU spun in pauses), ended at |cpu| and |now|.
+Times timesOf(const Entry &e, const NotOwn &not_own, uint64_t cpu, uint64_t now) {
+  uint64_t wall = now > e.wall_start ? now - e.wall_start : 0;
+  uint64_t other = not_own.blocked_ns + not_own.paused_ns;
+  uint64_t cpu_ns = g_cpu_clock ? cpuSpan(e.cpu_start, e.wall_start, cpu, now) : 0;
+  return {cpu_ns > not_own.paused_cpu_ns ? cpu_ns - not_own.paused_cpu_ns : 0,
+          wall > other ? wall - other : 0};
+}
+
+// Adds an ended entry's times to its record in the thread's table: its
+// blocked time for every entry (the hooks read the clock anyway, so a
 // record's blocked time is exact), its other times by how it was timed.
-void addTimes(Record &r, const Entry &e, uint64_t blocked_ns, uint64_t cpu, uint64_t now) {
-  add(&r.blocked_ns, blocked_ns);
+void addTimes(Record &r, const Entry &e, const NotOwn &not_own, uint64_t cpu, uint64_t now) {
+  add(&r.blocked_ns, not_own.blocked_ns);
   if (e.timing == kUntimed) {
     add(&r.untimed_calls, 1);
     return;
   }
-  Times times = timesOf(e, blocked_ns, cpu, now);
+  Times times = timesOf(e, not_own, cpu, now);
   if (e.timing == kTimedExactly) {
     add(&r.cpu_ns, times.cpu_ns);
     add(&r.running_ns, times.running_ns);
@@ -990,13 +1007,14 @@ void closeDownTo(PathThread *t, ThreadState *state, uint32_t depth) {
   uint64_t cpu = timed && g_cpu_clock ? threadCpuNs() : 0; // inside the wall clock's span
   uint64_t now = timed ? fastMonotonicNs() : 0;
   uint64_t blocked = state->path_blocked_ns;
+  uint64_t paused = state->path_paused_ns, paused_cpu = state->path_paused_cpu_ns;
   uint64_t samples = __atomic_load_n(&state->samples, __ATOMIC_RELAXED);
   for (uint32_t i = t->depth; i-- > depth;) {
     const Entry &e = t->active[i];
     Record &r = t->table.records[e.record];
     add(&r.calls, 1);
     add(&r.samples, samples > e.samples_start ? samples - e.samples_start : 0);
-    addTimes(r, e, blocked - e.blocked_start, cpu, now);
+    addTimes(r, e, notOwnSince(e, blocked, paused, paused_cpu), cpu, now);
   }
   put(&t->depth, depth);
   state->path_depth = depth;
@@ -1032,6 +1050,8 @@ inline EntryTiming timingOf(PathThread *t, Record &r) {
 void startEntry(Entry *e, ThreadState *state, uint32_t timing) {
   put(&e->timing, timing);
   put(&e->blocked_start, state->path_blocked_ns);
+  put(&e->paused_start, state->path_paused_ns);
+  put(&e->paused_cpu_start, state->path_paused_cpu_ns);
   put(&e->block_at_start, state->path_block_since);
   put(&e->samples_start, __atomic_load_n(&state->samples, __ATOMIC_RELAXED));
   put(&e->wall_start, timing != kUntimed ? fastMonotonicNs() : 0);
@@ -1836,6 +1856,8 @@ bool copyOpenEntries(const PathThread *t, bool own, OpenEntries *out) {
         copy.wall_start = read(&e.wall_start);
         copy.cpu_start = read(&e.cpu_start);
         copy.blocked_start = read(&e.blocked_start);
+        copy.paused_start = read(&e.paused_start);
+        copy.paused_cpu_start = read(&e.paused_cpu_start);
         copy.samples_start = read(&e.samples_start);
         copy.block_at_start = read(&e.block_at_start);
       }
@@ -1866,6 +1888,7 @@ void addOpenEntries(const ThreadState *state, const PathThread *t, bool own, uin
   uint64_t now = fastMonotonicNs(); // after the CPU clock, as an exit reads them
   uint64_t samples = __atomic_load_n(&state->samples, __ATOMIC_RELAXED);
   uint64_t blocked = read(&state->path_blocked_ns);
+  uint64_t paused = read(&state->path_paused_ns), paused_cpu = read(&state->path_paused_cpu_ns);
   uint64_t block_since = read(&state->path_block_since);
   for (uint32_t i = 0; i < before.depth; ++i) {
     const OpenEntry &e = before.entries[i];
@@ -1884,16 +1907,16 @@ void addOpenEntries(const ThreadState *state, const PathThread *t, bool own, uin
     m.threads += had ? 0 : 1;
     m.calls += 1;
     m.samples += samples > e.samples_start ? samples - e.samples_start : 0;
-    uint64_t in_block = blocked > e.blocked_start ? blocked - e.blocked_start : 0;
+    NotOwn not_own = notOwnSince(e, blocked, paused, paused_cpu);
     // The blocking call under way, if it began inside the entry (not the
     // one a signal handler's entry was made in).
     if (block_since != 0 && block_since != e.block_at_start && now > block_since)
-      in_block += now - block_since;
-    m.blocked_ns += in_block;
+      not_own.blocked_ns += now - block_since;
+    m.blocked_ns += not_own.blocked_ns;
     // Its own times if timed, else its record's mean call (estimatedTimes).
     Times times = {0, 0};
     if (e.timing != kUntimed) {
-      times = timesOf(e, in_block, cpu, now);
+      times = timesOf(e, not_own, cpu, now);
     } else if (uint64_t calls = read(&r.calls)) {
       times = estimatedTimes(r);
       times = {times.cpu_ns / calls, times.running_ns / calls};

@@ -17,7 +17,9 @@
 //     pointers from the entry call, finished by libunwind where the chain
 //     leaves instrumented code.
 //   * Blocked time: the blocking hooks add their calls' time to
-//     ThreadState::path_blocked_ns while ThreadState::path_depth != 0.
+//     ThreadState::path_blocked_ns while ThreadState::path_depth != 0; the
+//     pauses that pay experiments' delays add theirs to path_paused_ns
+//     (and the CPU spun to path_paused_cpu_ns), which entries leave out.
 //   * A thread that ends merges its paths into the process's table (under a
 //     spin lock) and empties its own for the next owner of its state.
 //   * Writing (process end: exit, _exit, exec, a fatal or terminating

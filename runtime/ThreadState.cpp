@@ -33,6 +33,7 @@ static void resetState(ThreadState *state) {
   state->path_depth = 0; // the paths themselves were merged when the last owner ended
   state->path_blocked_ns = 0;
   state->path_block_since = 0;
+  state->path_paused_ns = state->path_paused_cpu_ns = 0;
   state->excess_delay_ns = 0;
   state->window_runnable_ns = 0;
   __atomic_store_n(&state->cpu_share_scale_x1024, 1024, __ATOMIC_RELAXED);

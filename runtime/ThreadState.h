@@ -72,21 +72,23 @@ struct ThreadState {
   // ---- Causal experiments (Experiment.h) ------------------------------------
   std::atomic<uint64_t> local_delay_ns; // delays this thread has taken/owes
   std::atomic<uint32_t> blocking_calls; // >0 while in a blocking call (a wake-up credits it)
-  uint32_t path_depth;        // --paths: entries of chosen functions active (Paths.h); while
-                              // nonzero the blocking hooks add their calls' time to:
-  uint64_t path_blocked_ns;   // --paths: time in blocking hooks with a path entry active
-  uint64_t path_block_since;  // --paths: when the blocking call under way began (waits clock;
-                              // 0: none), for a write while it lasts (Paths.cpp)
-  uint32_t path_context;      // the calling context of the innermost entry (Paths.h,
-                              // "Calling contexts"; 0: none): what a sample's line is in
-  uint64_t wait_credit_to_ns; // the local count the last selected wait brings it to (0: none),
-                              // applied after the blocking call's own credit (applyWaitCredit,
-                              // WaitTargets.h); next to the count every hook reads already
-  uint64_t excess_delay_ns;   // pause overshoot, subtracted from the next pause
-  uint64_t selected_delay_ns; // delay of this signal's selected samples, not yet
-                              // counted (settleDelays adds it to the local count,
-                              // or to the shared-CPU delay if the thread competes)
-  SchedStat sched;            // the last schedstat reading (sched_read: taken)
+  uint32_t path_depth;         // --paths: entries of chosen functions active (Paths.h); while
+                               // nonzero the blocking hooks add their calls' time to:
+  uint64_t path_blocked_ns;    // --paths: time in blocking hooks with a path entry active
+  uint64_t path_block_since;   // --paths: when the blocking call under way began (waits clock;
+                               // 0: none), for a write while it lasts (Paths.cpp)
+  uint64_t path_paused_ns;     // --paths: time paused to pay delays with a path entry active,
+  uint64_t path_paused_cpu_ns; // and the CPU time spun in those pauses (Experiment.cpp pause)
+  uint32_t path_context;       // the calling context of the innermost entry (Paths.h,
+                               // "Calling contexts"; 0: none): what a sample's line is in
+  uint64_t wait_credit_to_ns;  // the local count the last selected wait brings it to (0: none),
+                               // applied after the blocking call's own credit (applyWaitCredit,
+                               // WaitTargets.h); next to the count every hook reads already
+  uint64_t excess_delay_ns;    // pause overshoot, subtracted from the next pause
+  uint64_t selected_delay_ns;  // delay of this signal's selected samples, not yet
+                               // counted (settleDelays adds it to the local count,
+                               // or to the shared-CPU delay if the thread competes)
+  SchedStat sched;             // the last schedstat reading (sched_read: taken)
   bool sched_read;
   bool competing;                         // what that reading said (Experiment.cpp)
   uint64_t sched_next_samples;            // read again once |samples| reaches this

@@ -129,7 +129,9 @@ struct PathHead {
   uint64_t recursive_calls; // entries while it was already active in the thread
                             // (not counted in calls; their time is the outer entry's)
   uint64_t cpu_ns;          // inclusive CPU time (RunFlags::kCpuClock), else 0
-  uint64_t wall_ns;         // inclusive wall time, entry to exit
+  uint64_t wall_ns;         // inclusive wall time, entry to exit, less the pauses
+                            // that paid experiments' delays (and cpu_ns less the CPU
+                            // spun in them)
   uint64_t blocked_ns;      // of which in the runtime's blocking hooks
   uint64_t samples;         // the sampler's samples of the thread between entry and exit
   uint64_t threads;         // distinct threads that took this path

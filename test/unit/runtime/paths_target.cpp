@@ -32,6 +32,11 @@
 //                a thread enters holder() (it sleeps there); helper() 3
 //                times from callerA; then signaller() sleeps 50 ms, prints
 //                "calls=3" and raises SIGTERM (SIGINT) on itself, inside
+//     paused     a thread spins in spinner() (the line an experiment speeds
+//                up); helper() 300 times from callerA, 2 ms of work each
+//                and a throughput point's visit after each: this thread
+//                pays the delays inside helper(); prints callerA's own timing
+//                of its helper() calls
 //     exit-inside a thread sleeps in holder(), another spins in spinner();
 //                100 ms after both are in, main calls exit(0)
 //     flush      a throughput point (the profiler thread runs) visited after
@@ -483,6 +488,19 @@ CODE int runMode(const char *mode) {
     printf("exit\n");
     fflush(stdout);
     exit(0);
+  } else if (!strcmp(mode, "paused")) {
+    sem_t inside;
+    sem_init(&inside, 0, 0);
+    pthread_t thread;
+    pthread_create(&thread, nullptr, spinnerMain, &inside);
+    sem_wait(&inside);
+    __causal_register_counters(g_point, g_point + 1); // starts the profiler thread
+    g_work_ns = 2000000;
+    for (int i = 0; i < 300; ++i) {
+      sum += callerA();
+      __atomic_add_fetch(&g_point[0].count, 1, __ATOMIC_RELAXED);
+    }
+    printf("wall_a=%llu\n", (unsigned long long)__atomic_load_n(&g_wall_ns[0], __ATOMIC_RELAXED));
   } else if (!strcmp(mode, "ids")) {
     for (causal_path_fn *d = __start_causal_path_fns; d < __stop_causal_path_fns; ++d)
       printf("descriptor %s enabled %u id %u\n", d->name, unsigned(d->enabled), d->id);
