@@ -82,10 +82,11 @@ struct Record {
                           // CAUSAL_PATHS_EXACT_TIMED_CALLS)
   uint64_t calls, recursive_calls, blocked_ns, samples;
   // Times (docs/paths.md, "Sampled times"). A thread table's: CPU time and
-  // running time (wall time less blocked_ns) of the calls timed exactly,
-  // and of those timed after them (one in g_time_one_in, at random), the
-  // calls after them that were not timed. A merged table's: the estimate
-  // for all its calls (estimatedTimes), in cpu_ns and running_ns.
+  // running time (wall time less blocked_ns and the pauses that paid
+  // experiments' delays) of the calls timed exactly, and of those timed
+  // after them (one in g_time_one_in, at random), the calls after them that
+  // were not timed. A merged table's: the estimate for all its calls
+  // (estimatedTimes), in cpu_ns and running_ns.
   uint64_t cpu_ns, running_ns;
   uint64_t sampled_cpu_ns, sampled_running_ns, sampled_calls, untimed_calls;
 };
