@@ -269,6 +269,7 @@ struct Entry {
   uintptr_t ret_above; // the return address in that frame then (0: not read)
   uint64_t wall_start, cpu_start, blocked_start, samples_start;
   uint64_t paused_start, paused_cpu_start; // ThreadState::path_paused_ns and _cpu_ns then
+                                           // (wall_start, cpu_start and these: timed entries)
   uint64_t block_at_start; // ThreadState::path_block_since then (not 0: entered in a blocking call)
 };
 
@@ -958,12 +959,8 @@ struct NotOwn {
   uint64_t blocked_ns, paused_ns, paused_cpu_ns;
 };
 
-// Those of entry |e| so far, from the thread's running totals.
-NotOwn notOwnSince(const Entry &e, uint64_t blocked, uint64_t paused, uint64_t paused_cpu) {
-  return {blocked > e.blocked_start ? blocked - e.blocked_start : 0,
-          paused > e.paused_start ? paused - e.paused_start : 0,
-          paused_cpu > e.paused_cpu_start ? paused_cpu - e.paused_cpu_start : 0};
-}
+// A running total's growth since |start|.
+inline uint64_t since(uint64_t total, uint64_t start) { return total > start ? total - start : 0; }
 
 // A timed entry's running time (its wall time less the time blocked and
 // paused) and CPU time (less the CPU spun in pauses), ended at |cpu| and |now|.
@@ -975,15 +972,19 @@ Times timesOf(const Entry &e, const NotOwn &not_own, uint64_t cpu, uint64_t now)
           wall > other ? wall - other : 0};
 }
 
-// Adds an ended entry's times to its record in the thread's table: its
-// blocked time for every entry (the hooks read the clock anyway, so a
-// record's blocked time is exact), its other times by how it was timed.
-void addTimes(Record &r, const Entry &e, const NotOwn &not_own, uint64_t cpu, uint64_t now) {
-  add(&r.blocked_ns, not_own.blocked_ns);
+// Adds an ended entry's times to its record in the thread's table (the
+// thread's own |state|): its blocked time for every entry (the hooks read
+// the clock anyway, so a record's blocked time is exact), its other times
+// by how it was timed.
+void addTimes(Record &r, const Entry &e, uint64_t blocked_ns, const ThreadState *state,
+              uint64_t cpu, uint64_t now) {
+  add(&r.blocked_ns, blocked_ns);
   if (e.timing == kUntimed) {
     add(&r.untimed_calls, 1);
     return;
   }
+  NotOwn not_own = {blocked_ns, since(state->path_paused_ns, e.paused_start),
+                    since(state->path_paused_cpu_ns, e.paused_cpu_start)};
   Times times = timesOf(e, not_own, cpu, now);
   if (e.timing == kTimedExactly) {
     add(&r.cpu_ns, times.cpu_ns);
@@ -1008,14 +1009,13 @@ void closeDownTo(PathThread *t, ThreadState *state, uint32_t depth) {
   uint64_t cpu = timed && g_cpu_clock ? threadCpuNs() : 0; // inside the wall clock's span
   uint64_t now = timed ? fastMonotonicNs() : 0;
   uint64_t blocked = state->path_blocked_ns;
-  uint64_t paused = state->path_paused_ns, paused_cpu = state->path_paused_cpu_ns;
   uint64_t samples = __atomic_load_n(&state->samples, __ATOMIC_RELAXED);
   for (uint32_t i = t->depth; i-- > depth;) {
     const Entry &e = t->active[i];
     Record &r = t->table.records[e.record];
     add(&r.calls, 1);
     add(&r.samples, samples > e.samples_start ? samples - e.samples_start : 0);
-    addTimes(r, e, notOwnSince(e, blocked, paused, paused_cpu), cpu, now);
+    addTimes(r, e, blocked - e.blocked_start, state, cpu, now);
   }
   put(&t->depth, depth);
   state->path_depth = depth;
@@ -1051,12 +1051,14 @@ inline EntryTiming timingOf(PathThread *t, Record &r) {
 void startEntry(Entry *e, ThreadState *state, uint32_t timing) {
   put(&e->timing, timing);
   put(&e->blocked_start, state->path_blocked_ns);
-  put(&e->paused_start, state->path_paused_ns);
-  put(&e->paused_cpu_start, state->path_paused_cpu_ns);
   put(&e->block_at_start, state->path_block_since);
   put(&e->samples_start, __atomic_load_n(&state->samples, __ATOMIC_RELAXED));
-  put(&e->wall_start, timing != kUntimed ? fastMonotonicNs() : 0);
-  put(&e->cpu_start, timing != kUntimed && g_cpu_clock ? threadCpuNs() : 0);
+  if (timing == kUntimed)
+    return; // its clocks and pauses are never read
+  put(&e->paused_start, state->path_paused_ns);
+  put(&e->paused_cpu_start, state->path_paused_cpu_ns);
+  put(&e->wall_start, fastMonotonicNs());
+  put(&e->cpu_start, g_cpu_clock ? threadCpuNs() : 0);
 }
 
 void resetThread(PathThread *t, pid_t tid) {
@@ -1908,7 +1910,8 @@ void addOpenEntries(const ThreadState *state, const PathThread *t, bool own, uin
     m.threads += had ? 0 : 1;
     m.calls += 1;
     m.samples += samples > e.samples_start ? samples - e.samples_start : 0;
-    NotOwn not_own = notOwnSince(e, blocked, paused, paused_cpu);
+    NotOwn not_own = {since(blocked, e.blocked_start), since(paused, e.paused_start),
+                      since(paused_cpu, e.paused_cpu_start)};
     // The blocking call under way, if it began inside the entry (not the
     // one a signal handler's entry was made in).
     if (block_since != 0 && block_since != e.block_at_start && now > block_since)
