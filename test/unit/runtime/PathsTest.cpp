@@ -457,7 +457,10 @@ TEST_F(PathsTest, PausesThatPayDelaysAreNotTheFunctionsTime) {
                         std::to_string(wall) + ", paused " + std::to_string(paused);
   EXPECT_GT(timed - wall, 0.3 * paused) << figures;
   EXPECT_LT(timed - wall, paused + 20e6) << figures;
-  EXPECT_GE(wall, cpu) << figures;
+  // Not below the CPU time, within what a pause's own bookkeeping costs
+  // (its clock reads and the sleep's system call are paused time, not
+  // spun CPU): 0.05 % under once in five runs on a quiet machine.
+  EXPECT_GE(wall, 0.98 * cpu) << figures;
 }
 
 // An entry replays the walk of the path last entered from its call site
