@@ -65,6 +65,8 @@ template <class T> inline T read(const T *field) {
   return __atomic_load_n(field, __ATOMIC_RELAXED);
 }
 inline void add(uint64_t *field, uint64_t value) { put(field, *field + value); }
+// A clock's or running total's growth since |start| (0 if it went back).
+inline uint64_t since(uint64_t total, uint64_t start) { return total > start ? total - start : 0; }
 
 // ---- Path tables ------------------------------------------------------------------
 
@@ -102,22 +104,21 @@ struct Times {
   uint64_t cpu_ns, running_ns;
 };
 Times estimatedTimes(const Record &r) {
-  Times t = {read(&r.cpu_ns), read(&r.running_ns)};
-  uint64_t sampled = read(&r.sampled_calls), untimed = read(&r.untimed_calls);
-  uint64_t sampled_cpu = read(&r.sampled_cpu_ns), sampled_running = read(&r.sampled_running_ns);
-  if (untimed == 0)
-    return {t.cpu_ns + sampled_cpu, t.running_ns + sampled_running};
-  if (sampled != 0) {
-    double scale = double(sampled + untimed) / double(sampled);
-    return {t.cpu_ns + uint64_t(double(sampled_cpu) * scale + 0.5),
-            t.running_ns + uint64_t(double(sampled_running) * scale + 0.5)};
-  }
-  uint64_t calls = read(&r.calls);
-  uint64_t exact = calls > untimed ? calls - untimed : 0;
-  if (exact == 0)
-    return t;
-  double scale = double(exact + untimed) / double(exact);
-  return {uint64_t(double(t.cpu_ns) * scale + 0.5), uint64_t(double(t.running_ns) * scale + 0.5)};
+  Times exact = {read(&r.cpu_ns), read(&r.running_ns)};
+  Times sampled = {read(&r.sampled_cpu_ns), read(&r.sampled_running_ns)};
+  uint64_t sampled_calls = read(&r.sampled_calls), untimed = read(&r.untimed_calls);
+  // |times| of |timed| calls standing for |timed| + |untimed|.
+  auto extended = [untimed](Times times, uint64_t timed) -> Times {
+    if (untimed == 0 || timed == 0)
+      return times;
+    double scale = double(timed + untimed) / double(timed);
+    return {uint64_t(double(times.cpu_ns) * scale + 0.5),
+            uint64_t(double(times.running_ns) * scale + 0.5)};
+  };
+  if (sampled_calls == 0) // none drawn: the exact calls' mean
+    return extended(exact, since(read(&r.calls), untimed));
+  Times later = extended(sampled, sampled_calls);
+  return {exact.cpu_ns + later.cpu_ns, exact.running_ns + later.running_ns};
 }
 
 // Open addressing over records appended in order; the owner inserts, a
@@ -947,8 +948,7 @@ inline void endChange(PathThread *t) {
 // which may disagree by microseconds; a thread never runs longer than it
 // exists.
 uint64_t cpuSpan(uint64_t cpu_start, uint64_t wall_start, uint64_t cpu, uint64_t now) {
-  uint64_t span = cpu > cpu_start ? cpu - cpu_start : 0;
-  uint64_t wall = now > wall_start ? now - wall_start : 0;
+  uint64_t span = since(cpu, cpu_start), wall = since(now, wall_start);
   return span < wall ? span : wall;
 }
 
@@ -959,17 +959,12 @@ struct NotOwn {
   uint64_t blocked_ns, paused_ns, paused_cpu_ns;
 };
 
-// A running total's growth since |start|.
-inline uint64_t since(uint64_t total, uint64_t start) { return total > start ? total - start : 0; }
-
 // A timed entry's running time (its wall time less the time blocked and
 // paused) and CPU time (less the CPU spun in pauses), ended at |cpu| and |now|.
 Times timesOf(const Entry &e, const NotOwn &not_own, uint64_t cpu, uint64_t now) {
-  uint64_t wall = now > e.wall_start ? now - e.wall_start : 0;
-  uint64_t other = not_own.blocked_ns + not_own.paused_ns;
   uint64_t cpu_ns = g_cpu_clock ? cpuSpan(e.cpu_start, e.wall_start, cpu, now) : 0;
-  return {cpu_ns > not_own.paused_cpu_ns ? cpu_ns - not_own.paused_cpu_ns : 0,
-          wall > other ? wall - other : 0};
+  return {since(cpu_ns, not_own.paused_cpu_ns),
+          since(since(now, e.wall_start), not_own.blocked_ns + not_own.paused_ns)};
 }
 
 // Adds an ended entry's times to its record in the thread's table (the
