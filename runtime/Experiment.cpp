@@ -558,6 +558,23 @@ void noteSpareCpu(double cpus, uint64_t elapsed, uint64_t process_cpu, uint64_t 
   g_spare_window_ns.store(elapsed, std::memory_order_relaxed);
 }
 
+// The idle time of some CPUs (idleCpuNs) and when it was read.
+struct IdleReading {
+  double idle_ns;
+  uint64_t at_ns;
+};
+
+IdleReading readIdle(const cpu_set_t *mask) { return {idleCpuNs(mask), monotonicNs()}; }
+
+// CPUs idle on average between two readings; -1 when unknown. /proc/stat
+// counts in clock ticks (10 ms), so one experiment's figure is coarse; the
+// report averages a line's experiments.
+double idleCpusSince(IdleReading before, IdleReading after) {
+  if (before.idle_ns < 0 || after.idle_ns < before.idle_ns || after.at_ns <= before.at_ns)
+    return -1;
+  return (after.idle_ns - before.idle_ns) / double(after.at_ns - before.at_ns);
+}
+
 // The union of the sampled threads' affinity masks (the profiler thread's
 // own is not the program's).
 const cpu_set_t *threadsAffinity() {
@@ -633,10 +650,12 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
     g_experiment.start_wait_clock_ns.store(fastMonotonicNs(), std::memory_order_relaxed);
   }
   g_experiment.selected.store(line, std::memory_order_relaxed);
-  double cpus = availableCpus(threadsAffinity());
+  const cpu_set_t *mask = threadsAffinity();
+  double cpus = availableCpus(mask);
   uint64_t epoch = g_experiment_epoch.fetch_add(1, std::memory_order_relaxed) + 1;
   watchScheduler(epoch, true);
   uint64_t process_cpu_before = processCpuNs();
+  IdleReading idle_before = readIdle(mask);
   uint64_t spun_cpu_before = g_spun_cpu_ns.load(std::memory_order_relaxed);
   g_experiment.shared_cpu_delay_ns.store(0, std::memory_order_relaxed);
   for (uint32_t p = 0; p < points; ++p) {
@@ -759,6 +778,10 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   experiment.cpus = cpus;
   experiment.running = running;
   experiment.waiting = waiting;
+  // Known: written even when 0 (IfSet leaves out exact zeros only).
+  double idle = idleCpusSince(idle_before, readIdle(mask));
+  if (idle >= 0)
+    experiment.idle = std::max(idle, 1e-9);
   if (c.ab_speedup_percent > 0)
     experiment.ab_speedup = c.ab_speedup_percent / 100.0;
   writeRecord(text, experiment);

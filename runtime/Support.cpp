@@ -212,6 +212,50 @@ double availableCpus(const cpu_set_t *threads_mask) {
   return quota > 0 && quota < cpus ? quota : cpus;
 }
 
+double parseIdleCpuNs(const char *text, const cpu_set_t *mask, double tick_ns) {
+  bool all = !mask || CPU_COUNT(mask) == 0;
+  int wanted = all ? 0 : CPU_COUNT(mask), found = 0;
+  double idle = 0;
+  for (const char *line = text; line && *line;) {
+    const char *end = strchr(line, '\n');
+    if (!end) // cut by the buffer: not a whole line
+      break;
+    // "cpuN user nice system idle iowait ..."; "cpu " (their sum) is skipped.
+    if (!strncmp(line, "cpu", 3) && line[3] >= '0' && line[3] <= '9') {
+      const char *p = line + 3;
+      unsigned long cpu = 0;
+      for (; *p >= '0' && *p <= '9'; ++p)
+        cpu = cpu * 10 + unsigned(*p - '0');
+      uint64_t fields[5] = {0, 0, 0, 0, 0};
+      int read = 0;
+      for (; read < 5; ++read) {
+        while (*p == ' ')
+          ++p;
+        if (*p < '0' || *p > '9')
+          break;
+        for (; *p >= '0' && *p <= '9'; ++p)
+          fields[read] = fields[read] * 10 + uint64_t(*p - '0');
+      }
+      if (read == 5 && (all || (cpu < CPU_SETSIZE && CPU_ISSET(cpu, mask)))) {
+        idle += double(fields[3] + fields[4]) * tick_ns;
+        ++found;
+      }
+    }
+    line = end + 1;
+  }
+  return found > 0 && found >= wanted ? idle : -1;
+}
+
+double idleCpuNs(const cpu_set_t *mask) {
+  // The CPUs' lines come first; on a machine of many CPUs the interrupt
+  // counts after them may not fit.
+  static char text[32768];
+  static const double tick_ns = 1e9 / double(sysconf(_SC_CLK_TCK));
+  if (!readSmallFile("/proc/stat", text, sizeof text))
+    return -1;
+  return parseIdleCpuNs(text, mask, tick_ns);
+}
+
 const char *envString(const char *name) {
   const char *value = getenv(name);
   return value && *value ? value : nullptr;

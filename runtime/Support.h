@@ -100,6 +100,16 @@ double availableCpus(const cpu_set_t *threads_mask = nullptr);
 /// in CPUs, or 0 when there is none.
 double parseCgroupCpuMax(const char *text);
 
+/// The time the CPUs in |mask| (null or empty: all) stood idle since boot,
+/// in ns: /proc/stat's idle and iowait, counted in clock ticks (10 ms at
+/// USER_HZ 100); -1 when unreadable. Not signal-safe (the profiler thread's).
+double idleCpuNs(const cpu_set_t *mask);
+/// Parses /proc/stat's text: the idle and iowait time (ns) of the CPUs in
+/// |mask| (null or empty: all), at |tick_ns| a clock tick; -1 when a CPU of
+/// |mask| has no whole line ("cpuN" and at least five numbers, ending in a
+/// newline), or |mask| is null or empty and no CPU has one.
+double parseIdleCpuNs(const char *text, const cpu_set_t *mask, double tick_ns);
+
 /// Returns the value of an environment variable, or null when unset/empty.
 const char *envString(const char *name);
 /// Parses an unsigned decimal environment variable; returns |fallback| when

@@ -995,6 +995,10 @@ std::map<std::string_view, Saturation> saturationByLine(const Profile &profile) 
     entry.cpus += experiment.cpus;
     entry.running += experiment.running;
     entry.waiting += experiment.waiting;
+    if (experiment.idle >= 0) {
+      ++entry.idleExperiments;
+      entry.idle = (entry.idle < 0 ? 0 : entry.idle) + experiment.idle;
+    }
     if (experiment.delayNs > 0 && experiment.sharedCpuDelayNs >= 0) {
       entry.sharedDelayShare += experiment.sharedCpuDelayNs;
       delayOfLine[experiment.selected] += experiment.delayNs;
@@ -1005,6 +1009,8 @@ std::map<std::string_view, Saturation> saturationByLine(const Profile &profile) 
     entry.cpus /= n;
     entry.running /= n;
     entry.waiting /= n;
+    if (entry.idleExperiments)
+      entry.idle /= double(entry.idleExperiments);
     double delay = delayOfLine[line];
     entry.sharedDelayShare = delay > 0 ? entry.sharedDelayShare / delay : 0;
   }
@@ -1678,17 +1684,19 @@ double abEstimate(PointKind kind, const Sums &a, const Sums &b) {
 
 /// A window in which the program was starved of CPU by other processes:
 /// its threads waited for a CPU more than kStarvedWaitRatio times as long
-/// as they ran, while the process kept less than 80 % of its CPUs busy (the
-/// rule of Saturation::otherLoad). Such a window measures the machine's
-/// load, not the program: on a busy 2-CPU machine windows of 1 s with 1 %
-/// of a CPU swung an A/B estimate of +16 % [+11, +21] to +4 % [-51, +31].
-/// Run-queue waits do not depend on the arm (a delay is a pause, not a wait
-/// for a CPU), so leaving such pairs out does not favour either arm.
+/// as they ran, while the process kept less than 80 % of its CPUs busy and
+/// they did not stand idle (the rule of Saturation::otherLoad; with CPUs
+/// idle the waits were the program's own wake-ups, which the arms share). Such a window measures
+/// the machine's load, not the program: on a busy 2-CPU machine windows of 1 s with 1 % of a CPU
+/// swung an A/B estimate of +16 % [+11, +21] to +4 % [-51, +31]. Run-queue waits do not depend on
+/// the arm (a delay is a pause, not a wait for a CPU), so leaving such pairs out does not favour
+/// either arm.
 constexpr double kStarvedWaitRatio = 4;
 
 bool starved(const Experiment &e) {
   return e.running >= 0 && e.waiting >= 0 && e.cpus > 0 &&
-         e.waiting > kStarvedWaitRatio * e.running && e.running < 0.8 * e.cpus;
+         e.waiting > kStarvedWaitRatio * e.running && e.running < 0.8 * e.cpus &&
+         !cpusLeftIdle(e.cpus, e.running, e.idle);
 }
 
 /// The pairs of one (line, point) in the A/B runs: in each run, the line's

@@ -159,20 +159,48 @@ struct PointResult {
   std::string phaseNote;  // why no correction was possible, if so
 };
 
+/// Share of its CPUs that a process's CPUs must stand idle, and the most of
+/// them it may run on, for its threads' waits for a CPU to count as wake-ups
+/// rather than competition (cpusLeftIdle).
+inline constexpr double kIdleCpuShare = 0.15;
+
+/// Whether CPUs stood idle while the process could have used them: |idle|
+/// CPUs idle on average (below 0: not recorded) at least kIdleCpuShare of
+/// its |cpus|, and its threads |running| on at most 1 - kIdleCpuShare of
+/// them (a CPU quota leaves the machine's other CPUs idle while the process
+/// runs on all it may use). Threads that waited for a CPU then waited to be
+/// woken up, not for CPUs that other threads held (docs/report.md,
+/// "Saturation").
+inline bool cpusLeftIdle(double cpus, double running, double idle) {
+  return cpus > 0 && idle >= 0 && idle >= kIdleCpuShare * cpus &&
+         running <= (1 - kIdleCpuShare) * cpus;
+}
+
 /// How saturated the process was during a line's experiments (the
-/// runtime's cpus=, running=, waiting=, shared-cpu-delay= fields; averages
-/// over the experiments that wrote them). docs/report.md explains the notes.
+/// runtime's cpus=, running=, waiting=, idle=, shared-cpu-delay= fields;
+/// averages over the experiments that wrote them). docs/report.md explains
+/// the notes.
 struct Saturation {
   size_t experiments = 0;      // experiments that recorded it (0: none did)
   double cpus = 0;             // CPUs the process could use
   double running = 0;          // program threads on a CPU
   double waiting = 0;          // program threads waiting for a CPU
+  size_t idleExperiments = 0;  // of the experiments, those that recorded idle=
+  double idle = -1;            // CPUs idle (below 0: not recorded)
   double sharedDelayShare = 0; // of the inserted delay, the part from shared CPUs
   /// More threads wanted a CPU than there were CPUs.
   bool oversubscribed() const { return experiments && running + waiting > 1.1 * cpus; }
-  /// Threads waited for CPUs that the process did not keep busy: other
-  /// processes took them.
-  bool otherLoad() const { return experiments && waiting > 0.5 && running < 0.8 * cpus; }
+  /// Threads waited for a CPU while CPUs stood idle: the waits were
+  /// wake-ups (hand-offs between threads), not competition.
+  bool waitedWithCpusIdle() const {
+    return experiments && (oversubscribed() || waiting > 0.5) && cpusLeftIdle(cpus, running, idle);
+  }
+  /// Threads waited for CPUs that the process did not keep busy and that
+  /// did not stand idle: other processes took them.
+  bool otherLoad() const {
+    return experiments && waiting > 0.5 && running < 0.8 * cpus &&
+           !cpusLeftIdle(cpus, running, idle);
+  }
 };
 
 struct LineResult {

@@ -800,6 +800,7 @@ private:
     experiment.cpus = fields.cpus;
     experiment.running = fields.running;
     experiment.waiting = fields.waiting;
+    experiment.idle = fields.idle;
     experiment.sharedCpuDelayNs = fields.shared_cpu_delay;
     experiment.abSpeedup = fields.ab_speedup;
     experiment.run = runIndex(lineNo);

@@ -125,11 +125,13 @@ struct Experiment {
   double selectedSamples = -1; // samples in the selected line, -1 if not written
   double delayNs = -1;         // inserted delay (causal extension), -1 if not written
   // How saturated the process was (causal extension, -1 if not written):
-  // CPUs it may use, threads on a CPU and waiting for one (averages), and
-  // the part of delayNs accounted from shared CPUs (docs/runtime.md).
+  // CPUs it may use, threads on a CPU and waiting for one, those CPUs idle
+  // (averages), and the part of delayNs accounted from shared CPUs
+  // (docs/runtime.md).
   double cpus = -1;
   double running = -1;
   double waiting = -1;
+  double idle = -1;
   double sharedCpuDelayNs = -1;
   /// A/B confirmation run (causal extension, -1 if not written): the
   /// speedup this run's experiments alternate with 0 % (`causal confirm`).

@@ -733,13 +733,14 @@ void writePhaseNotes(std::ostream &out, const Analysis &analysis, bool color) {
   }
 }
 
-/// Lines measured while threads outnumbered the CPUs, or while other
-/// processes took CPUs (docs/report.md, "Saturation").
+/// Lines measured while threads outnumbered the CPUs, while they waited for
+/// CPUs that stood idle, or while other processes took CPUs (docs/report.md,
+/// "Saturation").
 void writeSaturationNotes(std::ostream &out, const Analysis &analysis, size_t shown, bool color) {
   size_t saturationNotes = 0;
   for (size_t i = 0; i < shown; ++i) {
     const profile::Saturation &sat = analysis.lines[i].saturation;
-    if (!sat.oversubscribed() && !sat.otherLoad())
+    if (!sat.oversubscribed() && !sat.waitedWithCpusIdle() && !sat.otherLoad())
       continue;
     if (saturationNotes++ == 0)
       out << "\n";
@@ -748,7 +749,13 @@ void writeSaturationNotes(std::ostream &out, const Analysis &analysis, size_t sh
                   "%.1f threads running and %.1f waiting for %.1f CPUs on average", sat.running,
                   sat.waiting, sat.cpus);
     out << paint("note:", kYellow, color) << " " << analysis.lines[i].line << ": " << figures;
-    if (sat.otherLoad())
+    if (sat.waitedWithCpusIdle()) {
+      std::snprintf(figures, sizeof figures, "%.1f", sat.idle);
+      out << ", while " << figures
+          << " of them stood idle: the threads waited to be woken up, not for CPUs that "
+             "others held, so CPU time freed by a speedup may not turn into progress and the "
+             "prediction is less certain";
+    } else if (sat.otherLoad())
       out << "; threads waited while CPUs went to other processes, so the prediction holds "
              "only under the same load";
     else if (sat.sharedDelayShare > 0.5)
@@ -1064,8 +1071,10 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
       out << ",\"saturation\":{\"experiments\":" << sat.experiments
           << ",\"cpus\":" << jsonNumber(sat.cpus) << ",\"running\":" << jsonNumber(sat.running)
           << ",\"waiting\":" << jsonNumber(sat.waiting)
+          << ",\"idle\":" << jsonNumber(sat.idleExperiments ? sat.idle : NAN)
           << ",\"shared_cpu_delay_share\":" << jsonNumber(sat.sharedDelayShare)
           << ",\"oversubscribed\":" << (sat.oversubscribed() ? "true" : "false")
+          << ",\"waited_with_cpus_idle\":" << (sat.waitedWithCpusIdle() ? "true" : "false")
           << ",\"other_load\":" << (sat.otherLoad() ? "true" : "false") << "}";
     out << ",\"points\":[";
     for (size_t p = 0; p < line.points.size(); ++p) {

@@ -237,6 +237,31 @@ TEST(Confirmation, PairsStarvedOfCpuByOtherProcessesAreLeftOut) {
   EXPECT_GT(std::fabs(kept.estimate - 0.3), 0.05);
 }
 
+TEST(Confirmation, WindowsWhoseCpusStoodIdleAreNotStarved) {
+  // The same windows, waiting while the CPUs stood idle (idle=): the
+  // threads waited to be woken up, not for CPUs others held; that is the
+  // program's doing, so the pairs stay in (Saturation::otherLoad's rule).
+  AbProfile p;
+  p.ranking();
+  p.abRun(0.3, 120, 0.02, 0, kLine, 0.5, 7, 8);
+  std::string text = p.text.str();
+  for (size_t at = 0; (at = text.find("\tab-speedup=", at)) != std::string::npos; at += 12)
+    text.insert(at, "\tidle=1.90");
+  Profile idle;
+  std::string error;
+  ASSERT_TRUE(readProfileText(text, "p.coz", idle, ReadOptions(), error)) << error;
+  const Confirmation &c = only(analyze(idle, AnalysisOptions()));
+  EXPECT_EQ(c.starvedPairs, 0u);
+  EXPECT_EQ(c.pairs, 58u);
+  // With the CPUs busy (idle near 0) they are starved as before.
+  text = p.text.str();
+  for (size_t at = 0; (at = text.find("\tab-speedup=", at)) != std::string::npos; at += 12)
+    text.insert(at, "\tidle=0.05");
+  Profile busy;
+  ASSERT_TRUE(readProfileText(text, "b.coz", busy, ReadOptions(), error)) << error;
+  EXPECT_EQ(only(analyze(busy, AnalysisOptions())).starvedPairs, 15u);
+}
+
 TEST(Confirmation, EachRunsFirstAndLastExperimentAreLeftOut) {
   // The first window of every run (arm A) is twice as slow (the program
   // starting) and the last (arm A: 40 = 4 x 10) is cut by the exit; kept

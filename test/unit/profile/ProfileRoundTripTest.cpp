@@ -43,6 +43,7 @@ std::string writeEveryRecord() {
   experiment.running = 2.5;
   experiment.waiting = 0.25;
   experiment.ab_speedup = 0.5;
+  experiment.idle = 1.25;
   rt::writeRecord(experiments, experiment);
   rt::records::ThroughputPoint throughput;
   throughput.name = "done";
@@ -143,7 +144,7 @@ TEST(ProfileRoundTrip, EveryRecordTypeAndFieldIsWrittenAndReadBack) {
       << text;
   EXPECT_NE(text.find("experiment\tselected=/src/a.c:3\tspeedup=0.35\tduration=2000\t"
                       "selected-samples=7\tdelay=30\tshared-cpu-delay=10\tcpus=4.00\t"
-                      "running=2.50\twaiting=0.25\tab-speedup=0.50\n"),
+                      "running=2.50\twaiting=0.25\tab-speedup=0.50\tidle=1.25\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("latency-point\tname=req\tarrivals=9\tdepartures=8\tdifference=3.0000\t"
@@ -178,6 +179,7 @@ TEST(ProfileRoundTrip, EveryRecordTypeAndFieldIsWrittenAndReadBack) {
   EXPECT_EQ(e.running, 2.5);
   EXPECT_EQ(e.waiting, 0.25);
   EXPECT_EQ(e.abSpeedup, 0.5);
+  EXPECT_EQ(e.idle, 1.25);
   ASSERT_EQ(e.points.size(), 2u);
   EXPECT_EQ(e.points[0].name, "done");
   EXPECT_EQ(e.points[0].kind, profile::PointKind::Throughput);

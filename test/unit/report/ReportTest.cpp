@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -17,17 +18,21 @@ namespace {
 /// A profile with one line per curve function, 21 speedups, 2 experiments each.
 /// 1000 samples of the line per second of experiment (1 ms period): the line
 /// runs all the time, so its physical bound (b = 1) allows every curve here.
+/// |fields|: more fields of a line's experiments (e.g. "cpus=2\trunning=1").
 profile::Profile
-makeProfile(const std::vector<std::pair<std::string, std::function<double(double)>>> &lines) {
+makeProfile(const std::vector<std::pair<std::string, std::function<double(double)>>> &lines,
+            const std::map<std::string, std::string> &fields = {}) {
   std::ostringstream text;
   text << "startup\ttime=1\n";
   for (const auto &line : lines)
     for (int k = 0; k <= 20; ++k)
       for (int c = 0; c < 2; ++c) {
         double s = k / 20.0;
+        auto more = fields.find(line.first);
         text << "experiment\tselected=" << line.first << "\tspeedup=" << s
              << "\tduration=" << std::llround(1e9 * (1 - line.second(s)))
-             << "\tselected-samples=1000\nthroughput-point\tname=tp\tdelta=1000\n";
+             << "\tselected-samples=1000" << (more == fields.end() ? "" : "\t" + more->second)
+             << "\nthroughput-point\tname=tp\tdelta=1000\n";
       }
   profile::Profile profile;
   std::string error;
@@ -109,6 +114,69 @@ TEST(Report, TextRanksLinesAndShowsIntervalsWithoutColourByDefault) {
   std::ostringstream colourOut;
   renderText(colourOut, analysis, context, coloured);
   EXPECT_NE(colourOut.str().find("\033[32m"), std::string::npos);
+}
+
+/// The line of the text report that holds |what|.
+static std::string lineWith(const std::string &text, const std::string &what) {
+  size_t at = text.find(what);
+  if (at == std::string::npos)
+    return "";
+  size_t begin = text.rfind('\n', at), end = text.find('\n', at);
+  return text.substr(begin == std::string::npos ? 0 : begin + 1,
+                     end == std::string::npos ? std::string::npos : end - begin - 1);
+}
+
+// docs/report.md, "Saturation". Threads that wait for a CPU while the
+// process's CPUs stand idle (bench/oversub's stage case: a hand-off
+// pipeline, about 41 % idle) waited to be woken up; the note used to say
+// that other processes took the CPUs.
+TEST(Report, SaturationNotesTellIdleCpusFromOtherProcessesLoad) {
+  auto half = [](double s) { return 0.5 * s; };
+  profile::Profile profile =
+      makeProfile({{"stage.c:10", half},
+                   {"busy.c:20", half},
+                   {"old.c:30", half},
+                   {"pool.c:40", half},
+                   {"quota.c:50", half}},
+                  {{"stage.c:10", "cpus=2\trunning=0.8\twaiting=2.5\tidle=0.82"},
+                   {"busy.c:20", "cpus=2\trunning=1.06\twaiting=0.9\tidle=0.01"},
+                   {"old.c:30", "cpus=2\trunning=1.06\twaiting=0.9"}, // a runtime before idle=
+                   {"pool.c:40", "cpus=2\trunning=2\twaiting=14\tidle=0.02"},
+                   // A quota of one CPU on two: the other CPU idle, the process on all it may use.
+                   {"quota.c:50", "cpus=1\trunning=0.97\twaiting=7\tidle=1.0"}});
+  profile::Analysis analysis = analyzeWith(profile);
+  std::ostringstream out;
+  ReportContext context{{"t.coz"}, profile::AnalysisOptions()};
+  renderText(out, analysis, context, TextOptions());
+  std::string text = out.str();
+  std::string stage = lineWith(text, "note: stage.c:10");
+  EXPECT_NE(stage.find("0.8 threads running and 2.5 waiting for 2.0 CPUs on average, while 0.8 "
+                       "of them stood idle: the threads waited to be woken up"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(stage.find("other processes"), std::string::npos) << stage;
+  EXPECT_NE(lineWith(text, "note: busy.c:20").find("other processes"), std::string::npos) << text;
+  EXPECT_NE(lineWith(text, "note: old.c:30").find("other processes"), std::string::npos)
+      << "without idle=, as before:\n"
+      << text;
+  for (const char *line : {"note: pool.c:40", "note: quota.c:50"}) {
+    std::string note = lineWith(text, line);
+    EXPECT_NE(note.find("threads running"), std::string::npos) << line << "\n" << text;
+    EXPECT_EQ(note.find("stood idle"), std::string::npos) << note;
+    EXPECT_EQ(note.find("other processes"), std::string::npos) << note;
+  }
+
+  std::ostringstream json;
+  renderJson(json, analysis, context);
+  std::string j = json.str();
+  EXPECT_NE(j.find("\"idle\":0.82,\"shared_cpu_delay_share\":0,\"oversubscribed\":true,"
+                   "\"waited_with_cpus_idle\":true,\"other_load\":false"),
+            std::string::npos)
+      << j;
+  EXPECT_NE(j.find("\"idle\":null,\"shared_cpu_delay_share\":0,\"oversubscribed\":false,"
+                   "\"waited_with_cpus_idle\":false,\"other_load\":true"),
+            std::string::npos)
+      << j;
 }
 
 TEST(Report, JsonAndHtmlCarryTheSameNumbers) {

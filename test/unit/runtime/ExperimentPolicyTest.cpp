@@ -357,6 +357,36 @@ TEST(ExperimentPolicyTest, APauseSpinsOnlyOnACpuTheOtherThreadsLeaveFree) {
   EXPECT_TRUE(spinIsHarmless(0, 0, 0)); // no window yet: as before
 }
 
+// /proc/stat: the idle and iowait fields (4th and 5th numbers) of the CPUs
+// asked for, in ticks; the sum line ("cpu ") and the other lines skipped.
+TEST(ExperimentPolicyTest, IdleTimeOfTheProcessCpusIsReadFromProcStat) {
+  const char *text = "cpu  10 0 5 300 20 0 1 7 0 0\n"
+                     "cpu0 4 0 2 100 10 0 1 3 0 0\n"
+                     "cpu1 6 0 3 200 10 0 0 4 0 0\n"
+                     "intr 12345 0 0\nctxt 99\n";
+  EXPECT_DOUBLE_EQ(parseIdleCpuNs(text, nullptr, 1e7), 320 * 1e7) << "every CPU";
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  EXPECT_DOUBLE_EQ(parseIdleCpuNs(text, &mask, 1e7), 320 * 1e7) << "an empty mask: every CPU";
+  CPU_SET(1, &mask);
+  EXPECT_DOUBLE_EQ(parseIdleCpuNs(text, &mask, 1e7), 210 * 1e7) << "CPU 1 alone";
+  CPU_SET(5, &mask);
+  EXPECT_DOUBLE_EQ(parseIdleCpuNs(text, &mask, 1e7), -1) << "CPU 5 has no line: unknown";
+  // A buffer that cut a CPU's line: its numbers are not whole, so not read.
+  CPU_ZERO(&mask);
+  CPU_SET(0, &mask);
+  CPU_SET(1, &mask);
+  EXPECT_DOUBLE_EQ(parseIdleCpuNs("cpu0 4 0 2 100 10 0\ncpu1 6 0 3 20", &mask, 1e7), -1);
+  EXPECT_DOUBLE_EQ(parseIdleCpuNs("cpu0 4 0 2 100 10 0\ncpu1 6 0 3 20", nullptr, 1e7), 110 * 1e7);
+  EXPECT_DOUBLE_EQ(parseIdleCpuNs("cpu0 4 0 2\n", nullptr, 1e7), -1) << "too few fields";
+  EXPECT_DOUBLE_EQ(parseIdleCpuNs("", nullptr, 1e7), -1);
+  // This machine's: readable, and it does not go back.
+  double before = idleCpuNs(nullptr);
+  ASSERT_GE(before, 0) << "/proc/stat readable";
+  usleep(30000);
+  EXPECT_GE(idleCpuNs(nullptr), before);
+}
+
 TEST(ExperimentPolicyTest, SchedstatAndCgroupQuotasAreParsed) {
   SchedStat stat;
   ASSERT_TRUE(parseSchedStat("123456 7890 42\n", &stat));

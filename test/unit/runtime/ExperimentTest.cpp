@@ -126,7 +126,8 @@ std::vector<Experiment> experiments(const std::vector<ProfileRecord> &records) {
 // ends with the run); every experiment between must count one CPU.
 struct OneCpuTotals {
   double delay = 0, elapsed = 0, shared = 0, waiting = 0; // waiting: on average
-  std::string figures;                                    // "delay/waiting" by experiment
+  double idle = 0;     // the CPU idle, on average (-1: an experiment without idle=)
+  std::string figures; // "delay/waiting/idle" by experiment
 };
 
 OneCpuTotals middleExperimentsOnOneCpu(const std::vector<Experiment> &exps) {
@@ -139,10 +140,19 @@ OneCpuTotals middleExperimentsOnOneCpu(const std::vector<Experiment> &exps) {
     totals.shared += double(number(e, "shared-cpu-delay"));
     totals.waiting += strtod(e.fields.at("waiting").c_str(), nullptr);
     totals.elapsed += double(number(e, "duration")) + delay;
-    totals.figures += " " + e.fields.at("delay") + "/" + e.fields.at("waiting");
+    auto idle = e.fields.find("idle");
+    if (idle == e.fields.end() || totals.idle < 0)
+      totals.idle = -1;
+    else
+      totals.idle += strtod(idle->second.c_str(), nullptr);
+    totals.figures += " " + e.fields.at("delay") + "/" + e.fields.at("waiting") + "/" +
+                      (idle == e.fields.end() ? "-" : idle->second);
   }
-  if (exps.size() > 2)
+  if (exps.size() > 2) {
     totals.waiting /= double(exps.size() - 2);
+    if (totals.idle > 0)
+      totals.idle /= double(exps.size() - 2);
+  }
   return totals;
 }
 
@@ -332,6 +342,11 @@ TEST_F(ExperimentTest, SharedCpusTurnSpeedupsIntoDelayWhenThreadsOutnumberCpus) 
   EXPECT_GT(totals.waiting, 1.5)
       << "four runnable threads on one CPU: about three wait; by experiment:" << totals.figures;
   EXPECT_GT(totals.shared, 0.8 * totals.delay) << "the delay comes from the shared CPU";
+  // The idle time counted is that of the process's CPUs (the machine's
+  // others may stand idle); its one CPU was busy. Ticks of 10 ms make one
+  // experiment's figure coarse; the average is near 0.
+  EXPECT_GE(totals.idle, 0) << "every experiment records idle=:" << totals.figures;
+  EXPECT_LT(totals.idle, 0.2) << "the one CPU was busy:" << totals.figures;
   // Half the elapsed time if the line were all of the CPU time; the rest
   // (visits, the loop around workUnit, the runtime) lowers it a little.
   EXPECT_GT(totals.delay / totals.elapsed, 0.3) << r.err;
@@ -381,6 +396,10 @@ TEST_F(ExperimentTest, ALineSharingItsCpuWithOtherProcessesIsSpedUpInWallTime) {
   // Coz's model (an experiment that read just over 110 % would account
   // the line from the shared CPU instead, with about the same delay).
   EXPECT_LT(totals.shared, 0.5 * totals.delay) << totals.figures;
+  // The CPU was busy, with the other processes' work: not left idle, so the
+  // report says that they took it (Saturation::otherLoad).
+  EXPECT_GE(totals.idle, 0) << "every experiment records idle=:" << totals.figures;
+  EXPECT_LT(totals.idle, 0.2) << "the one CPU was busy:" << totals.figures;
   // Half the elapsed time if the line were all of the thread's work; the
   // loop around it, the visits and the runtime lower it a little (0.476-0.489
   // in 8 of 8 runs). The old runtime, which counted CPU time only, read about

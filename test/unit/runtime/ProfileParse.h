@@ -65,14 +65,15 @@ inline std::vector<ProfileRecord> parseProfile(const std::string &text,
            record.fields.count("samples-arrived");
     if (ok && record.type == "shutdown")
       ok = parts.size() == 3 && record.fields.count("time") && record.fields.count("samples");
-    // ... and ab-speedup= in A/B runs (CAUSAL_AB_SPEEDUP).
+    // ... and ab-speedup= in A/B runs (CAUSAL_AB_SPEEDUP), idle= where
+    // /proc/stat could be read (schema 7).
+    size_t optional = record.fields.count("ab-speedup") + record.fields.count("idle");
     if (ok && record.type == "experiment")
-      ok = (parts.size() == 10 || (parts.size() == 11 && record.fields.count("ab-speedup"))) &&
-           record.fields.count("selected") && record.fields.count("speedup") &&
-           record.fields.count("duration") && record.fields.count("selected-samples") &&
-           record.fields.count("delay") && record.fields.count("shared-cpu-delay") &&
-           record.fields.count("cpus") && record.fields.count("running") &&
-           record.fields.count("waiting");
+      ok = parts.size() == 10 + optional && record.fields.count("selected") &&
+           record.fields.count("speedup") && record.fields.count("duration") &&
+           record.fields.count("selected-samples") && record.fields.count("delay") &&
+           record.fields.count("shared-cpu-delay") && record.fields.count("cpus") &&
+           record.fields.count("running") && record.fields.count("waiting");
     if (ok && record.type == "throughput-point")
       ok = parts.size() == 3 && record.fields.count("name") && record.fields.count("delta");
     // ... and in-flight= unless no request was in flight.
