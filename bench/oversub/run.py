@@ -119,9 +119,15 @@ def timed(cmd, out_path, nice):
     return time.monotonic_ns() - start, status
 
 
-def summary(values):
+def summary(values, number=None):
+    """Median (min to max) of values: fractions as signed percentages, or in |number|'s format."""
     if not values:
         return "-"
+    if number:
+        med = statistics.median(values)
+        if len(values) == 1:
+            return number % med
+        return (number + " (" + number + " to " + number + ")") % (med, min(values), max(values))
     med = statistics.median(values) * 100
     if len(values) == 1:
         return "%+.1f %%" % med
@@ -280,6 +286,7 @@ def main():
     # Truth and predictions per case and speedup.
     variants = [v for v in ("causal", "before", "coz") if any(r[2] == v for r in rows)]
     table = []
+    saturation = {}  # case name: this build's saturation of the line, one per round's profile
     failures = []
     for ci, (name, mode, threads, count, marker, knob, wrap) in enumerate(todo):
         if name in skipped:
@@ -322,6 +329,9 @@ def main():
                     file_part, _, number = entry["line"].rpartition(":")
                     if number != str(line_no) or not file_part.endswith("oversub.c"):
                         continue
+                    sat = entry.get("saturation")
+                    if v == "causal" and sat:
+                        saturation.setdefault(name, []).append(sat)
                     for point in entry["points"]:
                         for c in point["curve"]:
                             pct = int(round(c["speedup"] * 100))
@@ -373,6 +383,20 @@ def main():
     print("Wall time of the profiled run (whole command, start-up and profile writing included) "
           "over the plain build's, at fixed speedup 0 % (the cost of profiling) and 50 % (with "
           "the delays that emulate the speedup), median (min-max) over rounds.")
+    if saturation:
+        print()
+        print("| case | CPUs | threads running | waiting for a CPU | CPUs idle |")
+        print("|---|---|---|---|---|")
+        for name, sats in saturation.items():
+            def cell(key):
+                values = [x[key] for x in sats if x.get(key) is not None]
+                return summary(values, "%.2f") if values else "-"
+            print("| %s | %s | %s | %s | %s |" % (name, cell("cpus"), cell("running"), cell("waiting"),
+                                                 cell("idle")))
+        print()
+        print("How saturated the process was during this build's experiments on the line (the "
+              "report's JSON saturation: averages over a profile's experiments), median (min to "
+              "max) over rounds; CPUs idle from /proc/stat (docs/report.md, \"Saturation\").")
     if failures:
         print()
         print("Runs that failed or printed something else than the plain build:")

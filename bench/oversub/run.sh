@@ -19,7 +19,9 @@
 #   predicted: `causal run --fixed-line LINE --fixed-speedup 0/25/50` of this build, of an
 #   earlier build (--before-build) and `coz run` (Coz 0.2.2 from Debian) in the same round,
 #   one profile per round and profiler read by `causal report --json --min-speedups 2`.
-#   A second table: wall time of the profiled runs over the plain build's (the cost).
+#   A second table: wall time of the profiled runs over the plain build's (the cost); a
+#   third: how saturated the process was in this build's experiments on the line (threads
+#   running, waiting for a CPU, CPUs idle: the report's JSON "saturation").
 #   Details in run.py. Runs at nice -10 where allowed. Run time: about 5-7 minutes a round
 #   on a 2-vCPU VM with Coz (default 3 rounds); --quick: 1 round of quarter-length runs.
 #
