@@ -1009,8 +1009,8 @@ void closeDownTo(PathThread *t, ThreadState *state, uint32_t depth) {
     const Entry &e = t->active[i];
     Record &r = t->table.records[e.record];
     add(&r.calls, 1);
-    add(&r.samples, samples > e.samples_start ? samples - e.samples_start : 0);
-    addTimes(r, e, blocked - e.blocked_start, state, cpu, now);
+    add(&r.samples, since(samples, e.samples_start));
+    addTimes(r, e, since(blocked, e.blocked_start), state, cpu, now);
   }
   put(&t->depth, depth);
   state->path_depth = depth;
@@ -1904,7 +1904,7 @@ void addOpenEntries(const ThreadState *state, const PathThread *t, bool own, uin
     Record &m = g_merged.records[at];
     m.threads += had ? 0 : 1;
     m.calls += 1;
-    m.samples += samples > e.samples_start ? samples - e.samples_start : 0;
+    m.samples += since(samples, e.samples_start);
     NotOwn not_own = {since(blocked, e.blocked_start), since(paused, e.paused_start),
                       since(paused_cpu, e.paused_cpu_start)};
     // The blocking call under way, if it began inside the entry (not the

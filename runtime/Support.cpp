@@ -73,17 +73,29 @@ bool readSmallFile(const char *path, char *buffer, size_t size) {
   return true;
 }
 
-bool parseSchedStat(const char *text, SchedStat *out) {
-  uint64_t values[2] = {0, 0};
-  const char *p = text;
-  for (uint64_t &value : values) {
+namespace {
+// Reads up to |count| decimal numbers separated by spaces from |p| into
+// |values|; returns how many (it stops at anything else). Signal-safe.
+int readNumbers(const char *p, uint64_t *values, int count) {
+  int n = 0;
+  for (; n < count; ++n) {
     while (*p == ' ')
       ++p;
     if (*p < '0' || *p > '9')
-      return false;
+      break;
+    uint64_t value = 0;
     for (; *p >= '0' && *p <= '9'; ++p)
       value = value * 10 + uint64_t(*p - '0');
+    values[n] = value;
   }
+  return n;
+}
+} // namespace
+
+bool parseSchedStat(const char *text, SchedStat *out) {
+  uint64_t values[2];
+  if (readNumbers(text, values, 2) != 2)
+    return false;
   out->cpu_ns = values[0];
   out->wait_ns = values[1];
   return true;
@@ -220,26 +232,14 @@ double parseIdleCpuNs(const char *text, const cpu_set_t *mask, double tick_ns) {
     const char *end = strchr(line, '\n');
     if (!end) // cut by the buffer: not a whole line
       break;
-    // "cpuN user nice system idle iowait ..."; "cpu " (their sum) is skipped.
-    if (!strncmp(line, "cpu", 3) && line[3] >= '0' && line[3] <= '9') {
-      const char *p = line + 3;
-      unsigned long cpu = 0;
-      for (; *p >= '0' && *p <= '9'; ++p)
-        cpu = cpu * 10 + unsigned(*p - '0');
-      uint64_t fields[5] = {0, 0, 0, 0, 0};
-      int read = 0;
-      for (; read < 5; ++read) {
-        while (*p == ' ')
-          ++p;
-        if (*p < '0' || *p > '9')
-          break;
-        for (; *p >= '0' && *p <= '9'; ++p)
-          fields[read] = fields[read] * 10 + uint64_t(*p - '0');
-      }
-      if (read == 5 && (all || (cpu < CPU_SETSIZE && CPU_ISSET(cpu, mask)))) {
-        idle += double(fields[3] + fields[4]) * tick_ns;
-        ++found;
-      }
+    // "cpuN user nice system idle iowait ...": N, then five numbers; "cpu "
+    // (their sum) is skipped.
+    uint64_t v[6];
+    if (!strncmp(line, "cpu", 3) && line[3] >= '0' && line[3] <= '9' &&
+        readNumbers(line + 3, v, 6) == 6 &&
+        (all || (v[0] < CPU_SETSIZE && CPU_ISSET(v[0], mask)))) {
+      idle += double(v[4] + v[5]) * tick_ns;
+      ++found;
     }
     line = end + 1;
   }
