@@ -19,17 +19,22 @@
 #   Programs run at nice -10 where allowed; each profiled run's output is compared with the
 #   plain build's. Run time: about 20 x 30 s + 5 x 3 x 10 s, 13 minutes on a 2-vCPU VM.
 #   --quick: 3 seeds of 8 s and 1 truth run each, about 1 minute.
+#   --busy N: N busy processes (not the program's, at normal priority) run beside every truth
+#   run and every profiled run, as on a machine shared with other jobs: the program's threads
+#   wait for CPUs, and a line's wall time exceeds its CPU time (docs/report.md, "Physical
+#   bound"). The programs then run at normal priority too.
 #
 # usage: bench/ranking/run.sh [--build-dir DIR] [--cache-dir DIR] [--seeds N] [--seconds S]
-#                             [--truth-runs N] [--truth-seconds S] [--quick]
+#                             [--truth-runs N] [--truth-seconds S] [--quick] [--busy N]
 # Results: stdout and <cache-dir>/results.md; raw data <cache-dir>/seeds.tsv, truth.tsv,
 # the profiles in <cache-dir>/profiles. Writes nothing else.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-seeds=20 seconds=30 truth_runs=5 truth_seconds=10 quick=0
-bench_args "--seeds=seeds --seconds=seconds --truth-runs=truth_runs --truth-seconds=truth_seconds --quick=quick!" "$@"
+seeds=20 seconds=30 truth_runs=5 truth_seconds=10 quick=0 busy=0
+bench_args "--seeds=seeds --seconds=seconds --truth-runs=truth_runs --truth-seconds=truth_seconds --quick=quick! --busy=busy" "$@"
+bench_number --busy "$busy"
 bench_positive --seeds "$seeds"
 bench_positive --seconds "$seconds"
 bench_positive --truth-runs "$truth_runs"
@@ -38,6 +43,16 @@ if [ "$quick" = 1 ]; then seeds=3; seconds=8; truth_runs=1; truth_seconds=5; fi
 t0=$(date +%s)
 bench_setup ranking "bin profiles out" bin/causal bin/causal-clang
 bench_nice_cmd
+busy_pids=()
+stop_busy() { [ ${#busy_pids[@]} -eq 0 ] || kill "${busy_pids[@]}" 2>/dev/null || true; }
+trap stop_busy EXIT
+if [ "$busy" -gt 0 ]; then
+  nice_cmd=() # the busy processes compete with the program as other jobs would
+  for _ in $(seq 1 "$busy"); do
+    sh -c 'while :; do :; done' &
+    busy_pids+=($!)
+  done
+fi
 
 program="$here/needle.c"
 needle_line="$program:$(grep -n '// NEEDLE$' "$program" | cut -d: -f1)"
@@ -89,7 +104,7 @@ cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
   echo "machine: $cpu, $(nproc) vCPUs, Linux $(uname -r)"
   echo "date: $started; $seeds seed(s) of $seconds s runs, $truth_runs truth run(s) of" \
        "$truth_seconds s per build, $elapsed s in all; load average before $load_before, after" \
-       "$load_after; priority: ${nice_cmd[*]:-normal}"
+       "$load_after; priority: ${nice_cmd[*]:-normal}; busy processes beside: $busy"
   echo "compiler: $("$clang" --version | head -1)"
 } >"$cache/header.txt"
 python3 "$here/summary.py" table "$cache/seeds.tsv" "$cache/truth.tsv" "$cache/out/pooled.json" \

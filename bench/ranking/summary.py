@@ -58,8 +58,17 @@ def seed_row(argv):
            str(fdr.get("discoveries", "-")), str(fdr.get("compared", "-")),
            str(n["rank"]) if n else "-", "1" if n and n.get("discovery") else "0",
            fmt(n["points"][0]["slope"]) if n else "-",
-           fmt(c["program_speedup"]) if c else "-"]
+           fmt(c["program_speedup"]) if c else "-",
+           bound_of(n)]
     print("\t".join(row))
+
+
+def bound_of(line):
+    """The needle's bound limit, with '!' when its curve was flagged as exceeding it."""
+    bound = line["points"][0].get("bound") if line else None
+    if not bound or bound.get("limit") is None:
+        return "-"
+    return fmt(bound["limit"]) + ("!" if bound.get("exceeded") else "")
 
 
 def pct(v):
@@ -112,14 +121,15 @@ def table(argv):
     out.append("")
     out.append("Per seed: top line (kept = 1 when the false-discovery control kept it), lines kept"
                " / compared, the needle's rank, whether it was kept, its slope and program speedup"
-               " at 50 %.")
+               " at 50 %, and the physical bound its curve was checked against ('!': flagged as"
+               " exceeding it, which ranks it below every line that does not).")
     out.append("")
     out.append("| seed | top line | kept | kept / compared | needle rank | needle kept | needle slope |"
-               " needle at 50 % |")
-    out.append("|---|---|---|---|---|---|---|---|")
+               " needle at 50 % | needle's bound |")
+    out.append("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        out.append("| %s | %s | %s | %s / %s | %s | %s | %s | %s |" % (
-            r[0], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10]))
+        out.append("| %s | %s | %s | %s / %s | %s | %s | %s | %s | %s |" % (
+            r[0], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11] if len(r) > 11 else "-"))
     print("\n".join(out))
 
 

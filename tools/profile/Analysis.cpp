@@ -375,10 +375,11 @@ struct Group {
 };
 
 /// Whole-run figures of one line: its samples per nanosecond (phase
-/// correction, s / T of Eq. 6 and 8) and its sampled CPU time per
-/// nanosecond (the physical bound b).
+/// correction, s / T of Eq. 6 and 8), its sampled CPU time per nanosecond
+/// (the physical bound b) and how much longer than its CPU time a thread
+/// took to run it (the run-queue stretch of the bound; 1 for wait targets).
 struct RunRate {
-  double samples = 0, sampleTime = 0, time = 0;
+  double samples = 0, sampleTime = 0, time = 0, stretch = 1;
   bool valid() const { return time > 0; }
 };
 
@@ -811,11 +812,14 @@ void checkBound(PointResult &result, const RunRate &rate, const Sums &ownBaselin
     bound.inPhase = ownBaseline.phaseSampleTime / ownBaseline.phaseDuration;
   // A phase-corrected curve is a whole-run prediction: b applies. An
   // uncorrected one predicts the phase in which the line's experiments ran,
-  // where the line may run more: the larger of b and b_A applies.
+  // where the line may run more: the larger of b and b_A applies. Either
+  // is CPU time; the wall time a thread took to get it is longer by the
+  // run-queue stretch, and a speedup shortens that too.
+  bound.stretch = rate.stretch;
   if (result.phaseCorrected)
-    bound.limit = bound.b;
+    bound.limit = bound.b * bound.stretch;
   else if (!std::isnan(bound.b) || !std::isnan(bound.inPhase))
-    bound.limit = std::fmax(bound.b, bound.inPhase); // fmax ignores a NaN
+    bound.limit = std::fmax(bound.b, bound.inPhase) * bound.stretch; // fmax ignores a NaN
   if (std::isnan(bound.limit)) {
     bound.note = "no runtime/samples records";
     return;
@@ -1037,6 +1041,24 @@ double virtualRuntime(const Profile &profile) {
   return total;
 }
 
+/// How much longer than their CPU time the program's threads took to run
+/// it: (running + waiting) / running over the ordinary runs' experiments
+/// that recorded both, weighted by their duration; 1 where none did. A
+/// thread that waits for a CPU as long as it runs takes 2 ns of wall time
+/// for each 1 ns of CPU time its code needs, so shortening that code by
+/// 1 ns shortens the thread by 2 (docs/report.md, "Physical bound").
+double runQueueStretch(const Profile &profile) {
+  double running = 0, runnable = 0;
+  for (const Experiment &experiment : profile.experiments) {
+    if (!ranked(profile, experiment) || experiment.running <= 0 || experiment.waiting < 0 ||
+        experiment.durationNs <= 0)
+      continue;
+    running += experiment.durationNs * experiment.running;
+    runnable += experiment.durationNs * (experiment.running + experiment.waiting);
+  }
+  return running > 0 ? runnable / running : 1;
+}
+
 /// The virtual run time of the ordinary runs that recorded samples per
 /// calling context for each caller (Run::contexts).
 std::map<std::string_view, double> contextRuntimes(const Profile &profile) {
@@ -1061,7 +1083,7 @@ std::map<std::string_view, double> contextRuntimes(const Profile &profile) {
 /// (via CALLER), has its own samples records, written only by the runs that
 /// counted samples in that context: its T is theirs (\p contextRuntime).
 RunRate rateOfLine(const Profile &profile, std::string_view line, double totalRuntime,
-                   const std::map<std::string_view, double> &contextRuntime) {
+                   const std::map<std::string_view, double> &contextRuntime, double stretch) {
   RunRate rate;
   // A wait target has no whole-run figure: `samples` records count CPU
   // samples of CPU lines, none is the blocked time of a call site. Without
@@ -1079,6 +1101,7 @@ RunRate rateOfLine(const Profile &profile, std::string_view line, double totalRu
     totalRuntime = runtime->second;
   }
   rate.time = totalRuntime;
+  rate.stretch = stretch;
   auto found = profile.samples.find(line);
   if (found != profile.samples.end()) {
     rate.samples = found->second.ordinaryTimed;
@@ -1609,6 +1632,7 @@ Analysis rankProfile(const Profile &profile, const AnalysisOptions &options) {
   std::map<std::string_view, Saturation> saturation = saturationByLine(profile);
   double totalRuntime = virtualRuntime(profile);
   std::map<std::string_view, double> contextRuntime = contextRuntimes(profile);
+  double stretch = runQueueStretch(profile);
 
   // Steps 4 to 7 line by line, every curve's intervals (step 8) on other
   // threads meanwhile as the curves are ready, then the lines in the same
@@ -1627,7 +1651,7 @@ Analysis rankProfile(const Profile &profile, const AnalysisOptions &options) {
     lineResult.line = std::string(line);
     if (auto found = saturation.find(line); found != saturation.end())
       lineResult.saturation = found->second;
-    lineWork.rate = rateOfLine(profile, line, totalRuntime, contextRuntime);
+    lineWork.rate = rateOfLine(profile, line, totalRuntime, contextRuntime, stretch);
     for (auto &[key, bySpeedup] : byPoint) {
       PointWork &work = works.emplace_back(PointWork{measured, line, {}, {}, {}, {}, {}, {}, {}});
       bool curve = analyzePoint(work, bySpeedup, key, baselines, lineWork.rate, options, analysis);

@@ -114,7 +114,10 @@ struct Bound {
   bool known = false;   // false: latency point, or no samples to compute b from
   double b = NAN;       // whole runs: sum(samples x period) / sum(runtime)
   double inPhase = NAN; // during the line's own 0 % experiments (b_A)
-  double limit = NAN;   // the b the curve is checked against
+  /// Run-queue stretch: (running + waiting) / running threads over the
+  /// runs' experiments, 1 if not recorded or a wait target.
+  double stretch = 1;
+  double limit = NAN; // the b the curve is checked against: max(b, b_A) x stretch
   /// How far above limit (relative) an interval must lie to be flagged: b
   /// is itself measured (docs/report.md, "Physical bound").
   double margin = NAN;

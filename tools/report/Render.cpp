@@ -867,7 +867,8 @@ void writeBoundJson(std::ostream &out, const profile::Bound &bound) {
     return;
   }
   out << "{\"b\":" << jsonNumber(bound.b) << ",\"b_in_phase\":" << jsonNumber(bound.inPhase)
-      << ",\"limit\":" << jsonNumber(bound.limit) << ",\"margin\":" << jsonNumber(bound.margin)
+      << ",\"stretch\":" << jsonNumber(bound.stretch) << ",\"limit\":" << jsonNumber(bound.limit)
+      << ",\"margin\":" << jsonNumber(bound.margin)
       << ",\"slope_exceeds\":" << (bound.slopeExceeds ? "true" : "false")
       << ",\"points_exceeding\":" << bound.pointsExceeding
       << ",\"exceeded\":" << (bound.exceeded() ? "true" : "false") << "}";

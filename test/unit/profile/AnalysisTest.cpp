@@ -715,6 +715,62 @@ TEST(Analysis, TheBoundAllowsForItsOwnMeasurement) {
   EXPECT_EQ(analysis.lines[0].line, "near.c:1") << "within its bound, ranked above";
 }
 
+/// \p text with cpus=, running= and waiting= added to every experiment.
+std::string withSaturation(const std::string &text, double running, double waiting) {
+  std::istringstream in(text);
+  std::ostringstream out;
+  for (std::string line; std::getline(in, line);) {
+    out << line;
+    if (line.rfind("experiment\t", 0) == 0)
+      out << "\tcpus=2.00\trunning=" << running << "\twaiting=" << waiting;
+    out << "\n";
+  }
+  return out.str();
+}
+
+TEST(Analysis, TheBoundCountsTheTimeThreadsWaitedForACpu) {
+  // One thread that other processes kept off the CPU half of the time
+  // (running 0.5, waiting 0.5): work.c:1, 75 % of its work, got b = 0.375
+  // CPU-ns per ns of the run, yet shortening it by s shortens the thread's
+  // wall time by 0.75 s, the waits included (the failure seen in CI: the
+  // right leader flagged and ranked below a line of slope 0.19). noise.c:2,
+  // b = 0.05 and slope 0.6, stays flagged within the stretched bound.
+  Generator g;
+  boundedLine(g, "work.c:1", 0.75, 0.375);
+  boundedLine(g, "noise.c:2", 0.6, 0.05);
+  g.text << "runtime\ttime=100000000000\n"
+         << "samples\tlocation=work.c:1\tcount=37500\n"
+         << "samples\tlocation=noise.c:2\tcount=5000\n";
+  Profile waited;
+  std::string error;
+  ASSERT_TRUE(readProfileText(withSaturation(g.text.str(), 0.5, 0.5), "w.coz", waited,
+                              ReadOptions(), error))
+      << error;
+  Analysis analysis = analyze(waited, AnalysisOptions());
+  const PointResult work = only(analysis, "work.c:1");
+  EXPECT_NEAR(work.bound.b, 0.375, 1e-12);
+  EXPECT_NEAR(work.bound.stretch, 2, 1e-12);
+  EXPECT_NEAR(work.bound.limit, 0.75, 1e-12);
+  EXPECT_FALSE(work.bound.exceeded());
+  const PointResult noise = only(analysis, "noise.c:2");
+  EXPECT_NEAR(noise.bound.limit, 0.1, 1e-12);
+  EXPECT_TRUE(noise.bound.slopeExceeds);
+  EXPECT_EQ(analysis.lines[0].line, "work.c:1");
+
+  // The same curves without the waits recorded: CPU time is all the bound
+  // knows, and work.c:1 is flagged.
+  const PointResult unknown = only(analyze(g.profile(), AnalysisOptions()), "work.c:1");
+  EXPECT_NEAR(unknown.bound.stretch, 1, 1e-12);
+  EXPECT_TRUE(unknown.bound.slopeExceeds);
+
+  // A thread that never waited: stretch 1, work.c:1 flagged again.
+  Profile ran;
+  ASSERT_TRUE(
+      readProfileText(withSaturation(g.text.str(), 1, 0), "r.coz", ran, ReadOptions(), error))
+      << error;
+  EXPECT_TRUE(only(analyze(ran, AnalysisOptions()), "work.c:1").bound.slopeExceeds);
+}
+
 TEST(Analysis, PointsOfFewExperimentsAreNotJudgedAgainstTheBound) {
   // Two experiments per speedup, each point far above s x b: their
   // bootstrap intervals ([a, b] of two values) say too little to flag them;
