@@ -613,6 +613,21 @@ void boundedLine(Generator &g, const std::string &line, double slope, double b, 
       g.throughput(line, k / 20.0, slope * k / 20.0, 1000, /*selectedSamples=*/b * 1000);
 }
 
+struct BoundedLine {
+  std::string line;
+  double slope, b;
+};
+
+/// boundedLine() for each of \p lines, then a 100 s run whose samples give
+/// each line its b (at the 1 ms period assumed for a Coz-style profile).
+void boundedRun(Generator &g, const std::vector<BoundedLine> &lines) {
+  for (const BoundedLine &l : lines)
+    boundedLine(g, l.line, l.slope, l.b);
+  g.text << "runtime\ttime=100000000000\n";
+  for (const BoundedLine &l : lines)
+    g.text << "samples\tlocation=" << l.line << "\tcount=" << std::llround(l.b * 100000) << "\n";
+}
+
 const LineResult &lineNamed(const Analysis &analysis, const std::string &line) {
   for (const LineResult &result : analysis.lines)
     if (result.line == line)
@@ -629,11 +644,7 @@ TEST(Analysis, ACurveAboveItsPhysicalBoundIsFlaggedAndRankedLast) {
   // no speedup of it can remove more than s x 5 % of the run. real.c ran
   // half of the run and claims 0.2 s.
   Generator g;
-  boundedLine(g, "noise.c:1", 0.6, 0.05);
-  boundedLine(g, "real.c:2", 0.2, 0.5);
-  g.text << "runtime\ttime=100000000000\n"
-         << "samples\tlocation=noise.c:1\tcount=5000\n"  // 5000 x 1 ms / 100 s = 0.05
-         << "samples\tlocation=real.c:2\tcount=50000\n"; // 0.5
+  boundedRun(g, {{"noise.c:1", 0.6, 0.05}, {"real.c:2", 0.2, 0.5}}); // 5000 and 50000 samples
   Analysis analysis = analyze(g.profile(), AnalysisOptions());
   ASSERT_EQ(analysis.lines.size(), 2u);
   EXPECT_EQ(analysis.lines[0].line, "real.c:2");
@@ -700,11 +711,7 @@ TEST(Analysis, TheBoundAllowsForItsOwnMeasurement) {
   // path (true slope = b) was estimated up to 14 % above b with a tight
   // interval (bench/ranking's needle). 10,000 samples: margin 25 % + 2 %.
   Generator g;
-  boundedLine(g, "near.c:1", 0.114, 0.1);
-  boundedLine(g, "over.c:2", 0.13, 0.1);
-  g.text << "runtime\ttime=100000000000\n"
-         << "samples\tlocation=near.c:1\tcount=10000\n"
-         << "samples\tlocation=over.c:2\tcount=10000\n";
+  boundedRun(g, {{"near.c:1", 0.114, 0.1}, {"over.c:2", 0.13, 0.1}});
   Analysis analysis = analyze(g.profile(), AnalysisOptions());
   const PointResult near = only(analysis, "near.c:1");
   EXPECT_NEAR(near.bound.b, 0.1, 1e-12);
@@ -736,11 +743,7 @@ TEST(Analysis, TheBoundCountsTheTimeThreadsWaitedForACpu) {
   // right leader flagged and ranked below a line of slope 0.19). noise.c:2,
   // b = 0.05 and slope 0.6, stays flagged within the stretched bound.
   Generator g;
-  boundedLine(g, "work.c:1", 0.75, 0.375);
-  boundedLine(g, "noise.c:2", 0.6, 0.05);
-  g.text << "runtime\ttime=100000000000\n"
-         << "samples\tlocation=work.c:1\tcount=37500\n"
-         << "samples\tlocation=noise.c:2\tcount=5000\n";
+  boundedRun(g, {{"work.c:1", 0.75, 0.375}, {"noise.c:2", 0.6, 0.05}});
   Profile waited;
   std::string error;
   ASSERT_TRUE(readProfileText(withSaturation(g.text.str(), 0.5, 0.5), "w.coz", waited,
