@@ -43,17 +43,6 @@ if [ "$quick" = 1 ]; then seeds=3; seconds=8; truth_runs=1; truth_seconds=5; fi
 t0=$(date +%s)
 bench_setup ranking "bin profiles out" bin/causal bin/causal-clang
 bench_nice_cmd
-busy_pids=()
-stop_busy() { [ ${#busy_pids[@]} -eq 0 ] || kill "${busy_pids[@]}" 2>/dev/null || true; }
-trap stop_busy EXIT
-if [ "$busy" -gt 0 ]; then
-  nice_cmd=() # the busy processes compete with the program as other jobs would
-  for _ in $(seq 1 "$busy"); do
-    sh -c 'while :; do :; done' &
-    busy_pids+=($!)
-  done
-fi
-
 program="$here/needle.c"
 needle_line="$program:$(grep -n '// NEEDLE$' "$program" | cut -d: -f1)"
 common=(-O2 -I"$src/include" "$program" -lpthread)
@@ -65,6 +54,18 @@ common=(-O2 -I"$src/include" "$program" -lpthread)
   "$build/bin/causal-clang" -fcausal-profile "${common[@]}" -o "$cache/bin/needle.causal"
   set +x
 } >"$cache/build.log" 2>&1 || { echo "run.sh: building failed, see $cache/build.log" >&2; exit 1; }
+
+# The busy processes start once the programs are built, and run to the end.
+busy_pids=()
+stop_busy() { [ ${#busy_pids[@]} -eq 0 ] || kill "${busy_pids[@]}" 2>/dev/null || true; }
+trap stop_busy EXIT
+if [ "$busy" -gt 0 ]; then
+  nice_cmd=() # the busy processes compete with the program as other jobs would
+  for _ in $(seq 1 "$busy"); do
+    sh -c 'while :; do :; done' &
+    busy_pids+=($!)
+  done
+fi
 
 rm -f "$cache/profiles/"*.coz "$cache/out/"*
 "$cache/bin/needle.plain" 0 >"$cache/out/plain.txt"
@@ -80,7 +81,7 @@ for run in $(seq 1 "$truth_runs"); do
   done
 done
 
-printf 'seed\tstatus\tsame_output\ttop_line\ttop_kept\tkept\tcompared\tneedle_rank\tneedle_kept\tneedle_slope\tneedle_at_50\n' \
+printf 'seed\tstatus\tsame_output\ttop_line\ttop_kept\tkept\tcompared\tneedle_rank\tneedle_kept\tneedle_slope\tneedle_at_50\tneedle_bound\n' \
   >"$cache/seeds.tsv"
 for seed in $(seq 1 "$seeds"); do
   profile="$cache/profiles/seed$seed.coz"

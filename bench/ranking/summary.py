@@ -129,7 +129,7 @@ def table(argv):
     out.append("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         out.append("| %s | %s | %s | %s / %s | %s | %s | %s | %s | %s |" % (
-            r[0], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11] if len(r) > 11 else "-"))
+            r[0], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11]))
     print("\n".join(out))
 
 
