@@ -20,6 +20,11 @@
 //                    before the call: the sleep returns EINTR at once, as it
 //                    would have had the thread been in it; prints per call
 //                    the debt, the pause, the result and the time it took
+//   pause-span       a thread runs up a debt of about 0.2 ms in raw sleeps (no
+//                    hook) and pays it in pthread_cond_signal (a waking hook);
+//                    prints the medians, over the calls that paused, of the
+//                    call's wall time less the time counted as paused, and of
+//                    the same call with nothing owed
 //   progress         a thread's work alternates with a progress point visited
 //                    as the pass emits it (flag check, settle call,
 //                    increment); counts the visits at which the thread had
@@ -893,6 +898,45 @@ int signalInPaymentMode() {
   return 0;
 }
 
+// ---- pause-span: a pause counts all of its time ---------------------------------
+
+uint64_t median(std::vector<uint64_t> values) {
+  if (values.empty())
+    return 0;
+  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+  return values[values.size() / 2];
+}
+
+int pauseSpanMode() {
+  std::thread busy(busyThread);
+  usleep(100000); // the first experiment is running
+  pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+  std::vector<uint64_t> uncounted, plain;
+  for (int i = 0; i < 200 && uncounted.size() < 60; ++i) {
+    // 2 ms outside any hook: the busy thread's samples at 10 % make a debt
+    // of about 0.2 ms, less than CAUSAL_PAUSE_SPIN_NS, so the pause spins
+    // (with its sampler suspended and resumed) when a CPU is free for it.
+    timespec ts = relative(2000000);
+    syscall(SYS_nanosleep, &ts, nullptr);
+    Delays before = Delays::now();
+    uint64_t start = nowNs();
+    pthread_cond_signal(&cond); // no waiter: a waking hook that pays first
+    uint64_t took = nowNs() - start;
+    Delays after = Delays::now();
+    if (after.paused > before.paused)
+      uncounted.push_back(took > after.paused - before.paused ? took - (after.paused - before.paused)
+                                                              : 0);
+    start = nowNs();
+    pthread_cond_signal(&cond); // nothing owed now
+    plain.push_back(nowNs() - start);
+  }
+  g_stop = true;
+  busy.join();
+  printf("pauses=%zu uncounted_median_ns=%llu plain_median_ns=%llu\n", uncounted.size(),
+         (unsigned long long)median(uncounted), (unsigned long long)median(plain));
+  return 0;
+}
+
 // ---- progress: settle before counting -------------------------------------------
 
 // What the pass emits before a progress point's increment (abi.h).
@@ -949,6 +993,8 @@ int main(int argc, char **argv) {
     return wokenMode();
   if (!strcmp(mode, "signal-in-payment"))
     return signalInPaymentMode();
+  if (!strcmp(mode, "pause-span"))
+    return pauseSpanMode();
   if (!strcmp(mode, "progress"))
     return progressMode(argc > 2 ? strtoull(argv[2], nullptr, 10) : 500);
   return 2;
