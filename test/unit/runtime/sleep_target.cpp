@@ -923,9 +923,9 @@ int pauseSpanMode() {
     pthread_cond_signal(&cond); // no waiter: a waking hook that pays first
     uint64_t took = nowNs() - start;
     Delays after = Delays::now();
-    if (after.paused > before.paused)
-      uncounted.push_back(took > after.paused - before.paused ? took - (after.paused - before.paused)
-                                                              : 0);
+    uint64_t paused = after.paused - before.paused;
+    if (paused > 0)
+      uncounted.push_back(took > paused ? took - paused : 0);
     start = nowNs();
     pthread_cond_signal(&cond); // nothing owed now
     plain.push_back(nowNs() - start);
