@@ -183,9 +183,9 @@ void pause(ThreadState *state, uint64_t ns, bool competing) {
     spun_cpu_ns = threadCpuNs() - cpu_begin;
     g_spun_cpu_ns.fetch_add(spun_cpu_ns, std::memory_order_relaxed);
     resumeThreadSampling(state);
-    // The resume is part of the pause (an ioctl or a timer_settime, 5-6 us
-    // on these VMs, as long as the suspend, which the spin already counts):
-    // left out, every spinning pause overran by it unaccounted.
+    // The resume is part of the pause (an ioctl or a timer_settime, 6-12 us
+    // on these VMs, about as long as the suspend, which the spin already
+    // counts): left out, every spinning pause overran by it unaccounted.
     elapsed = monotonicNs() - begin;
     if (competing)
       g_spun_ns.fetch_add(elapsed, std::memory_order_relaxed);
