@@ -46,6 +46,7 @@ std::atomic<uint64_t> g_paused_ns{0};
 std::atomic<uint64_t> g_drain_ns{0};
 std::atomic<uint64_t> g_spun_ns{0};
 std::atomic<uint64_t> g_spun_cpu_ns{0};
+std::atomic<uint64_t> g_latency_windows_timed{0}, g_latency_windows_sampled{0};
 // Over the last experiment (or the saturation probe): the CPUs available
 // less the time the process's threads were on a CPU or waiting for one, and
 // the window's length (spinIsHarmless; 0 until then).
@@ -372,27 +373,14 @@ void integrateInFlight(uint32_t points, uint64_t dt) {
   }
 }
 
-// The mean number of requests of latency point |p| in flight over the
-// experiment, in virtual time (docs/report.md, "Latency"): the in-flight
-// area from the visits' virtual times, divided by the window's virtual
-// length |virtual_end|. With n_S requests in flight at the start (virtual
-// time 0) and n_E at the end,
-//   area = sum(end times) - sum(begin times) + n_E * virtual_end,
-// each request counting the part of its latency inside the window. NaN if
-// the visit sums do not account for every visit the counters saw
-// (|arrivals|, |departures|): visits from code built without the pass, or
-// one racing with the window's start or end; the caller then uses the
-// in-flight count sampled every poll.
-double inFlightInVirtualTime(uint32_t p, uint64_t arrivals, uint64_t departures,
-                             int64_t virtual_end) {
-  ProgressRegistry::VisitSums sums = g_progress.takeVisitSums(p);
-  if (sums.begins != arrivals || sums.ends != departures || virtual_end <= 0)
-    return NAN;
-  int64_t in_flight_start = int64_t(g_snapshots[p].arrivals - g_snapshots[p].departures);
-  int64_t in_flight_end = in_flight_start + int64_t(arrivals) - int64_t(departures);
-  double area = double(sums.end_ns - sums.begin_ns) + double(in_flight_end) * double(virtual_end);
-  return area / double(virtual_end);
-}
+// A latency point's visits as an experiment's end found them: the visit
+// sums taken as the flag fell and the point's counters read right after
+// (latencyWindow).
+struct LatencyEnd {
+  LatencySums sums;
+  LatencyCounts counts;
+};
+LatencyEnd g_latency_ends[CAUSAL_MAX_PROGRESS_POINTS];
 
 // Visits per second of each throughput point in the last experiment (0
 // before the first: its visits are timed).
@@ -418,7 +406,6 @@ uint64_t g_end_arrivals[CAUSAL_MAX_PROGRESS_POINTS];
 // spread over the window like the CPU capacity it stands for.
 void visitTimesOf(const ProgressRegistry::VisitTimes &times, uint64_t arrivals, int64_t virtual_end,
                   uint64_t duration, records::ThroughputPoint &point) {
-  constexpr uint64_t kRacingVisits = 2;
   if (times.timed == ProgressRegistry::kIncompleteTimes || times.timed < 2 ||
       times.timed + kRacingVisits < arrivals || times.timed > arrivals + kRacingVisits ||
       times.last_ns <= times.first_ns || virtual_end <= 0)
@@ -678,8 +665,9 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   setExperimentActive(1);
   if (wait_kind != WaitTarget::None)
     g_experiment.wait_target_active.store(1, std::memory_order_relaxed);
-  // After the flag: a visit counted in a snapshot but missed by the visit
-  // sums (or the other way round) shows as a mismatch of the counts.
+  // After the flag: a visit whose call saw it and whose count lands before
+  // the snapshot is in both, which latencyWindow tells from the sums and
+  // the counts at the end (before the flag, a visit could be in neither).
   for (uint32_t p = 0; p < points; ++p) {
     uint64_t departures = g_progress.departures(p); // first, as in inFlight()
     g_snapshots[p] = {g_progress.arrivals(p), departures, 0.0};
@@ -734,6 +722,17 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
       g_end_arrivals[p] = g_progress.arrivals(p);
     }
   setExperimentActive(0);
+  // A latency point's visit sums as the flag falls, its counters at once
+  // after (latencyWindow): a visit's call comes before its count, so the
+  // counters then hold every visit of the sums (up to a thread between the
+  // two), and the visits after the flag that they also hold are few.
+  for (uint32_t p = 0; p < points; ++p)
+    if (g_progress.kind(p) == PointKind::Latency) {
+      ProgressRegistry::VisitSums sums = g_progress.takeVisitSums(p);
+      g_latency_ends[p].sums = {sums.begin_ns, sums.end_ns, sums.begins, sums.ends};
+      g_latency_ends[p].counts.ends = g_progress.departures(p); // first, as in inFlight()
+      g_latency_ends[p].counts.begins = g_progress.arrivals(p);
+    }
   uint64_t elapsed = last - start;
   // Virtual time at the end of the window (it is 0 at the start).
   int64_t virtual_end =
@@ -792,13 +791,8 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   uint64_t min_visits = UINT64_MAX;
   for (uint32_t p = 0; p < points; ++p) {
     bool throughput = g_progress.kind(p) == PointKind::Throughput;
-    // A latency point's departures first, as in inFlight(): a request
-    // begun and ended between the reads is then in flight at the end, not
-    // a departure without an arrival in this experiment.
-    uint64_t departures = throughput ? 0 : g_progress.departures(p) - g_snapshots[p].departures;
-    uint64_t arrivals =
-        (throughput ? g_end_arrivals[p] : g_progress.arrivals(p)) - g_snapshots[p].arrivals;
     if (throughput) {
+      uint64_t arrivals = g_end_arrivals[p] - g_snapshots[p].arrivals;
       records::ThroughputPoint point;
       point.name = g_progress.name(p);
       point.delta = arrivals;
@@ -808,20 +802,30 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
       writeRecord(text, point);
       min_visits = arrivals < min_visits ? arrivals : min_visits;
     } else {
+      // The area from the visits' virtual times, visits that raced the
+      // window's edges told apart (docs/report.md, "Visits at a window's
+      // edges").
+      LatencyWindow window =
+          latencyWindow({g_snapshots[p].arrivals, g_snapshots[p].departures},
+                        g_latency_ends[p].counts, g_latency_ends[p].sums, virtual_end);
       records::LatencyPoint point;
       point.name = g_progress.name(p);
-      point.arrivals = arrivals;
-      point.departures = departures;
-      double difference = inFlightInVirtualTime(p, arrivals, point.departures, virtual_end);
-      if (std::isnan(difference)) // some visits did not go through the runtime
+      point.arrivals = window.arrivals;
+      point.departures = window.departures;
+      double difference = window.in_flight;
+      if (std::isnan(difference)) { // some visits did not go through the runtime
         difference = elapsed ? g_snapshots[p].in_flight_area / double(elapsed) : 0.0;
+        g_latency_windows_sampled.fetch_add(1, std::memory_order_relaxed);
+      } else {
+        g_latency_windows_timed.fetch_add(1, std::memory_order_relaxed);
+      }
       // Coz's viewer parses `difference` as an integer (0.99 would read as
       // 0, an invalid baseline): it gets the count rounded, `in-flight` the
       // count itself.
       point.difference = std::nearbyint(difference);
       point.in_flight = difference;
       writeRecord(text, point);
-      min_visits = arrivals < min_visits ? arrivals : min_visits;
+      min_visits = point.arrivals < min_visits ? point.arrivals : min_visits;
       min_visits = point.departures < min_visits ? point.departures : min_visits;
     }
   }

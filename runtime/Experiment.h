@@ -129,6 +129,10 @@ extern std::atomic<uint64_t> g_paused_ns;   ///< time all threads spent pausing 
 extern std::atomic<uint64_t> g_drain_ns;    ///< time spent in end-of-experiment drains (verbose)
 extern std::atomic<uint64_t> g_spun_ns;     ///< part of g_paused_ns spent runnable (verbose)
 extern std::atomic<uint64_t> g_spun_cpu_ns; ///< CPU time those runnable pauses burnt
+/// Latency points' experiment windows whose in-flight area came from the
+/// visits' virtual times, and those that fell back to the count sampled
+/// every poll (visits that did not go through the runtime) (verbose).
+extern std::atomic<uint64_t> g_latency_windows_timed, g_latency_windows_sampled;
 
 /// Signal-safe: a sample of |weight| charged to |where| (outcome Line).
 void onSampledLine(ThreadState *state, const ResolvedAddress &where, uint64_t weight);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <fnmatch.h>
 #include <limits.h>
+#include <math.h>
 #include <string.h>
 
 namespace causal::rt {
@@ -56,6 +57,30 @@ DelaySettlement settleDelayCounts(uint64_t local, uint64_t global, uint64_t floo
   if (local > global) // minimize delays: this thread ran the line, the others pause
     return {local, local, 0};
   return {global, 0, global - local};
+}
+
+LatencyWindow latencyWindow(const LatencyCounts &start, const LatencyCounts &end,
+                            const LatencySums &sums, int64_t virtual_end) {
+  LatencyWindow window{NAN, end.begins - start.begins, end.ends - start.ends};
+  auto racing = [](uint64_t summed, uint64_t counted) {
+    return (summed > counted ? summed - counted : counted - summed) <= kRacingVisits;
+  };
+  if (virtual_end <= 0 || !racing(sums.begins, window.arrivals) ||
+      !racing(sums.ends, window.departures))
+    return window;
+  int64_t in_flight_start = int64_t(start.begins - start.ends);
+  if (sums.begins > window.arrivals) // counted at the start and in the sums
+    in_flight_start -= int64_t(sums.begins - window.arrivals);
+  if (sums.ends > window.departures)
+    in_flight_start += int64_t(sums.ends - window.departures);
+  int64_t in_flight_end = in_flight_start + int64_t(sums.begins) - int64_t(sums.ends);
+  if (in_flight_start < 0 || in_flight_end < 0)
+    return window;
+  double area = double(sums.end_ns - sums.begin_ns) + double(in_flight_end) * double(virtual_end);
+  window.in_flight = area / double(virtual_end);
+  window.arrivals = sums.begins;
+  window.departures = sums.ends;
+  return window;
 }
 
 uint64_t sharedCpuDelay(uint64_t shared_cpu_delay_ns, uint64_t competing_samples,

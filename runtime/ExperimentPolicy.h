@@ -123,6 +123,41 @@ struct DelaySettlement {
 DelaySettlement settleDelayCounts(uint64_t local, uint64_t global, uint64_t floor,
                                   bool experiment_active);
 
+/// A latency point over one experiment window (Experiment.cpp): its counters
+/// (begins and ends, the program's own increments, each made after its
+/// visit's call) at the window's start and end, and what the visits' calls
+/// summed while the flag was up: their number and their virtual times
+/// (docs/report.md, "Latency").
+struct LatencyCounts {
+  uint64_t begins = 0, ends = 0;
+};
+struct LatencySums {
+  int64_t begin_ns = 0, end_ns = 0;
+  uint64_t begins = 0, ends = 0;
+};
+/// Visits that may race a window's start or end: a thread between its
+/// visit's call and its count as the flag rises or falls, one or two at a
+/// time (more only when the profiler thread is held up right there).
+constexpr uint64_t kRacingVisits = 2;
+/// The window's mean number of requests in flight in virtual time and the
+/// begins and ends that count for it.
+struct LatencyWindow {
+  double in_flight; ///< NaN: not from the visits (the caller samples)
+  uint64_t arrivals, departures;
+};
+/// The window of length |virtual_end| (> 0) from the visits: area =
+/// sum(end times) - sum(begin times) + n_E * virtual_end. The visits are
+/// those in |sums|, and n_E comes from them: n_E = n_S + begins - ends. The
+/// counters disagree with the sums by the visits that raced the edges:
+/// one counted in |start| whose call, after the flag rose, is in the sums as
+/// well (the sums hold more than the counters gained) was counted twice, and
+/// n_S is lowered; one counted after the flag fell (the counters gained more)
+/// is after the window, and left out. NaN when the sums and the counters
+/// differ by more than kRacingVisits (visits from code built without the
+/// pass) or the counts make no sense.
+LatencyWindow latencyWindow(const LatencyCounts &start, const LatencyCounts &end,
+                            const LatencySums &sums, int64_t virtual_end);
+
 /// A thread woken by another program thread skips the delays inserted while
 /// it was blocked (from |global_before| to |global_now|), never past the
 /// global count: a sample of its own that raised the global count after

@@ -10,6 +10,7 @@
 #include <string>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <random>
 #include <unistd.h>
@@ -473,4 +474,95 @@ TEST(ExperimentPolicyTest, NextRandomBelowStaysBelowItsBound) {
   EXPECT_EQ(seen.size(), 7u);
   for (const auto &[value, count] : seen)
     EXPECT_NEAR(count, 1000, 150) << value;
+}
+
+// A latency point over a window [0, E] of virtual time, as the runtime sees
+// it: the counters at the start and at the end, and the sums of the visits'
+// calls while the flag was up. Requests are (begin, end) in virtual time.
+struct LatencyTimeline {
+  LatencyCounts start{7, 7}, end{7, 7}; // seven earlier requests, all done
+  LatencySums sums;
+  // A request seen whole: counted and summed where it falls.
+  void request(int64_t begin, int64_t finish, int64_t window_end) {
+    if (begin < 0)
+      ++start.begins;
+    if (begin >= 0 && begin <= window_end) {
+      sums.begin_ns += begin, ++sums.begins;
+    }
+    if (begin <= window_end)
+      ++end.begins;
+    if (finish < 0)
+      ++start.ends;
+    if (finish >= 0 && finish <= window_end) {
+      sums.end_ns += finish, ++sums.ends;
+    }
+    if (finish <= window_end)
+      ++end.ends;
+  }
+};
+
+TEST(ExperimentPolicyTest, LatencyWindowIsTheInFlightAreaOverTheWindow) {
+  LatencyTimeline t;
+  t.request(-5, 10, 100);  // in flight at the start: 10 of it inside
+  t.request(20, 30, 100);  // 10
+  t.request(90, 120, 100); // in flight at the end: 10 of it inside
+  LatencyWindow w = latencyWindow(t.start, t.end, t.sums, 100);
+  EXPECT_DOUBLE_EQ(w.in_flight, 0.3);
+  EXPECT_EQ(w.arrivals, 2u);
+  EXPECT_EQ(w.departures, 2u);
+}
+
+TEST(ExperimentPolicyTest, LatencyWindowCountsAVisitThatRacedTheStartOnce) {
+  // A request begun as the flag rose: its visit's call saw the flag (its
+  // time is in the sums) and its count landed before the start's counters
+  // were read. Before, the window fell back to the in-flight count sampled
+  // every poll, which is not in virtual time.
+  LatencyTimeline t;
+  t.request(20, 30, 100);
+  t.sums.begin_ns += 0, ++t.sums.begins;            // the racing request: begins at 0...
+  ++t.start.begins, ++t.end.begins;                 // ...counted in the start's counters
+  t.sums.end_ns += 40, ++t.sums.ends, ++t.end.ends; // and ends at 40
+  LatencyWindow w = latencyWindow(t.start, t.end, t.sums, 100);
+  EXPECT_DOUBLE_EQ(w.in_flight, (10.0 + 40.0) / 100);
+  EXPECT_EQ(w.arrivals, 2u);
+  EXPECT_EQ(w.departures, 2u);
+
+  // The same with an end: a request from before the window, ended at 0.
+  LatencyTimeline u;
+  u.request(20, 30, 100);
+  ++u.start.begins, ++u.end.begins;            // begun before the window
+  ++u.sums.ends, ++u.start.ends, ++u.end.ends; // ended at 0, counted at the start too
+  LatencyWindow v = latencyWindow(u.start, u.end, u.sums, 100);
+  EXPECT_DOUBLE_EQ(v.in_flight, 0.1);
+}
+
+TEST(ExperimentPolicyTest, LatencyWindowLeavesOutVisitsCountedAfterTheFlagFell) {
+  LatencyTimeline t;
+  t.request(20, 30, 100);
+  t.request(95, 130, 100); // in flight at the end: 5 inside
+  ++t.end.begins;          // a request begun after the flag fell, counted before the read
+  ++t.end.ends;            // the one begun at 95 ended after the flag fell, counted too
+  LatencyWindow w = latencyWindow(t.start, t.end, t.sums, 100);
+  EXPECT_DOUBLE_EQ(w.in_flight, (10.0 + 5.0) / 100);
+  EXPECT_EQ(w.arrivals, 2u);
+  EXPECT_EQ(w.departures, 1u);
+}
+
+TEST(ExperimentPolicyTest, LatencyWindowIsNotFromVisitsThatWentPastTheRuntime) {
+  // Visits from code built without the pass are counted, never summed: the
+  // sums say nothing of those requests, and the caller samples instead.
+  LatencyTimeline t;
+  t.request(20, 30, 100);
+  t.end.begins += 10, t.end.ends += 10;
+  LatencyWindow w = latencyWindow(t.start, t.end, t.sums, 100);
+  EXPECT_TRUE(std::isnan(w.in_flight));
+  EXPECT_EQ(w.arrivals, 11u) << "the counters' figures";
+  EXPECT_EQ(w.departures, 11u);
+  // Up to kRacingVisits apart, the sums are used.
+  LatencyTimeline u;
+  u.request(20, 30, 100);
+  u.end.begins += kRacingVisits;
+  EXPECT_FALSE(std::isnan(latencyWindow(u.start, u.end, u.sums, 100).in_flight));
+  // A window of no virtual length has no mean.
+  EXPECT_TRUE(std::isnan(latencyWindow(u.start, u.end, u.sums, 0).in_flight));
 }

@@ -29,6 +29,9 @@
 //                    as the pass emits it (flag check, settle call,
 //                    increment); counts the visits at which the thread had
 //                    not paid what it owed before the check
+//   latency-edges MS  one thread runs requests of a latency point "req" (30 us
+//                    in flight, 30 us not, visits as the pass emits them) for
+//                    MS ms, so that visits race the edges of every window
 //
 //===----------------------------------------------------------------------===//
 
@@ -976,6 +979,34 @@ int progressMode(uint64_t ms) {
   return 0;
 }
 
+// ---- latency-edges: a window's requests, whole, whatever races its edges --------
+
+causal_counter g_request[] = {{0, "req", CAUSAL_COUNTER_BEGIN, 0},
+                              {0, "req", CAUSAL_COUNTER_END, 0}};
+
+void spinUntil(uint64_t at) {
+  while (nowNs() < at)
+    ;
+}
+
+int latencyEdgesMode(uint64_t ms) {
+  __causal_register_counters(g_request, g_request + 2);
+  uint64_t end = nowNs() + ms * 1000000ull;
+  uint64_t requests = 0;
+  while (nowNs() < end) {
+    // A visit every 30 us: visits come near each edge of every window, where
+    // the profiler takes the visits' sums and reads the counters.
+    visitAsThePassEmitsIt(g_request[0]);
+    spinUntil(nowNs() + 30000);
+    visitAsThePassEmitsIt(g_request[1]);
+    visitAsThePassEmitsIt(g_tick[0]); // every point visited: experiments stay short
+    spinUntil(nowNs() + 30000);
+    ++requests;
+  }
+  printf("requests=%llu\n", (unsigned long long)requests);
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -997,5 +1028,7 @@ int main(int argc, char **argv) {
     return pauseSpanMode();
   if (!strcmp(mode, "progress"))
     return progressMode(argc > 2 ? strtoull(argv[2], nullptr, 10) : 500);
+  if (!strcmp(mode, "latency-edges"))
+    return latencyEdgesMode(argc > 2 ? strtoull(argv[2], nullptr, 10) : 1500);
   return 2;
 }
