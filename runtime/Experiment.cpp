@@ -360,7 +360,7 @@ uint64_t chooseLine() {
 }
 
 struct PointSnapshot {
-  uint64_t arrivals, departures;
+  LatencyCounts counts;  // begins: the point's arrivals, ends: its departures
   double in_flight_area; // integral of (begins - ends) dt, in count x ns
 };
 PointSnapshot g_snapshots[CAUSAL_MAX_PROGRESS_POINTS];
@@ -670,7 +670,7 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   // the counts at the end (before the flag, a visit could be in neither).
   for (uint32_t p = 0; p < points; ++p) {
     uint64_t departures = g_progress.departures(p); // first, as in inFlight()
-    g_snapshots[p] = {g_progress.arrivals(p), departures, 0.0};
+    g_snapshots[p] = {{g_progress.arrivals(p), departures}, 0.0};
     // Visits timed since the flag went up were counted before the snapshot
     // (the profiler thread may have been preempted in between): not this
     // experiment's.
@@ -792,7 +792,7 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   for (uint32_t p = 0; p < points; ++p) {
     bool throughput = g_progress.kind(p) == PointKind::Throughput;
     if (throughput) {
-      uint64_t arrivals = g_end_arrivals[p] - g_snapshots[p].arrivals;
+      uint64_t arrivals = g_end_arrivals[p] - g_snapshots[p].counts.begins;
       records::ThroughputPoint point;
       point.name = g_progress.name(p);
       point.delta = arrivals;
@@ -805,9 +805,8 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
       // The area from the visits' virtual times, visits that raced the
       // window's edges told apart (docs/report.md, "Visits at a window's
       // edges").
-      LatencyWindow window =
-          latencyWindow({g_snapshots[p].arrivals, g_snapshots[p].departures},
-                        g_latency_ends[p].counts, g_latency_ends[p].sums, virtual_end);
+      LatencyWindow window = latencyWindow(g_snapshots[p].counts, g_latency_ends[p].counts,
+                                           g_latency_ends[p].sums, virtual_end);
       records::LatencyPoint point;
       point.name = g_progress.name(p);
       point.arrivals = window.arrivals;
@@ -1191,14 +1190,16 @@ extern "C" CAUSAL_RT_EXPORT void __causal_progress_visit(void *counter) {
   if (throughput && !g_progress.timesVisits(point)) // visited too often to time
     return;
   int64_t real = int64_t(monotonicNs() - g_experiment.start_ns.load(std::memory_order_relaxed));
-  int64_t inserted = int64_t(g_experiment.global_delay_ns.load(std::memory_order_relaxed) -
-                             g_experiment.start_global_ns.load(std::memory_order_relaxed));
-  // A thread that paused longer than it owed (the overshoot is taken off
-  // its next pause) is that much behind the virtual clock until then: a
-  // request that began right after such a pause pays less than the delays
-  // inserted during it, and would otherwise look that much faster.
-  int64_t behind = state ? int64_t(state->excess_delay_ns) : 0;
-  int64_t virtual_ns = real - inserted - behind;
+  uint64_t floor = g_experiment.start_global_ns.load(std::memory_order_relaxed);
+  // The visiting thread's own clock (visitVirtualNs): what it has taken, and
+  // its pause's overshoot (a thread that paused longer than it owed is that
+  // much behind until its next pause). A thread the runtime does not know
+  // goes by the global count.
+  int64_t virtual_ns =
+      state ? visitVirtualNs(real, state->local_delay_ns.load(std::memory_order_relaxed), floor,
+                             state->excess_delay_ns)
+            : visitVirtualNs(real, g_experiment.global_delay_ns.load(std::memory_order_relaxed),
+                             floor, 0);
   if (throughput)
     g_progress.recordTimedVisit(point, virtual_ns);
   else

@@ -59,6 +59,11 @@ DelaySettlement settleDelayCounts(uint64_t local, uint64_t global, uint64_t floo
   return {global, 0, global - local};
 }
 
+int64_t visitVirtualNs(int64_t real_ns, uint64_t local, uint64_t floor, uint64_t excess) {
+  uint64_t taken = local > floor ? local - floor : 0; // older debts are forgiven
+  return real_ns - int64_t(taken) - int64_t(excess);
+}
+
 LatencyWindow latencyWindow(const LatencyCounts &start, const LatencyCounts &end,
                             const LatencySums &sums, int64_t virtual_end) {
   LatencyWindow window{NAN, end.begins - start.begins, end.ends - start.ends};

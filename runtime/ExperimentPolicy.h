@@ -123,6 +123,16 @@ struct DelaySettlement {
 DelaySettlement settleDelayCounts(uint64_t local, uint64_t global, uint64_t floor,
                                   bool experiment_active);
 
+/// A progress visit's virtual time: |real_ns| since the experiment started
+/// less the delays the visiting thread has taken since then (its local count
+/// |local| above the start's global count |floor|: paused for, credited, or
+/// inserted by its own samples) and its pause's overshoot |excess|. Not the
+/// global count: a thread that still owes delays (inserted while it paid
+/// what it owed at the visit) is that much ahead of the other threads in
+/// virtual time, and pays them after the visit, inside the window the visit
+/// opens (docs/report.md, "Whose clock a visit reads").
+int64_t visitVirtualNs(int64_t real_ns, uint64_t local, uint64_t floor, uint64_t excess);
+
 /// A latency point over one experiment window (Experiment.cpp): its counters
 /// (begins and ends, the program's own increments, each made after its
 /// visit's call) at the window's start and end, and what the visits' calls

@@ -154,11 +154,12 @@ void sayWhatHappened(const SampleAccount &account) {
       (unsigned long long)g_paused_ns.load(), (unsigned long long)g_spun_ns.load(),
       (unsigned long long)g_spun_cpu_ns.load(), (unsigned long long)g_drain_ns.load(),
       g_progress.size());
-  if (uint64_t windows = g_latency_windows_timed.load() + g_latency_windows_sampled.load())
+  uint64_t timed = g_latency_windows_timed.load(), sampled = g_latency_windows_sampled.load();
+  if (timed + sampled)
     message("latency windows: %llu, %llu of them timed by their visits, %llu from the in-flight "
             "count sampled every %.1f ms (visits that did not go through the runtime)",
-            (unsigned long long)windows, (unsigned long long)g_latency_windows_timed.load(),
-            (unsigned long long)g_latency_windows_sampled.load(), CAUSAL_PROFILER_POLL_NS / 1e6);
+            (unsigned long long)(timed + sampled), (unsigned long long)timed,
+            (unsigned long long)sampled, CAUSAL_PROFILER_POLL_NS / 1e6);
 }
 
 void writeSampleLog() {

@@ -482,24 +482,40 @@ TEST(ExperimentPolicyTest, NextRandomBelowStaysBelowItsBound) {
 struct LatencyTimeline {
   LatencyCounts start{7, 7}, end{7, 7}; // seven earlier requests, all done
   LatencySums sums;
-  // A request seen whole: counted and summed where it falls.
+  // A request seen whole: each of its visits counted and summed where it
+  // falls.
   void request(int64_t begin, int64_t finish, int64_t window_end) {
-    if (begin < 0)
-      ++start.begins;
-    if (begin >= 0 && begin <= window_end) {
-      sums.begin_ns += begin, ++sums.begins;
-    }
-    if (begin <= window_end)
-      ++end.begins;
-    if (finish < 0)
-      ++start.ends;
-    if (finish >= 0 && finish <= window_end) {
-      sums.end_ns += finish, ++sums.ends;
-    }
-    if (finish <= window_end)
-      ++end.ends;
+    visit(begin, window_end, &start.begins, &sums.begins, &sums.begin_ns, &end.begins);
+    visit(finish, window_end, &start.ends, &sums.ends, &sums.end_ns, &end.ends);
+  }
+  // A visit at |at|: before the window, it is in the start's counters; in
+  // it, in the sums; up to its end, in the end's counters.
+  static void visit(int64_t at, int64_t window_end, uint64_t *start_count, uint64_t *sum_count,
+                    int64_t *sum_ns, uint64_t *end_count) {
+    if (at < 0)
+      ++*start_count;
+    if (at >= 0 && at <= window_end)
+      *sum_ns += at, ++*sum_count;
+    if (at <= window_end)
+      ++*end_count;
   }
 };
+
+TEST(ExperimentPolicyTest, AVisitIsTimedByTheVisitingThreadsOwnClock) {
+  // The experiment started with the global count at 1000; 10 ms later the
+  // others have been delayed 3 ms (global 4000), and this thread, woken by
+  // its timer owing 2 ms, paid them while the line inserted 1 ms more: its
+  // local count is 3000. Its visit is at 10 - 2 = 8 ms of virtual time, not
+  // at 10 - 3 = 7: the 1 ms it still owes is paid after the visit, inside
+  // the request the visit begins, and the window subtracts it there.
+  EXPECT_EQ(visitVirtualNs(10000, 3000, 1000, 0), 8000);
+  // Its last pause overshot by 0.2 ms: behind by that much.
+  EXPECT_EQ(visitVirtualNs(10000, 3000, 1000, 200), 7800);
+  // A local count from before the experiment: nothing taken in it yet.
+  EXPECT_EQ(visitVirtualNs(10000, 400, 1000, 0), 10000);
+  // Ahead of the global count (its own samples in the line): all of it.
+  EXPECT_EQ(visitVirtualNs(10000, 6000, 1000, 0), 5000);
+}
 
 TEST(ExperimentPolicyTest, LatencyWindowIsTheInFlightAreaOverTheWindow) {
   LatencyTimeline t;

@@ -32,6 +32,12 @@
 //   latency-edges MS  one thread runs requests of a latency point "req" (30 us
 //                    in flight, 30 us not, visits as the pass emits them) for
 //                    MS ms, so that visits race the edges of every window
+//   late-debt MS     a busy thread runs busyLine; another sleeps 4 ms (woken by
+//                    its timer, it pays what was inserted meanwhile), then runs
+//                    a request of "req": 100 us of spinning between its visits;
+//                    for MS ms. It reaches each visit still owing what was
+//                    inserted while it paid; prints the requests and the
+//                    visits made owing
 //
 //===----------------------------------------------------------------------===//
 
@@ -1007,6 +1013,31 @@ int latencyEdgesMode(uint64_t ms) {
   return 0;
 }
 
+// ---- late-debt: visits made by a thread that still owes -------------------------
+
+int lateDebtMode(uint64_t ms) {
+  __causal_register_counters(g_request, g_request + 2);
+  std::thread busy(busyThread);
+  uint64_t end = nowNs() + ms * 1000000ull;
+  uint64_t requests = 0, owing = 0;
+  const struct timespec think = {0, 4000000};
+  while (nowNs() < end) {
+    nanosleep(&think, nullptr); // interposed: pays on waking, the line runs meanwhile
+    for (causal_counter *visit : {&g_request[0], &g_request[1]}) {
+      visitAsThePassEmitsIt(*visit);
+      Delays after = Delays::now(); // owed: inserted while it paid at the visit
+      owing += after.global > after.local;
+      if (visit == &g_request[0])
+        spinUntil(nowNs() + 100000);
+    }
+    ++requests;
+  }
+  g_stop = true;
+  busy.join();
+  printf("requests=%llu owing=%llu\n", (unsigned long long)requests, (unsigned long long)owing);
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -1030,5 +1061,7 @@ int main(int argc, char **argv) {
     return progressMode(argc > 2 ? strtoull(argv[2], nullptr, 10) : 500);
   if (!strcmp(mode, "latency-edges"))
     return latencyEdgesMode(argc > 2 ? strtoull(argv[2], nullptr, 10) : 1500);
+  if (!strcmp(mode, "late-debt"))
+    return lateDebtMode(argc > 2 ? strtoull(argv[2], nullptr, 10) : 1500);
   return 2;
 }
