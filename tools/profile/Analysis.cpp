@@ -938,7 +938,16 @@ ObservationsByLine collectObservations(const MeasuredProfile &measured,
       continue;
     ++analysis.experiments;
     if (!(experiment.durationNs > 0)) {
+      // Ignored, but its points are still the profile's: listed, with the
+      // experiment counted apart (a run of one experiment at a high speedup
+      // may have no other).
       ++analysis.droppedBadDuration;
+      for (const PointMeasurement &point : experiment.points) {
+        ProgressPointSummary &summary = pointSummaries[PointKey{int(point.kind), point.name}];
+        summary.name = std::string(point.name);
+        summary.kind = point.kind;
+        ++summary.ignoredExperiments;
+      }
       continue;
     }
     analysis.experimentTimeNs += experiment.durationNs;

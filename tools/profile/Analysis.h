@@ -245,12 +245,15 @@ struct LineLabel {
 struct ProgressPointSummary {
   std::string name;
   PointKind kind = PointKind::Throughput;
-  size_t experiments = 0; // experiments in which it was measured
+  size_t experiments = 0; // experiments in which it was measured (duration > 0)
   double visits = 0;      // delta or arrivals, summed
   double durationNs = 0;  // of those experiments, summed
   /// Throughput: experiments whose period came from the visits' times
   /// (docs/report.md, "Throughput from visit times"), not from their count.
   size_t periodFromTimes = 0;
+  /// Experiments that measured it but were ignored for a duration <= 0
+  /// (not in the counts above).
+  size_t ignoredExperiments = 0;
   /// Line/point pairs of this point left unranked for want of visits
   /// (NotEnoughData with a reason other than an invalid baseline).
   size_t pairsShortOfVisits = 0;

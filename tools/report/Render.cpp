@@ -305,8 +305,12 @@ void writeTextHeader(std::ostream &out, const Analysis &analysis, const ReportCo
         << point.experiments << " experiments, " << jsonNumber(point.visits)
         << (point.kind == profile::PointKind::Throughput ? " visits" : " arrivals")
         << (point.periodFromTimes
-                ? "; period from visit times in " + std::to_string(point.periodFromTimes) + ")"
-                : ")");
+                ? "; period from visit times in " + std::to_string(point.periodFromTimes)
+                : "")
+        << (point.ignoredExperiments
+                ? "; " + std::to_string(point.ignoredExperiments) + " ignored (duration <= 0)"
+                : "")
+        << ")";
   out << "\n";
   const AnalysisOptions &o = context.options;
   out << "phase correction (Eq. 8): " << (o.phaseCorrection ? "on" : "off") << "; ";
@@ -1051,7 +1055,8 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
         << ",\"duration_ns\":" << jsonNumber(point.durationNs)
         << ",\"visits_per_experiment\":" << jsonNumber(point.visitsPerExperiment())
         << ",\"pairs_short_of_visits\":" << point.pairsShortOfVisits
-        << ",\"period_from_visit_times\":" << point.periodFromTimes << "}";
+        << ",\"period_from_visit_times\":" << point.periodFromTimes
+        << ",\"ignored_experiments\":" << point.ignoredExperiments << "}";
   }
   out << "],\"lines\":[";
   for (size_t i = 0; i < analysis.lines.size(); ++i) {

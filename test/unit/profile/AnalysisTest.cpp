@@ -579,6 +579,25 @@ TEST(Analysis, IgnoresExperimentsWithNonPositiveDuration) {
   EXPECT_NEAR(only(analysis, "work.c:10").maxImpact, 0.5, 1e-9);
 }
 
+TEST(Analysis, PointsMeasuredOnlyInIgnoredExperimentsAreStillListed) {
+  // A short run's only experiment, at 100 %, lost its length to its delay.
+  Generator g;
+  g.text << "experiment\tselected=work.c:10\tspeedup=1.00\tduration=0\n"
+            "throughput-point\tname=done\tdelta=3000\n"
+            "latency-point\tname=request\tarrivals=40\tdepartures=40\tdifference=1\n";
+  Analysis analysis = analyze(g.profile(), AnalysisOptions());
+  EXPECT_EQ(analysis.droppedBadDuration, 1u);
+  ASSERT_EQ(analysis.progressPoints.size(), 2u);
+  for (const ProgressPointSummary &point : analysis.progressPoints) {
+    EXPECT_EQ(point.ignoredExperiments, 1u) << point.name;
+    EXPECT_EQ(point.experiments, 0u) << point.name;
+    EXPECT_EQ(point.visits, 0) << point.name;
+  }
+  EXPECT_EQ(analysis.progressPoints[0].name, "done");
+  EXPECT_EQ(analysis.progressPoints[1].name, "request");
+  EXPECT_TRUE(analysis.lines.empty());
+}
+
 TEST(Analysis, QuantileInterpolates) {
   std::vector<double> v{1, 2, 3, 4, 5};
   EXPECT_DOUBLE_EQ(quantileSorted(v, 0), 1);
