@@ -450,10 +450,10 @@ bool initUnwinding(const AttributionSetup &setup, const char **problem) {
   return true;
 }
 
-void beginFork() {
+bool beginFork() {
+  static std::atomic<uint32_t> abandoned{0};
   g_fork_in_progress.store(true, std::memory_order_seq_cst);
-  while (g_unwinders.load(std::memory_order_seq_cst) != 0)
-    sched_yield();
+  return waitForReaders(g_unwinders, &abandoned);
 }
 
 void endFork() { g_fork_in_progress.store(false, std::memory_order_seq_cst); }

@@ -56,8 +56,9 @@ struct AttributionSetup {
 bool initUnwinding(const AttributionSetup &setup, const char **problem);
 
 /// pthread_atfork prepare / parent+child: keeps fork from happening while a
-/// thread is inside libunwind (holding its internal mutexes).
-void beginFork();
+/// thread is inside libunwind (holding its internal mutexes). beginFork
+/// returns false if it gave up waiting (waitForReaders).
+bool beginFork();
 void endFork();
 
 /// Drops cached unwind rules (after code was unloaded).

@@ -24,6 +24,7 @@ static_assert(CAUSAL_MAX_MODULES <= (1u << (causal::rt::kContextShift - 32)),
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -46,12 +47,20 @@ std::atomic<uint64_t> g_paused_ns{0};
 std::atomic<uint64_t> g_drain_ns{0};
 std::atomic<uint64_t> g_spun_ns{0};
 std::atomic<uint64_t> g_spun_cpu_ns{0};
+PauseCounts g_pause_counts;
 std::atomic<uint64_t> g_latency_windows_timed{0}, g_latency_windows_sampled{0};
 // Over the last experiment (or the saturation probe): the CPUs available
 // less the time the process's threads were on a CPU or waiting for one, and
 // the window's length (spinIsHarmless; 0 until then).
 std::atomic<int64_t> g_spare_cpu_ns{0};
 std::atomic<uint64_t> g_spare_window_ns{0};
+// The CPUs the process may use, as of the last experiment's start (or the
+// saturation probe); 0 until then (cpuWouldIdle).
+std::atomic<uint32_t> g_process_cpus{0};
+// Whether the last experiment's threads waited for CPUs that other processes
+// held (then selected samples are scaled by their thread's CPU share, and no
+// CPU a pause leaves would idle).
+std::atomic<bool> g_process_waits_for_others{false};
 
 namespace {
 
@@ -142,6 +151,34 @@ SchedWindow observeScheduler(ThreadState *state) {
   return window;
 }
 
+// Whether a CPU this thread (|self|) leaves while it pauses would idle: the
+// last experiment's threads did not wait for CPUs other processes held, and
+// fewer of the program's other threads are outside blocking calls than the
+// process has CPUs besides this one's. Threads in a call that the hooks do
+// not see count as runnable, so the answer errs towards no.
+bool cpuWouldIdle(const ThreadState *self) {
+  uint32_t cpus = g_process_cpus.load(std::memory_order_relaxed);
+  if (cpus == 0 || !g_setup.threads || g_process_waits_for_others.load(std::memory_order_relaxed))
+    return false;
+  uint32_t runnable = 0;
+  for (uint32_t i = 0, used = g_setup.threads->slotsUsed(); i < used; ++i) {
+    const ThreadState *state = g_setup.threads->slot(i);
+    if (!state || state == self || !state->in_use.load(std::memory_order_relaxed) ||
+        threadId(state) == 0 || state->blocking_calls.load(std::memory_order_relaxed) != 0)
+      continue;
+    if (!spinLeavesCpuIdle(++runnable, cpus))
+      return false;
+  }
+  return true;
+}
+
+// Counts a pause that sleeps (all of it, or the rest of a spin) because the
+// last experiment's threads waited for CPUs other processes held.
+void countPauseBesideOtherProcesses() {
+  if (g_process_waits_for_others.load(std::memory_order_relaxed))
+    g_pause_counts.beside_other_processes.fetch_add(1, std::memory_order_relaxed);
+}
+
 // Pauses |ns| less the carried overshoot; keeps the new overshoot. A thread
 // with a CPU of its own sleeps, and spins (its sampler stopped) the last
 // CAUSAL_PAUSE_SPIN_NS: a sleep ends 0.1-0.3 ms late on the VMs we measured,
@@ -152,7 +189,9 @@ SchedWindow observeScheduler(ThreadState *state) {
 // spin takes the CPU from a thread that would have run, and it sleeps. A thread
 // that competes for a CPU spins throughout: sleeping would hand its share of
 // the CPUs to other threads, which the virtual speedup must delay too
-// (docs/runtime.md, "When threads outnumber CPUs").
+// (docs/runtime.md, "When threads outnumber CPUs"). One that may spin spins
+// all of it while the CPU would otherwise idle (cpuWouldIdle), yielding at
+// every turn.
 void pause(ThreadState *state, uint64_t ns, bool competing) {
   PausePlan plan = planPause(ns, state->excess_delay_ns);
   state->excess_delay_ns = plan.excess_left_ns;
@@ -161,19 +200,54 @@ void pause(ThreadState *state, uint64_t ns, bool competing) {
   uint64_t begin = monotonicNs();
   uint64_t elapsed = 0;
   uint64_t spin_from = plan.sleep_ns; // no CPU to spare: sleeps all of it
-  if (competing)
+  // Spins all of it, as long as no other thread would run on the CPU: a
+  // sleep leaves the CPU idle, and waking an idle vCPU makes the thread's
+  // next timer late (docs/runtime.md, "pauses on CPUs that would idle").
+  bool whole = false;
+  if (competing) {
     spin_from = 0;
-  else if (spinIsHarmless(g_spare_cpu_ns.load(std::memory_order_relaxed),
-                          __atomic_load_n(&state->window_runnable_ns, __ATOMIC_RELAXED),
-                          g_spare_window_ns.load(std::memory_order_relaxed)))
+  } else if (spinIsHarmless(g_spare_cpu_ns.load(std::memory_order_relaxed),
+                            __atomic_load_n(&state->window_runnable_ns, __ATOMIC_RELAXED),
+                            g_spare_window_ns.load(std::memory_order_relaxed))) {
     spin_from = plan.sleep_ns > CAUSAL_PAUSE_SPIN_NS ? plan.sleep_ns - CAUSAL_PAUSE_SPIN_NS : 0;
+    whole = spin_from != 0 && cpuWouldIdle(state);
+    if (spin_from != 0 && !whole)
+      countPauseBesideOtherProcesses();
+  }
+  g_pause_counts.all.fetch_add(1, std::memory_order_relaxed);
+  if (competing)
+    g_pause_counts.competing.fetch_add(1, std::memory_order_relaxed);
+  else if (whole)
+    g_pause_counts.on_idle_cpu.fetch_add(1, std::memory_order_relaxed);
+  uint64_t spun_cpu_ns = 0;
+  if (whole) { // until the pause ends or another thread could use the CPU
+    suspendThreadSampling(state);
+    uint64_t cpu_begin = threadCpuNs();
+    uint64_t checked = 0;
+    while (elapsed < plan.sleep_ns) {
+      // A thread woken meanwhile onto this CPU runs at once: it still
+      // counts as blocked until it returns from its call, which it could not
+      // while this one held the CPU.
+      sched_yield();
+      elapsed = monotonicNs() - begin;
+      if (elapsed - checked >= CAUSAL_PAUSE_IDLE_CHECK_NS && elapsed < spin_from) {
+        checked = elapsed;
+        if (!cpuWouldIdle(state)) {
+          countPauseBesideOtherProcesses();
+          break;
+        }
+      }
+    }
+    spun_cpu_ns = threadCpuNs() - cpu_begin;
+    resumeThreadSampling(state);
+    elapsed = monotonicNs() - begin; // the resume is part of the pause (below)
+  }
   // Not the interposed nanosleep; a signal that cuts it short sleeps again
   // (payOwedDelaysBeforeBlocking tells the program's signals apart).
   while (elapsed < spin_from) {
     rawSleepNs(spin_from - elapsed);
     elapsed = monotonicNs() - begin;
   }
-  uint64_t spun_cpu_ns = 0;
   if (elapsed < plan.sleep_ns) {
     suspendThreadSampling(state);
     uint64_t cpu_begin = threadCpuNs();
@@ -181,16 +255,16 @@ void pause(ThreadState *state, uint64_t ns, bool competing) {
       __builtin_ia32_pause();
       elapsed = monotonicNs() - begin;
     }
-    spun_cpu_ns = threadCpuNs() - cpu_begin;
-    g_spun_cpu_ns.fetch_add(spun_cpu_ns, std::memory_order_relaxed);
+    spun_cpu_ns += threadCpuNs() - cpu_begin;
     resumeThreadSampling(state);
     // The resume is part of the pause (an ioctl or a timer_settime, 6-12 us
     // on these VMs, about as long as the suspend, which the spin already
     // counts): left out, every spinning pause overran by it unaccounted.
     elapsed = monotonicNs() - begin;
-    if (competing)
-      g_spun_ns.fetch_add(elapsed, std::memory_order_relaxed);
   }
+  g_spun_cpu_ns.fetch_add(spun_cpu_ns, std::memory_order_relaxed);
+  if (competing)
+    g_spun_ns.fetch_add(elapsed, std::memory_order_relaxed);
   state->excess_delay_ns = elapsed - plan.sleep_ns;
   state->paused_ns += elapsed;
   g_paused_ns.fetch_add(elapsed, std::memory_order_relaxed);
@@ -486,9 +560,6 @@ std::atomic<uint64_t> g_experiment_epoch{0};
 // CPUs; only then do threads tell competing for a CPU apart (the first
 // experiment of a run uses Coz's model).
 std::atomic<bool> g_process_oversubscribed{false};
-// Whether its threads waited for CPUs other processes held instead (then
-// selected samples are scaled by their thread's CPU share).
-std::atomic<bool> g_process_waits_for_others{false};
 // What threads that ended during the experiment contributed (threadEnds).
 std::atomic<uint64_t> g_ended_wait_ns{0};
 std::atomic<uint64_t> g_ended_competing_samples{0};
@@ -590,6 +661,7 @@ const cpu_set_t *threadsAffinity() {
 // tells the first experiment's pauses whether a CPU is free (noteSpareCpu).
 void probeSaturation() {
   double cpus = availableCpus(threadsAffinity());
+  g_process_cpus.store(uint32_t(cpus), std::memory_order_relaxed);
   uint64_t epoch = g_experiment_epoch.fetch_add(1, std::memory_order_relaxed) + 1;
   watchScheduler(epoch, true);
   uint64_t process_cpu_before = processCpuNs();
@@ -643,6 +715,7 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   g_experiment.selected.store(line, std::memory_order_relaxed);
   const cpu_set_t *mask = threadsAffinity();
   double cpus = availableCpus(mask);
+  g_process_cpus.store(uint32_t(cpus), std::memory_order_relaxed);
   uint64_t epoch = g_experiment_epoch.fetch_add(1, std::memory_order_relaxed) + 1;
   watchScheduler(epoch, true);
   uint64_t process_cpu_before = processCpuNs();

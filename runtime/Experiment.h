@@ -129,6 +129,15 @@ extern std::atomic<uint64_t> g_paused_ns;   ///< time all threads spent pausing 
 extern std::atomic<uint64_t> g_drain_ns;    ///< time spent in end-of-experiment drains (verbose)
 extern std::atomic<uint64_t> g_spun_ns;     ///< part of g_paused_ns spent runnable (verbose)
 extern std::atomic<uint64_t> g_spun_cpu_ns; ///< CPU time those runnable pauses burnt
+/// How pauses were taken (verbose; runtime/Experiment.cpp, pause): all of
+/// them, those that spun while competing for a CPU, those that began
+/// spinning on a CPU that would otherwise idle, and those that slept (from
+/// the start or after spinning) because the last experiment's threads, or
+/// the saturation probe's, waited for CPUs other processes held.
+struct PauseCounts {
+  std::atomic<uint64_t> all{0}, competing{0}, on_idle_cpu{0}, beside_other_processes{0};
+};
+extern PauseCounts g_pause_counts;
 /// Latency points' experiment windows whose in-flight area came from the
 /// visits' virtual times, and those that fell back to the count sampled
 /// every poll (visits that did not go through the runtime) (verbose).

@@ -117,6 +117,8 @@ bool processWaitsForOthers(double cpus, double running, double waiting) {
          waiting * CAUSAL_COMPETING_WAIT_DIVISOR > running && waiting > 0;
 }
 
+bool spinLeavesCpuIdle(uint32_t runnable, uint32_t cpus) { return runnable < cpus; }
+
 bool spinIsHarmless(int64_t spare_ns, uint64_t own_ns, uint64_t window_ns) {
   if (window_ns == 0)
     return true;

@@ -205,6 +205,11 @@ bool processOversubscribed(double cpus, double running, double waiting);
 /// scaled by their thread's CPU share (cpuShareScaleX1024).
 bool processWaitsForOthers(double cpus, double running, double waiting);
 
+/// Whether a thread's pause that spins leaves no other thread without a CPU:
+/// |runnable| other threads of the program could run (outside blocking
+/// calls), |cpus| the process may use (one of them the pausing thread's).
+bool spinLeavesCpuIdle(uint32_t runnable, uint32_t cpus);
+
 /// Whether a thread's pause may end with a spin (docs/runtime.md, "Virtual
 /// speedup and delay accounting"): over the last window of |window_ns|, the
 /// CPUs available less the time the process's threads spent on a CPU or

@@ -22,8 +22,8 @@ namespace causal::rt {
 namespace {
 
 void forkPrepare() {
-  if (g_status.load(std::memory_order_acquire) == kActive)
-    beginFork();
+  if (g_status.load(std::memory_order_acquire) == kActive && !beginFork())
+    sayGracePeriodGivenUp("fork goes ahead");
 }
 
 void forkParent() { endFork(); }

@@ -106,7 +106,7 @@ ModuleRegistry::RegisterResult ModuleRegistry::registerModule(const void *start,
   return RegisterResult::Registered;
 }
 
-bool ModuleRegistry::unregisterModule(const void *start) {
+bool ModuleRegistry::unregisterModule(const void *start, bool *gave_up_waiting) {
   if (!start)
     return false;
   writer_lock_.lock();
@@ -123,9 +123,11 @@ bool ModuleRegistry::unregisterModule(const void *start) {
   found->state.store(SlotState::Retired, std::memory_order_seq_cst);
   changes_.fetch_add(1, std::memory_order_seq_cst);
   // A handler that loaded the state before the store may still be reading
-  // the table: wait until every handler in flight has finished.
-  while (readers_.load(std::memory_order_seq_cst) != 0)
-    sched_yield();
+  // the table: wait until every handler in flight has finished (one that
+  // never will is given up on after CAUSAL_GRACE_PERIOD_WAIT_NS).
+  bool waited = waitForReaders(readers_, &abandoned_readers_);
+  if (gave_up_waiting)
+    *gave_up_waiting = !waited;
 
   // Render the counts now: the table (file names, lines) goes away with
   // the image. Counts that arrive later are not attributed to it anyway.

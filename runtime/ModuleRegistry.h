@@ -59,8 +59,10 @@ public:
   /// and its counts stay with the image: registering the same image again
   /// (same path and table, wherever it is mapped) reuses them, so a
   /// library loaded and unloaded any number of times takes one slot and its
-  /// lines' counts keep growing.
-  bool unregisterModule(const void *start);
+  /// lines' counts keep growing. The wait is bounded (waitForReaders):
+  /// |*gave_up_waiting| (if given) tells whether a handler was still counted
+  /// after CAUSAL_GRACE_PERIOD_WAIT_NS.
+  bool unregisterModule(const void *start, bool *gave_up_waiting = nullptr);
 
   /// Signal-safe: maps a runtime address to (module, line). False when no
   /// registered module has a line for it.
@@ -136,6 +138,7 @@ private:
   std::atomic<uint32_t> changes_{0};
   SpinLock writer_lock_;
   mutable std::atomic<uint32_t> readers_{0};
+  std::atomic<uint32_t> abandoned_readers_{0}; // readers given up on (waitForReaders)
 };
 
 } // namespace causal::rt

@@ -135,12 +135,11 @@ void sayWhatHappened(const SampleAccount &account) {
   uint64_t signals = counters.signals.load();
   uint64_t handler_ns = counters.handler_ns.load();
   message("samples: %llu charged to lines, %llu outside instrumented code, %llu profiler "
-          "overhead (dropped); %llu sample signals handled, %.2f us of CPU each "
-          "on average; "
-          "profile appended to %s",
+          "overhead (dropped), %llu near the end of a stack (dropped); %llu sample signals "
+          "handled, %.2f us of CPU each on average; profile appended to %s",
           (unsigned long long)counters.attributed.load(),
           (unsigned long long)counters.outside.load(), (unsigned long long)counters.overhead.load(),
-          (unsigned long long)signals,
+          (unsigned long long)counters.near_stack_end.load(), (unsigned long long)signals,
           signals ? double(handler_ns) / double(signals) / 1000.0 : 0.0, g_config.output_path);
   message("samples expected from the sampled threads' CPU time: %llu, arrived: %llu (%llu "
           "threads sampled with the CPU-time timer); sample signal %d",
@@ -154,6 +153,12 @@ void sayWhatHappened(const SampleAccount &account) {
       (unsigned long long)g_paused_ns.load(), (unsigned long long)g_spun_ns.load(),
       (unsigned long long)g_spun_cpu_ns.load(), (unsigned long long)g_drain_ns.load(),
       g_progress.size());
+  message("pauses: %llu, %llu of them spinning while competing for a CPU, %llu spinning on a CPU "
+          "that would idle, %llu sleeping where other processes wanted the CPUs",
+          (unsigned long long)g_pause_counts.all.load(),
+          (unsigned long long)g_pause_counts.competing.load(),
+          (unsigned long long)g_pause_counts.on_idle_cpu.load(),
+          (unsigned long long)g_pause_counts.beside_other_processes.load());
   uint64_t timed = g_latency_windows_timed.load(), sampled = g_latency_windows_sampled.load();
   if (timed + sampled)
     message("latency windows: %llu, %llu of them timed by their visits, %llu from the in-flight "

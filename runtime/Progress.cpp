@@ -268,7 +268,7 @@ ProgressRegistry::VisitTimes ProgressRegistry::takeVisitTimes(uint32_t index) {
   return times;
 }
 
-void ProgressRegistry::retireRange(uintptr_t begin, uintptr_t end) {
+bool ProgressRegistry::retireRange(uintptr_t begin, uintptr_t end) {
   lock_.lock();
   retiring_.fetch_add(1, std::memory_order_seq_cst); // odd: readers wait and retry
   uint32_t n = num_points_.load(std::memory_order_relaxed);
@@ -297,9 +297,9 @@ void ProgressRegistry::retireRange(uintptr_t begin, uintptr_t end) {
   // the pointers removed above: wait only for those of the current one (a
   // reader that reads again and again cannot hold this up).
   uint32_t phase = reader_phase_.fetch_add(1, std::memory_order_seq_cst) & 1;
-  while (readers_[phase].load(std::memory_order_seq_cst) != 0)
-    sched_yield();
+  bool waited = waitForReaders(readers_[phase], &abandoned_readers_[phase]);
   lock_.unlock();
+  return waited;
 }
 
 void ProgressRegistry::resetForTesting() {

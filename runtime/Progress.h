@@ -56,8 +56,9 @@ public:
   /// Counters that live in [begin, end) (an image being unloaded): their
   /// current values are kept and they are no longer read; their slots are
   /// free for the next counter of the same point (the library loaded again).
-  /// Returns once no reader can still read them.
-  void retireRange(uintptr_t begin, uintptr_t end);
+  /// Returns once no reader can still read them: true, or false if one was
+  /// still counted after CAUSAL_GRACE_PERIOD_WAIT_NS (waitForReaders).
+  bool retireRange(uintptr_t begin, uintptr_t end);
 
   uint32_t size() const { return num_points_.load(std::memory_order_acquire); }
   const char *name(uint32_t point) const { return points_[point].name; }
@@ -177,6 +178,7 @@ private:
   std::atomic<uint32_t> retiring_{0};
   std::atomic<uint32_t> reader_phase_{0};
   mutable std::atomic<uint32_t> readers_[2] = {};
+  std::atomic<uint32_t> abandoned_readers_[2] = {}; // given up on (waitForReaders)
 };
 
 } // namespace causal::rt

@@ -254,6 +254,15 @@ AddressRange imageRangeOf(const void *address) {
 
 } // namespace
 
+void sayGracePeriodGivenUp(const char *what) {
+  static std::atomic<bool> said{false};
+  if (!said.exchange(true))
+    message("a sample handler or a call path entry of the profiler never finished (the program's "
+            "signal handler may have left it with siglongjmp): %s without waiting for it after "
+            "%.1f s",
+            what, double(CAUSAL_GRACE_PERIOD_WAIT_NS) / 1e9);
+}
+
 } // namespace causal::rt
 
 using namespace causal::rt;
@@ -301,12 +310,15 @@ extern "C" CAUSAL_RT_EXPORT void __causal_unregister_module(const void *start) {
   waitsBeforeUnload(); // their lines resolve while the table is there
   AddressRange image = imageRangeOf(start ? start : __builtin_return_address(0));
   pathsBeforeUnload(image); // the same for the frames of the call paths
-  if (g_modules.unregisterModule(start))
+  bool gave_up = false;
+  if (g_modules.unregisterModule(start, &gave_up))
     flushUnwindCache(); // cached unwind rules of the unloaded code are stale
   // Progress counters of the image are about to be unmapped: keep their
   // values, stop reading them.
-  if (image.end > image.begin)
-    g_progress.retireRange(image.begin, image.end);
+  if (image.end > image.begin && !g_progress.retireRange(image.begin, image.end))
+    gave_up = true;
+  if (gave_up)
+    sayGracePeriodGivenUp("the image is unloaded");
 }
 
 // ---- Progress points ------------------------------------------------------

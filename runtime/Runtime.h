@@ -35,6 +35,10 @@ extern ModuleRegistry g_modules;
 extern ThreadRegistry g_threads;
 extern SampleLog g_sample_log;
 
+/// Says once per process that a grace period (waitForReaders) was given up:
+/// |what| goes on without waiting ("the image is unloaded", ...).
+void sayGracePeriodGivenUp(const char *what);
+
 } // namespace causal::rt
 
 #endif // CAUSAL_RUNTIME_RUNTIME_H

@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -143,19 +144,47 @@ void processPerfSample(ThreadState *state, void *ucontext) {
   recordSample(state, outcome, where, 1);
 }
 
-void processTimerTick(ThreadState *state, siginfo_t *info, void *ucontext) {
-  ResolvedAddress where;
-  SampleOutcome outcome = attributeSignalContext(ucontext, state, &where);
-  // Expirations merged while the signal was pending count as samples of
-  // the same place.
+// Samples a timer tick stands for: expirations merged while the signal was
+// pending count as samples of the same place.
+uint64_t timerTickWeight(const siginfo_t *info) {
   uint64_t weight = 1;
   if (info->si_overrun > 0)
     weight += uint64_t(info->si_overrun) < CAUSAL_MAX_TIMER_OVERRUN ? uint64_t(info->si_overrun)
                                                                     : CAUSAL_MAX_TIMER_OVERRUN;
-  recordSample(state, outcome, where, weight);
+  return weight;
+}
+
+void processTimerTick(ThreadState *state, siginfo_t *info, void *ucontext) {
+  ResolvedAddress where;
+  SampleOutcome outcome = attributeSignalContext(ucontext, state, &where);
+  recordSample(state, outcome, where, timerTickWeight(info));
 }
 
 bool ownsPerfFd(const ThreadState *state);
+
+// After a perf sample of |state|'s thread, taken or dropped.
+void rearmPerfEvent(ThreadState *state, const siginfo_t *info) {
+  // The first period was a random phase: from now on the full period.
+  if (state->first_period) {
+    state->first_period = false;
+    uint64_t period = g_setup.period_ns;
+    ioctl(state->perf_fd, PERF_EVENT_IOC_PERIOD, &period);
+  }
+  // The event stopped itself at its limit (the signal says POLL_HUP):
+  // re-arm it.
+  if (info->si_code == POLL_HUP)
+    ioctl(state->perf_fd, PERF_EVENT_IOC_REFRESH, int(CAUSAL_PERF_SIGNALS_QUEUED));
+}
+
+void handleSample(ThreadState *state, siginfo_t *info, void *ucontext);
+
+// True if the caller's frame lies on the thread's own stack within its
+// reserve (startThreadSampling). A frame elsewhere (an alternate signal
+// stack, a coroutine's stack) is not judged.
+__attribute__((always_inline)) inline bool onNearlyFullStack(const ThreadState *state) {
+  uintptr_t frame = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  return frame < state->sample_stack_floor && frame >= state->stack.begin;
+}
 
 void onSampleSignal(int, siginfo_t *info, void *ucontext) {
   int saved_errno = errno;
@@ -169,6 +198,21 @@ void onSampleSignal(int, siginfo_t *info, void *ucontext) {
     errno = saved_errno;
     return;
   }
+  // A signal that lands with the stack nearly used up (a program about to
+  // overflow it, which may catch the overflow on an alternate stack and
+  // leave with siglongjmp): the handler's own frames would overflow it
+  // first, and a jump out of the handler would leave it half done (the
+  // module registry's reader count taken, cancellation disabled). The
+  // sample is dropped and counted.
+  if (state && onNearlyFullStack(state)) {
+    if (state->kind == SamplerKind::Perf && isPerfSampleSignal(info) && ownsPerfFd(state))
+      rearmPerfEvent(state, info);
+    bool tick = info && info->si_code == SI_TIMER;
+    g_counters.near_stack_end.fetch_add(tick ? timerTickWeight(info) : 1,
+                                        std::memory_order_relaxed);
+    errno = saved_errno;
+    return;
+  }
   // A perf sample inside the runtime's own work (a pause paying delays in a
   // hook, writing paths; the sample handler itself blocks the signal): a
   // sample of the profiler's code, counted as overhead without attributing
@@ -177,58 +221,54 @@ void onSampleSignal(int, siginfo_t *info, void *ucontext) {
   if (state && state->in_handler && state->kind == SamplerKind::Perf && isPerfSampleSignal(info)) {
     ResolvedAddress nowhere;
     recordSample(state, SampleOutcome::Overhead, nowhere, 1);
-    if (info->si_code == POLL_HUP && ownsPerfFd(state))
-      ioctl(state->perf_fd, PERF_EVENT_IOC_REFRESH, int(CAUSAL_PERF_SIGNALS_QUEUED));
+    if (ownsPerfFd(state))
+      rearmPerfEvent(state, info);
   }
-  if (state && !state->in_handler && state->kind != SamplerKind::None) {
-    state->in_handler = 1;
-    // libunwind may reach a cancellation point (read/write when it
-    // validates memory) while holding one of its mutexes: a thread with a
-    // pending pthread_cancel must not be cancelled in here. (glibc's
-    // pthread_setcancelstate is an atomic update of the thread descriptor.)
-    int cancel_state;
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-    // CPU time of the handler (CAUSAL_VERBOSE only: costs two system calls).
-    uint64_t started = g_setup.verbose ? threadCpuNs() : 0;
-    g_setup.modules->beginRead();
-    if (state->kind == SamplerKind::Perf && isPerfSampleSignal(info)) {
-      processPerfSample(state, ucontext);
-      if (g_setup.experiments)
-        updateDelayScale(state);
-      // The first period was a random phase: from now on the full period.
-      if (state->first_period && state->samples > 0) {
-        state->first_period = false;
-        uint64_t period = g_setup.period_ns;
-        ioctl(state->perf_fd, PERF_EVENT_IOC_PERIOD, &period);
-      }
-      // The event stopped itself at its limit (the signal says POLL_HUP):
-      // re-arm it.
-      if (info->si_code == POLL_HUP)
-        ioctl(state->perf_fd, PERF_EVENT_IOC_REFRESH, int(CAUSAL_PERF_SIGNALS_QUEUED));
-    } else if (info && info->si_code == SI_TIMER) {
-      processTimerTick(state, info, ucontext);
-    }
-    g_setup.modules->endRead();
-    // The kernel signals every perf sample when O_ASYNC is set (it ignores
-    // wakeup_events for fasync notification), and a CPU-time timer signals
-    // each expiration: batches of CAUSAL_SAMPLE_BATCH are formed here.
-    if (state->samples_in_batch >= g_setup.batch) {
-      state->samples_in_batch = 0;
-      state->batches++;
-    }
-    // The paper: delays are checked and inserted right after processing
-    // samples (every signal: the kernel signals each perf sample).
-    if (g_setup.experiments)
-      settleDelays(state);
-    if (g_setup.write_profile_if_due)
-      g_setup.write_profile_if_due();
-    g_counters.signals.fetch_add(1, std::memory_order_relaxed);
-    if (g_setup.verbose)
-      g_counters.handler_ns.fetch_add(threadCpuNs() - started, std::memory_order_relaxed);
-    pthread_setcancelstate(cancel_state, nullptr);
-    state->in_handler = 0;
-  }
+  if (state && !state->in_handler && state->kind != SamplerKind::None)
+    handleSample(state, info, ucontext);
   errno = saved_errno;
+}
+
+// The sample handler's work, in a frame of its own: onSampleSignal checks
+// the room left on the stack before this frame is set up.
+__attribute__((noinline)) void handleSample(ThreadState *state, siginfo_t *info, void *ucontext) {
+  state->in_handler = 1;
+  // libunwind may reach a cancellation point (read/write when it
+  // validates memory) while holding one of its mutexes: a thread with a
+  // pending pthread_cancel must not be cancelled in here. (glibc's
+  // pthread_setcancelstate is an atomic update of the thread descriptor.)
+  int cancel_state;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+  // CPU time of the handler (CAUSAL_VERBOSE only: costs two system calls).
+  uint64_t started = g_setup.verbose ? threadCpuNs() : 0;
+  g_setup.modules->beginRead();
+  if (state->kind == SamplerKind::Perf && isPerfSampleSignal(info)) {
+    processPerfSample(state, ucontext);
+    if (g_setup.experiments)
+      updateDelayScale(state);
+    rearmPerfEvent(state, info);
+  } else if (info && info->si_code == SI_TIMER) {
+    processTimerTick(state, info, ucontext);
+  }
+  g_setup.modules->endRead();
+  // The kernel signals every perf sample when O_ASYNC is set (it ignores
+  // wakeup_events for fasync notification), and a CPU-time timer signals
+  // each expiration: batches of CAUSAL_SAMPLE_BATCH are formed here.
+  if (state->samples_in_batch >= g_setup.batch) {
+    state->samples_in_batch = 0;
+    state->batches++;
+  }
+  // The paper: delays are checked and inserted right after processing
+  // samples (every signal: the kernel signals each perf sample).
+  if (g_setup.experiments)
+    settleDelays(state);
+  if (g_setup.write_profile_if_due)
+    g_setup.write_profile_if_due();
+  g_counters.signals.fetch_add(1, std::memory_order_relaxed);
+  if (g_setup.verbose)
+    g_counters.handler_ns.fetch_add(threadCpuNs() - started, std::memory_order_relaxed);
+  pthread_setcancelstate(cancel_state, nullptr);
+  state->in_handler = 0;
 }
 
 // ---- Starting and stopping ------------------------------------------------
@@ -462,7 +502,18 @@ AddressRange stackOfCurrentThread(bool is_main_thread) {
     if (size > (1ull << 30))
       size = 1ull << 30;
     // __libc_stack_end is near the top: environment and auxv lie above it.
-    range.begin = top > size ? top - size : 0;
+    // The kernel's size limit counts from the end of the stack's mapping,
+    // which is the end of the page holding the program's file name
+    // (AT_EXECFN, the first string exec placed there).
+    uintptr_t mapping_end = top;
+    if (const char *file = reinterpret_cast<const char *>(getauxval(AT_EXECFN))) {
+      uintptr_t page = getauxval(AT_PAGESZ) ? getauxval(AT_PAGESZ) : 4096;
+      uintptr_t end =
+          (reinterpret_cast<uintptr_t>(file) + strlen(file) + 1 + page - 1) & ~(page - 1);
+      if (end > top && end - top < (64u << 20))
+        mapping_end = end;
+    }
+    range.begin = mapping_end > size ? mapping_end - size : 0;
     range.end = top + (1u << 20);
     return range;
   }
@@ -494,6 +545,7 @@ void resetSampleCounters() {
   g_counters.attributed.store(0);
   g_counters.outside.store(0);
   g_counters.overhead.store(0);
+  g_counters.near_stack_end.store(0);
   g_counters.signals.store(0);
   g_counters.handler_ns.store(0);
 }
@@ -582,8 +634,8 @@ SampleAccount accountSamples(const ThreadRegistry &threads) {
     covered += coveredCpu(state, uint64_t(double(total) * user_share), total);
   }
   account.expected = covered / g_setup.period_ns;
-  account.arrived =
-      g_counters.attributed.load() + g_counters.outside.load() + g_counters.overhead.load();
+  account.arrived = g_counters.attributed.load() + g_counters.outside.load() +
+                    g_counters.overhead.load() + g_counters.near_stack_end.load();
   return account;
 }
 
@@ -624,6 +676,10 @@ int startPerfWithinReserve(ThreadState *state) {
 SamplerKind startThreadSampling(ThreadState *state, bool is_main_thread) {
   setThreadId(state, currentTid());
   state->stack = stackOfCurrentThread(is_main_thread);
+  // The reserve, or half of a stack smaller than twice that.
+  uintptr_t stack_size = state->stack.end - state->stack.begin;
+  state->sample_stack_floor =
+      state->stack.begin + std::min<uintptr_t>(CAUSAL_SAMPLE_STACK_RESERVE_BYTES, stack_size / 2);
   threadCpuSplit(&state->cpu_base_user_ns, &state->cpu_base_total_ns);
   state->unsampled_ns = 0;
   state->loss_window_samples = state->samples;

@@ -57,11 +57,12 @@ void setupSampler(const SamplerSetup &setup);
 
 /// Samples by outcome, for the verbose summary at exit.
 struct SampleCounters {
-  std::atomic<uint64_t> attributed{0}; ///< charged to an instrumented line
-  std::atomic<uint64_t> outside{0};    ///< no instrumented frame
-  std::atomic<uint64_t> overhead{0};   ///< taken in the runtime itself: dropped
-  std::atomic<uint64_t> signals{0};    ///< handler invocations
-  std::atomic<uint64_t> handler_ns{0}; ///< time spent in them (verbose only)
+  std::atomic<uint64_t> attributed{0};     ///< charged to an instrumented line
+  std::atomic<uint64_t> outside{0};        ///< no instrumented frame
+  std::atomic<uint64_t> overhead{0};       ///< taken in the runtime itself: dropped
+  std::atomic<uint64_t> near_stack_end{0}; ///< taken with the stack nearly full: dropped
+  std::atomic<uint64_t> signals{0};        ///< handler invocations
+  std::atomic<uint64_t> handler_ns{0};     ///< time spent in them (verbose only)
   /// CPU time the samplers of ended threads covered (ns; perf: user time,
   /// timer: user + system; pauses with sampling suspended left out).
   std::atomic<uint64_t> covered_cpu_ns{0};

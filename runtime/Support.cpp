@@ -43,6 +43,26 @@ uint64_t threadCpuNs(pid_t tid) {
   return clockNs(clockid_t((~unsigned(tid) << 3) | 4 /* per thread */ | 2 /* sched */));
 }
 
+bool waitForReaders(const std::atomic<uint32_t> &readers, std::atomic<uint32_t> *abandoned) {
+  uint64_t deadline = 0;
+  for (;;) {
+    uint32_t reading = readers.load(std::memory_order_seq_cst);
+    uint32_t left = abandoned->load(std::memory_order_relaxed);
+    if (reading < left) // some of those given up on did end after all
+      abandoned->store(left = reading, std::memory_order_relaxed);
+    if (reading <= left)
+      return true;
+    uint64_t now = monotonicNs();
+    if (deadline == 0) {
+      deadline = now + CAUSAL_GRACE_PERIOD_WAIT_NS;
+    } else if (now >= deadline) {
+      abandoned->store(reading, std::memory_order_relaxed);
+      return false;
+    }
+    sched_yield();
+  }
+}
+
 static ssize_t withErrno(long result) {
   if (result < 0 && result > -4096) {
     errno = int(-result);

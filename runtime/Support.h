@@ -8,6 +8,7 @@
 #ifndef CAUSAL_RUNTIME_SUPPORT_H
 #define CAUSAL_RUNTIME_SUPPORT_H
 
+#include <atomic>
 #include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -117,6 +118,16 @@ const char *envString(const char *name);
 uint64_t envUnsigned(const char *name, uint64_t fallback, bool *malformed = nullptr);
 /// True when the variable is set to "1" (or "yes"/"true"/"on").
 bool envFlag(const char *name);
+
+/// A grace period: waits until |readers| (signal handlers, or program
+/// threads inside the runtime, that may still read what is going away) is
+/// at most |*abandoned| and returns true. After CAUSAL_GRACE_PERIOD_WAIT_NS it
+/// stops waiting, sets |*abandoned| to the readers still counted and returns
+/// false: a reader that a program's signal handler left with siglongjmp
+/// never finishes, and a wait for it would hang the program (its exit, its
+/// dlclose, its fork). The next grace period on the same count then waits
+/// only for readers beyond those. Not signal-safe (it may wait that long).
+bool waitForReaders(const std::atomic<uint32_t> &readers, std::atomic<uint32_t> *abandoned);
 
 /// Prints CAUSAL_MESSAGE_PREFIX + formatted text + '\n' on stderr with one
 /// write(). Not signal-safe (uses vsnprintf); never call from the handler.

@@ -24,6 +24,7 @@ static void resetState(ThreadState *state) {
   state->loss_window_total_ns = state->loss_window_unsampled_ns = 0;
   state->delay_scale_x1024 = 1024;
   state->stack = AddressRange{};
+  state->sample_stack_floor = 0;
   __atomic_store_n(&state->samples, 0, __ATOMIC_RELAXED); // the profiler thread reads it
   state->samples_in_batch = state->batches = 0;
   // Distinct per slot; a reused slot goes on with its own sequence.

@@ -62,6 +62,9 @@ struct ThreadState {
 
   // ---- Unwinding ------------------------------------------------------------
   AddressRange stack; // this thread's stack, to refuse stale reads
+  // The sample handler drops a sample taken with its frame on this stack
+  // below this address (CAUSAL_SAMPLE_STACK_RESERVE_BYTES above its end).
+  uintptr_t sample_stack_floor;
 
   // ---- Statistics (written only by the owning thread) -----------------------
   uint64_t samples;          // samples processed (the profiler thread reads it)

@@ -23,6 +23,13 @@
 #define CAUSAL_DEFAULT_SAMPLE_BATCH 10u
 #define CAUSAL_MAX_SAMPLE_BATCH 1000u
 
+/* Room the sample handler wants below its frame on the thread's own stack.
+ * A sample taken with less (a program about to overflow its stack) is
+ * dropped: the handler with the signal frame took under 4 KB on the
+ * development host, so a quarter of the reserve. A stack smaller than twice
+ * the reserve keeps half of itself instead. */
+#define CAUSAL_SAMPLE_STACK_RESERVE_BYTES 16384u
+
 /* The signal that delivers perf samples and timer ticks to a thread is not
  * SIGPROF (the program's own profiling timer must work as natively): at
  * start the runtime takes the highest-numbered real-time signal, from
@@ -146,6 +153,9 @@
  * its timer slack and the wake-up (median 0.13 ms, 90th percentile 0.2-0.3 ms
  * on the 2-vCPU VMs of docs/benchmarks.md), time no delay accounts for. */
 #define CAUSAL_PAUSE_SPIN_NS 300000ull
+/* A pause that spins because no other thread of the program could use the
+ * CPU checks that again this often (a pass over the threads' states). */
+#define CAUSAL_PAUSE_IDLE_CHECK_NS 20000ull
 /* ... but only while the process's other threads leave this share of a CPU
  * free (on a CPU or waiting for one, over the last experiment, against the
  * CPUs available): else the spin takes a CPU from a thread that would have
@@ -231,6 +241,13 @@
 /* At exit, the longest wait for the profiler thread to record the running
  * experiment and stop. */
 #define CAUSAL_PROFILER_STOP_WAIT_NS 2000000000ull
+/* The longest grace period (runtime/Support.h, waitForReaders): before an
+ * image's line table or progress counters go (dlclose, exit) and before a
+ * fork, the runtime waits for the signal handlers and path entries still
+ * reading them; one that a program's siglongjmp left never ends, and after
+ * this long the runtime goes ahead without it and says so. A handler takes
+ * microseconds. */
+#define CAUSAL_GRACE_PERIOD_WAIT_NS 1000000000ull
 /* The periodic flush (CAUSAL_FLUSH_SECONDS): by default the part of the
  * profile gained since the last one is appended every 5 s, so that a process
  * killed without a chance to write (SIGKILL) loses at most the last ~5 s; 0

@@ -358,6 +358,19 @@ TEST(ExperimentPolicyTest, APauseSpinsOnlyOnACpuTheOtherThreadsLeaveFree) {
   EXPECT_TRUE(spinIsHarmless(0, 0, 0)); // no window yet: as before
 }
 
+TEST(ExperimentPolicyTest, APauseSpinsThroughWhileNoOtherThreadCouldUseTheCpu) {
+  // Two CPUs: the pausing thread holds one, so one other runnable thread
+  // still has a CPU; two would leave one of them waiting.
+  EXPECT_TRUE(spinLeavesCpuIdle(0, 2));
+  EXPECT_TRUE(spinLeavesCpuIdle(1, 2));
+  EXPECT_FALSE(spinLeavesCpuIdle(2, 2));
+  // One CPU: any other runnable thread would wait for it.
+  EXPECT_TRUE(spinLeavesCpuIdle(0, 1));
+  EXPECT_FALSE(spinLeavesCpuIdle(1, 1));
+  EXPECT_TRUE(spinLeavesCpuIdle(7, 8));
+  EXPECT_FALSE(spinLeavesCpuIdle(8, 8));
+}
+
 // /proc/stat: the idle and iowait fields (4th and 5th numbers) of the CPUs
 // asked for, in ticks; the sum line ("cpu ") and the other lines skipped.
 TEST(ExperimentPolicyTest, IdleTimeOfTheProcessCpusIsReadFromProcStat) {

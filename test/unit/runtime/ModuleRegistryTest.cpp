@@ -6,9 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <memory>
 #include <stdio.h>
 #include <string>
+#include <thread>
 #include <unistd.h>
 
 using causal::rt::ModuleRegistry;
@@ -195,6 +197,49 @@ TEST_F(ModuleRegistryTest, TheSameImageLoadedAgainReusesItsSlotAndCounts) {
   EXPECT_EQ(registry->registerModule(other.start(), other.stop(), "/lib/other.so"),
             Result::Registered);
   EXPECT_EQ(registry->slotsUsed(), 2u);
+}
+
+TEST_F(ModuleRegistryTest, UnregisterWaitsForAHandlerInFlightButNotForOneThatNeverEnds) {
+  // A handler that is reading when the image goes is waited for. One that a
+  // program's siglongjmp left never ends: after CAUSAL_GRACE_PERIOD_WAIT_NS
+  // the unload goes ahead and says so (before, it spun forever: a CI run
+  // hung at exit), and the next unload does not wait for it again.
+  InMemoryLineTable first(threeLineSpec(code)), second(threeLineSpec(code + 0x100));
+  ASSERT_EQ(registry->registerModule(first.start(), first.stop(), "/lib/a.so"), Result::Registered);
+  ASSERT_EQ(registry->registerModule(second.start(), second.stop(), "/lib/b.so"),
+            Result::Registered);
+
+  std::atomic<bool> reading{false};
+  std::thread handler([&] {
+    registry->beginRead();
+    reading = true;
+    usleep(100000); // 100 ms of "resolving", well within the grace period
+    registry->endRead();
+  });
+  while (!reading)
+    sched_yield();
+  bool gave_up = true;
+  uint64_t start = causal::rt::monotonicNs();
+  ASSERT_TRUE(registry->unregisterModule(first.start(), &gave_up));
+  uint64_t waited = causal::rt::monotonicNs() - start;
+  handler.join();
+  EXPECT_FALSE(gave_up);
+  EXPECT_GE(waited, 50000000u) << "the unload did not wait for the reader";
+
+  ASSERT_EQ(registry->registerModule(first.start(), first.stop(), "/lib/a.so"), Result::Reloaded);
+  registry->beginRead(); // never ended
+  start = causal::rt::monotonicNs();
+  ASSERT_TRUE(registry->unregisterModule(first.start(), &gave_up));
+  waited = causal::rt::monotonicNs() - start;
+  EXPECT_TRUE(gave_up);
+  EXPECT_GE(waited, CAUSAL_GRACE_PERIOD_WAIT_NS);
+  ResolvedAddress r;
+  EXPECT_FALSE(registry->resolve(code + 0x41, &r)) << "retired all the same";
+
+  // The reader given up on is not waited for again; a new one is.
+  ASSERT_TRUE(registry->unregisterModule(second.start(), &gave_up));
+  EXPECT_FALSE(gave_up);
+  registry->endRead();
 }
 
 long residentKiB() {

@@ -358,29 +358,40 @@ TEST_F(PathsTest, ThreeCallersGetThreePathsWithExactCallsAndWallShares) {
 // would time only the short calls and read about a quarter. Calls and
 // samples are counted for every call.
 TEST_F(PathsTest, SampledTimesEstimateEveryCallsTimeWithoutBias) {
-  uint64_t cpu[2] = {0, 0};
-  for (int sampled : {0, 1}) {
-    SCOPED_TRACE(sampled ? "1 call in 16 timed" : "every call timed");
-    std::map<std::string, std::string> env = {
-        {"CAUSAL_PATHS", "all"}, {"CAUSAL_PATHS_CPU_CLOCK", "1"}, {"CAUSAL_EXPERIMENTS", "0"}};
-    if (!sampled)
-      env["CAUSAL_PATHS_TIME_ONE_IN"] = "1";
-    unlink(pathsFile().c_str());
-    run("alternating", env);
-    PathRun r = onlyRun();
-    EXPECT_EQ(r.begin.time_one_in, sampled ? 16u : 1u);
-    std::vector<const Path *> paths = r.pathsOf("helper(int)");
-    ASSERT_EQ(paths.size(), 1u) << r.describe();
-    EXPECT_EQ(paths[0]->head.calls, 40000u);
-    EXPECT_EQ(paths[0]->head.blocked_ns, 0u);
-    EXPECT_GE(paths[0]->head.wall_ns, paths[0]->head.cpu_ns / 2);
-    cpu[sampled] = paths[0]->head.cpu_ns;
+  // Up to three attempts of the pair of runs. In a VM that reports no steal
+  // time, the time the host keeps the vCPU is the thread's CPU time
+  // (test/lit/Inputs/attempts.py): charged to one timed call of the sampled
+  // run it counts 16 times. One CI run read 1.17 so; a bias reads 0.29 (a
+  // stride) or 0.06 (no weight) on every attempt.
+  double ratio = 0;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    uint64_t cpu[2] = {0, 0};
+    for (int sampled : {0, 1}) {
+      SCOPED_TRACE(sampled ? "1 call in 16 timed" : "every call timed");
+      std::map<std::string, std::string> env = {
+          {"CAUSAL_PATHS", "all"}, {"CAUSAL_PATHS_CPU_CLOCK", "1"}, {"CAUSAL_EXPERIMENTS", "0"}};
+      if (!sampled)
+        env["CAUSAL_PATHS_TIME_ONE_IN"] = "1";
+      unlink(pathsFile().c_str());
+      run("alternating", env);
+      PathRun r = onlyRun();
+      EXPECT_EQ(r.begin.time_one_in, sampled ? 16u : 1u);
+      std::vector<const Path *> paths = r.pathsOf("helper(int)");
+      ASSERT_EQ(paths.size(), 1u) << r.describe();
+      EXPECT_EQ(paths[0]->head.calls, 40000u);
+      EXPECT_EQ(paths[0]->head.blocked_ns, 0u);
+      EXPECT_GE(paths[0]->head.wall_ns, paths[0]->head.cpu_ns / 2);
+      cpu[sampled] = paths[0]->head.cpu_ns;
+    }
+    ASSERT_GT(cpu[0], 40000u * 10000u) << "at least 2 and 18 us a call, in turn";
+    // The sampled estimate's own error (2.4 %) and the two runs' difference
+    // (the same calls took 457-490 ms of CPU time in 8 runs here): the ratio
+    // read 0.93-1.04 in 8 runs; a stride reads 0.29, no weight 0.06.
+    ratio = double(cpu[1]) / double(cpu[0]);
+    if (std::fabs(ratio - 1.0) <= 0.15)
+      break;
   }
-  ASSERT_GT(cpu[0], 40000u * 10000u) << "at least 2 and 18 us a call, in turn";
-  // The sampled estimate's own error (2.4 %) and the two runs' difference
-  // (the same calls took 457-490 ms of CPU time in 8 runs here): the ratio
-  // read 0.93-1.04 in 8 runs; a stride reads 0.29, no weight 0.06.
-  EXPECT_NEAR(double(cpu[1]) / double(cpu[0]), 1.0, 0.15);
+  EXPECT_NEAR(ratio, 1.0, 0.15);
 }
 
 // Calls of the same work (a multiply chain), 1,000 from callerA and 1,000

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ExperimentPolicy.h"
 #include "ProfileParse.h"
 #include "RunTarget.h"
 #include "Sanitizers.h"
@@ -18,8 +19,12 @@
 
 #include <gtest/gtest.h>
 
+#include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <map>
 #include <sstream>
@@ -227,15 +232,159 @@ TEST_F(SleepHooksTest, APauseCountsAllOfItsTime) {
   // What a pause counts as paused is its overshoot carried to the next one;
   // time it takes beyond that is delay that no count knows of. The resume
   // of the sampler at the end of a spin took 5-12 us on the 2-vCPU VMs
-  // (an ioctl of the perf event) and was left out; a hook call with nothing
-  // owed takes well under a microsecond. 2 us of slack over the plain call:
-  // medians, so a preemption in some calls does not decide.
+  // (an ioctl of the perf event) and was left out of every pause. A cost
+  // left out of every pause shows in the low tail; the median does not tell
+  // it from the host: on these VMs the same code ran at 0.3-0.5 us a call in
+  // some runs and at 2-3.5 us in others, whole runs at a time, the plain call
+  // 3x slower with it (medians of 60, 4 runs in 10 on an idle host). The
+  // 10th percentile was 0.25-0.47 us in the fast runs and 0.7-1.3 us in the
+  // slow ones; with the resume left out (the clock read before it), 4.7-8.1
+  // us in 13 runs of 14 and 1.2 us in one. 3 us of slack over the plain
+  // call's.
   TargetResult r = run({"pause-span"}, delaysEnv("10"));
   ASSERT_TRUE(r.exited && r.status == 0) << exitDescription(r) << r.out << r.err;
   EXPECT_GE(outputValue(r.out, "pauses"), 20u) << r.out;
-  EXPECT_LE(outputValue(r.out, "uncounted_median_ns"),
-            outputValue(r.out, "plain_median_ns") + 2000u)
+  ASSERT_NE(r.out.find("uncounted_p10_ns="), std::string::npos) << r.out;
+  ASSERT_NE(r.out.find("plain_p10_ns="), std::string::npos) << r.out;
+  EXPECT_LE(outputValue(r.out, "uncounted_p10_ns"), outputValue(r.out, "plain_p10_ns") + 3000u)
       << r.out;
+}
+
+// Processes that spin until the object goes away, one on each CPU the test
+// may use: other processes' load. Pinned: left to the scheduler, two of them
+// at times shared one CPU and left the other to the program's busy thread,
+// which then waited for no one (running=1.00, waiting=0.03-0.06 in some
+// experiments of 4 runs in 10).
+class CpuHogs {
+public:
+  explicit CpuHogs(const cpu_set_t &allowed) {
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+      if (!CPU_ISSET(cpu, &allowed))
+        continue;
+      pid_t pid = fork();
+      if (pid == 0) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        sched_setaffinity(0, sizeof one, &one);
+        for (volatile unsigned long x = 0;; x = x + 1)
+          ;
+      }
+      if (pid > 0)
+        pids_.push_back(pid);
+    }
+  }
+  ~CpuHogs() {
+    for (pid_t pid : pids_)
+      kill(pid, SIGKILL);
+    for (pid_t pid : pids_)
+      waitpid(pid, nullptr, 0);
+  }
+
+private:
+  std::vector<pid_t> pids_;
+};
+
+// Experiments of the profile at |path| whose threads waited for CPUs that
+// other processes held (the runtime's rule, processWaitsForOthers).
+int experimentsThatWaitedForOthers(const std::string &path) {
+  int count = 0;
+  for (const causal::test::ProfileRecord &record :
+       causal::test::parseProfile(causal::test::readFile(path), nullptr))
+    if (record.type == "experiment" &&
+        causal::rt::processWaitsForOthers(std::stod(record.fields.at("cpus")),
+                                          std::stod(record.fields.at("running")),
+                                          std::stod(record.fields.at("waiting"))))
+      ++count;
+  return count;
+}
+
+// The runtime's count (CAUSAL_VERBOSE's "pauses:" line) of pauses that slept
+// because the last experiment's threads, or the start-up probe's, waited for
+// CPUs other processes held; -1 if the line is missing.
+long pausesBesideOtherProcesses(const std::string &err) {
+  size_t at = err.find("pauses: ");
+  unsigned long long all = 0, competing = 0, idle = 0, beside = 0;
+  if (at == std::string::npos ||
+      sscanf(err.c_str() + at,
+             "pauses: %llu, %llu of them spinning while competing for a CPU, %llu spinning on a "
+             "CPU that would idle, %llu sleeping",
+             &all, &competing, &idle, &beside) != 4)
+    return -1;
+  return long(beside);
+}
+
+TEST_F(SleepHooksTest, APauseSpinsWhileNoOtherThreadCouldUseTheCpu) {
+  // A pause that sleeps leaves its CPU idle when no other thread of the
+  // program could run there, and waking an idle vCPU makes the thread's next
+  // timer late, which the sped-up program would not be (docs/runtime.md,
+  // "pauses on CPUs that would idle"). Two CPUs: the busy thread on one, the
+  // payer on the other, main in a join: a pause that may spin at all spins
+  // through, never blocking (40 of 40 here; before, every one slept and spun
+  // its last 0.3 ms). With one more thread spinning beside them the CPU is
+  // wanted, and none spins through. Beside other processes' load the pauses
+  // sleep (the rule of the last experiment's spare CPU, and the next test's):
+  // a run where the runtime counted any such pause, or where fewer than 10
+  // could spin, has nothing to check.
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 2)
+    GTEST_SKIP() << "needs two CPUs";
+  std::map<std::string, std::string> env = delaysEnv("75");
+  env["CAUSAL_VERBOSE"] = "1";
+  TargetResult idle = run({"idle-pause", "idle"}, env);
+  ASSERT_TRUE(idle.exited && idle.status == 0) << exitDescription(idle) << idle.out << idle.err;
+  uint64_t through = outputValue(idle.out, "through"), tail = outputValue(idle.out, "tail");
+  // Pauses that sleep all through found no spare CPU (the last experiment's
+  // spare-CPU rule): other processes loaded the host (ctest -j2 ran another
+  // test beside this one: through=28 tail=12 slept=81). On a quiet host
+  // none does (slept=0 in 4 runs of 4).
+  if (through + tail < 10 || outputValue(idle.out, "slept") > through + tail)
+    GTEST_SKIP() << "the pauses slept: other processes kept the CPUs busy\n" << idle.out;
+  long beside = pausesBesideOtherProcesses(idle.err);
+  ASSERT_GE(beside, 0) << idle.err;
+  if (beside > 0)
+    GTEST_SKIP() << beside << " pauses slept where other processes wanted the CPUs\n" << idle.out;
+  EXPECT_GE(through, 3 * tail) << idle.out;
+  TargetResult wanted = run({"idle-pause", "wanted"}, delaysEnv("75"));
+  ASSERT_TRUE(wanted.exited && wanted.status == 0)
+      << exitDescription(wanted) << wanted.out << wanted.err;
+  EXPECT_LE(outputValue(wanted.out, "through"), 2u) << wanted.out;
+}
+
+TEST_F(SleepHooksTest, APauseDoesNotSpinThroughWhereOtherProcessesWouldUseTheCpu) {
+  // The same program beside as many spinning processes as it has CPUs: a
+  // CPU its pause leaves would run one of them, so no pause spins through
+  // (the runtime knows from the last experiment, whose threads waited for
+  // CPUs the other processes held). Before, the rule looked at the
+  // program's threads only and 40 of 40 pauses spun through here, taking
+  // the CPU from the other processes, which the sped-up program would not
+  // have done (bench/oversub's pool beside busy processes read 10-20 points
+  // high). Experiments of 30 ms: the payer starts 100 ms in, so its pauses
+  // go by what an experiment measured, not by the start-up probe's 20 ms,
+  // which may pass before the program's threads run (then it sees no wait,
+  // and under ASan 40 of 40 pauses of a 200 ms first experiment spun through
+  // in 1 run of 8).
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 2)
+    GTEST_SKIP() << "needs two CPUs";
+  std::map<std::string, std::string> env = delaysEnv("75");
+  env[CAUSAL_ENV_EXPERIMENT_NS] = "30000000";
+  TargetResult loaded;
+  {
+    CpuHogs hogs(allowed);
+    loaded = run({"idle-pause", "idle"}, env);
+  }
+  ASSERT_TRUE(loaded.exited && loaded.status == 0)
+      << exitDescription(loaded) << loaded.out << loaded.err;
+  int experiments = 0;
+  for (const causal::test::ProfileRecord &record :
+       causal::test::parseProfile(causal::test::readFile(dir_ + "/profile.coz"), nullptr))
+    experiments += record.type == "experiment";
+  int waited = experimentsThatWaitedForOthers(dir_ + "/profile.coz");
+  // Every experiment after the first (whose pauses go by the start-up probe)
+  // saw the other processes.
+  EXPECT_GE(waited + 1, experiments) << loaded.out;
+  EXPECT_LE(outputValue(loaded.out, "through"), 2u) << loaded.out;
 }
 
 TEST_F(SleepHooksTest, ASignalDuringThePaymentBeforeASleepInterruptsTheSleep) {

@@ -22,9 +22,9 @@
 //                    the debt, the pause, the result and the time it took
 //   pause-span       a thread runs up a debt of about 0.2 ms in raw sleeps (no
 //                    hook) and pays it in pthread_cond_signal (a waking hook);
-//                    prints the medians, over the calls that paused, of the
-//                    call's wall time less the time counted as paused, and of
-//                    the same call with nothing owed
+//                    prints the 10th percentile and the median, over the calls that
+//                    paused, of the call's wall time less the time counted as
+//                    paused, and of the same call with nothing owed
 //   progress         a thread's work alternates with a progress point visited
 //                    as the pass emits it (flag check, settle call,
 //                    increment); counts the visits at which the thread had
@@ -38,6 +38,13 @@
 //                    for MS ms. It reaches each visit still owing what was
 //                    inserted while it paid; prints the requests and the
 //                    visits made owing
+//   idle-pause idle|wanted
+//                    a busy thread runs busyLine; another runs up debts of
+//                    about 1.5 ms in raw sleeps and pays them in
+//                    pthread_cond_signal, while main waits in a join (idle)
+//                    or while one more thread spins outside busyLine
+//                    (wanted); prints how many pauses spun through, slept
+//                    and spun their last part, or slept
 //
 //===----------------------------------------------------------------------===//
 
@@ -909,11 +916,13 @@ int signalInPaymentMode() {
 
 // ---- pause-span: a pause counts all of its time ---------------------------------
 
-uint64_t median(std::vector<uint64_t> values) {
+// The value |percent| % of the way up the sorted |values|.
+uint64_t percentile(std::vector<uint64_t> values, size_t percent) {
   if (values.empty())
     return 0;
-  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
-  return values[values.size() / 2];
+  size_t at = values.size() * percent / 100;
+  std::nth_element(values.begin(), values.begin() + at, values.end());
+  return values[at];
 }
 
 int pauseSpanMode() {
@@ -941,8 +950,74 @@ int pauseSpanMode() {
   }
   g_stop = true;
   busy.join();
-  printf("pauses=%zu uncounted_median_ns=%llu plain_median_ns=%llu\n", uncounted.size(),
-         (unsigned long long)median(uncounted), (unsigned long long)median(plain));
+  printf("pauses=%zu uncounted_p10_ns=%llu uncounted_median_ns=%llu plain_p10_ns=%llu "
+         "plain_median_ns=%llu\n",
+         uncounted.size(), (unsigned long long)percentile(uncounted, 10),
+         (unsigned long long)percentile(uncounted, 50), (unsigned long long)percentile(plain, 10),
+         (unsigned long long)percentile(plain, 50));
+  return 0;
+}
+
+// ---- idle-pause: spin while no other thread could use the CPU ----------------
+
+void spinOutsideBusyLine() {
+  while (!g_stop.load(std::memory_order_relaxed))
+    causal::test::burnCpu(200000, 64);
+}
+
+// How each pause of about 1.5 ms was paid, from what the kernel says of the
+// thread: spun through (it never blocked: no voluntary context switch;
+// sched_yield is not one), slept and then spun its last part (a switch, and
+// CPU time), or slept (a switch, next to no CPU time: on a loaded machine
+// the pauses sleep, as they should when other processes would take the CPU).
+struct PauseKinds {
+  int through = 0, tail = 0, slept = 0;
+};
+
+long voluntarySwitches() {
+  rusage usage;
+  getrusage(RUSAGE_THREAD, &usage);
+  return usage.ru_nvcsw;
+}
+
+void idlePayer(PauseKinds *kinds) {
+  pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+  for (int i = 0; i < 600 && kinds->through + kinds->tail < 40; ++i) {
+    // 2 ms outside any hook: the busy thread's samples at 75 % make a debt
+    // of about 1.5 ms, paid in the waking hook below.
+    timespec ts = relative(2000000);
+    syscall(SYS_nanosleep, &ts, nullptr);
+    Delays before = Delays::now();
+    long switches = voluntarySwitches();
+    uint64_t cpu = causal::test::threadCpuNs();
+    pthread_cond_signal(&cond);
+    cpu = causal::test::threadCpuNs() - cpu;
+    switches = voluntarySwitches() - switches;
+    if (Delays::now().paused - before.paused < 500000)
+      continue;
+    if (switches == 0)
+      ++kinds->through;
+    else if (cpu >= 50000)
+      ++kinds->tail;
+    else
+      ++kinds->slept;
+  }
+}
+
+int idlePauseMode(bool wanted) {
+  std::thread busy(busyThread);
+  std::thread other;
+  if (wanted)
+    other = std::thread(spinOutsideBusyLine);
+  usleep(100000); // the first experiment is running
+  PauseKinds kinds;
+  std::thread payer(idlePayer, &kinds);
+  payer.join(); // main waits in a blocking call meanwhile
+  g_stop = true;
+  busy.join();
+  if (wanted)
+    other.join();
+  printf("through=%d tail=%d slept=%d\n", kinds.through, kinds.tail, kinds.slept);
   return 0;
 }
 
@@ -1063,5 +1138,7 @@ int main(int argc, char **argv) {
     return latencyEdgesMode(argc > 2 ? strtoull(argv[2], nullptr, 10) : 1500);
   if (!strcmp(mode, "late-debt"))
     return lateDebtMode(argc > 2 ? strtoull(argv[2], nullptr, 10) : 1500);
+  if (!strcmp(mode, "idle-pause"))
+    return idlePauseMode(argc > 2 && !strcmp(argv[2], "wanted"));
   return 2;
 }

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -449,6 +450,65 @@ static int longjmpMode(void) {
   return 0;
 }
 
+// CPU work with only |room| bytes of the thread's stack left below it, for a
+// range of rooms from just above the kernel's signal frame (AT_MINSIGSTKSZ)
+// up: a sample that lands there leaves a handler little stack. The thread's
+// stack is small so that the padding is one allocation.
+static __attribute__((noinline)) void spinHere(unsigned long iterations) {
+  for (unsigned long i = 0; i < iterations; ++i)
+    sink = sink * 6364136223846793005ul + i; // the edge's work
+}
+
+static __attribute__((noinline)) void spinWithRoom(char *low, size_t room,
+                                                  unsigned long iterations) {
+  char here;
+  size_t above = (size_t)(&here - low);
+  if (above <= room + 512) {
+    spinHere(iterations);
+    return;
+  }
+  volatile char pad[above - room - 256]; // spinHere's frame goes below it
+  pad[0] = 0;
+  spinHere(iterations);
+  pad[0]++;
+}
+
+struct StackEdge {
+  unsigned long iterations; // per depth
+  int depths;               // depths spun at
+};
+
+static void *stackEdgeWorker(void *arg) {
+  struct StackEdge *edge = arg;
+  pthread_attr_t attr;
+  void *low = NULL;
+  size_t size = 0;
+  pthread_getattr_np(pthread_self(), &attr);
+  pthread_attr_getstack(&attr, &low, &size);
+  pthread_attr_destroy(&attr);
+  size_t frame = getauxval(AT_MINSIGSTKSZ) ? getauxval(AT_MINSIGSTKSZ) : 2048;
+  for (size_t room = frame + 512; room <= frame + 12288; room += 256, edge->depths++)
+    spinWithRoom((char *)low, room, edge->iterations);
+  return NULL;
+}
+
+static int stackEdgeMode(double seconds_per_depth) {
+  // Iterations worth |seconds_per_depth| of CPU, measured here.
+  double start = nowSeconds();
+  spinHere(1000000);
+  double per_million = nowSeconds() - start;
+  unsigned long iterations = (unsigned long)(seconds_per_depth / per_million * 1e6);
+  struct StackEdge edge = {iterations > 1000 ? iterations : 1000, 0};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 256 << 10);
+  pthread_t thread;
+  pthread_create(&thread, &attr, stackEdgeWorker, &edge);
+  pthread_join(thread, NULL);
+  printf("spun at %d depths near the end of the stack\n", edge.depths);
+  return 0;
+}
+
 // ---- descriptors -------------------------------------------------------------
 
 // Opens |n| files and says which descriptors it got: the profiler's own
@@ -538,6 +598,8 @@ int main(int argc, char **argv) {
     return allBlocked();
   if (!strcmp(mode, "longjmp"))
     return longjmpMode();
+  if (!strcmp(mode, "stack-edge"))
+    return stackEdgeMode(argc > 2 ? atof(arg) : 0.02);
   if (!strcmp(mode, "open"))
     return openFiles(atoi(arg));
   if (!strcmp(mode, "close-all"))
