@@ -394,7 +394,10 @@ TEST_P(SamplerTest, ThreadChurnCancellationForkAndExitWithRunningThreadsAreSafe)
   EXPECT_EQ(startups, 5u) << "the parent and its four forked children, which end with _exit: "
                              "written as exit writes them";
   // 200 threads x 0.2 ms + 20 ms in main + the spinner: well over 40 ms.
-  EXPECT_GT(samplesAt(records, kSpinLine), 20u);
+  // The timer loses the short threads' samples (above), and on a loaded
+  // host most of the spinner's: 12-19 in 5 runs of 15 beside a build, where
+  // main's 20 ms alone make about 20.
+  EXPECT_GT(samplesAt(records, kSpinLine), std::string(GetParam()) == "timer" ? 10u : 20u);
 }
 
 TEST_P(SamplerTest, SignalHandlerNeverAllocates) {
