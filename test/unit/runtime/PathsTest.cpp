@@ -427,6 +427,12 @@ TEST_F(PathsTest, SampledTimesOfEqualCallsDoNotDependOnHowManyWereDrawn) {
     close += std::fabs(ratio - 1.0) <= 0.08;
     all += std::to_string(ratio) + " ";
   }
+  // Under TSan (every load and store of the calls instrumented) the calls'
+  // own CPU time varies too much for the ratio to tell the two estimates
+  // apart: 0.92-1.12 in CI, 4 of 7 within 8 %. The runs above still check
+  // the counts and run the paths under TSan.
+  if (causal::test::kThreadSanitizer)
+    GTEST_SKIP() << "TSan: the calls' CPU time varies too much to compare: " << all;
   EXPECT_GE(close, 5) << "callerA/callerB CPU time per run: " << all;
 }
 
