@@ -324,6 +324,19 @@ bool waitNs(uint64_t ns) {
   }
 }
 
+// The profiler thread reads images' line tables (file names, lines) as the
+// sample handlers do: counted as a reader, so that an image unloaded meanwhile
+// (dlclose) waits until it is done (ModuleRegistry::unregisterModule). Without
+// it, choosing a line while the program dlclosed a library read the unmapped
+// table (faults/dlopen-dlclose.test's plain run crashed 5 times in 60).
+struct ModuleTablesRead {
+  ModuleTablesRead() { g_setup.modules->beginRead(); }
+  ~ModuleTablesRead() { g_setup.modules->endRead(); }
+  ModuleTablesRead(const ModuleTablesRead &) = delete;
+  ModuleTablesRead &operator=(const ModuleTablesRead &) = delete;
+};
+
+// Call inside a ModuleTablesRead: the name lives in the image's table.
 const char *lineFile(uint64_t packed, uint32_t *line_number) {
   packed = lineOfTarget(packed); // a wait target's line
   uint32_t module = uint32_t(packed >> 32), line = uint32_t(packed);
@@ -338,6 +351,7 @@ const char *lineFile(uint64_t packed, uint32_t *line_number) {
 }
 
 bool inScope(uint64_t packed) {
+  ModuleTablesRead reading;
   uint32_t line_number;
   const char *file = lineFile(packed, &line_number);
   if (!file)
@@ -350,6 +364,7 @@ bool inScope(uint64_t packed) {
 }
 
 uint64_t findFixedLine() {
+  ModuleTablesRead reading;
   const ExperimentConfig &c = g_setup.config;
   for (uint32_t module = 0, used = g_setup.modules->slotsUsed(); module < used; ++module) {
     if (!g_setup.modules->isActive(module))
@@ -694,8 +709,11 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   // and its table may be gone by the time the record is written.
   static char selected_file[PATH_MAX];
   uint32_t line_number = 0;
-  const char *file = lineFile(line, &line_number);
-  formatTo(selected_file, sizeof selected_file, "%s", file ? file : "<unknown>");
+  {
+    ModuleTablesRead reading;
+    const char *file = lineFile(line, &line_number);
+    formatTo(selected_file, sizeof selected_file, "%s", file ? file : "<unknown>");
+  }
   static char selected_caller[CAUSAL_PATHS_CONTEXT_NAME_BYTES];
   uint32_t context = contextOf(line);
   formatTo(selected_caller, sizeof selected_caller, "%s", context ? pathContextName(context) : "");
