@@ -329,12 +329,6 @@ bool waitNs(uint64_t ns) {
 // (dlclose) waits until it is done (ModuleRegistry::unregisterModule). Without
 // it, choosing a line while the program dlclosed a library read the unmapped
 // table (faults/dlopen-dlclose.test's plain run crashed 5 times in 60).
-struct ModuleTablesRead {
-  ModuleTablesRead() { g_setup.modules->beginRead(); }
-  ~ModuleTablesRead() { g_setup.modules->endRead(); }
-  ModuleTablesRead(const ModuleTablesRead &) = delete;
-  ModuleTablesRead &operator=(const ModuleTablesRead &) = delete;
-};
 
 // Call inside a ModuleTablesRead: the name lives in the image's table.
 const char *lineFile(uint64_t packed, uint32_t *line_number) {
@@ -351,7 +345,7 @@ const char *lineFile(uint64_t packed, uint32_t *line_number) {
 }
 
 bool inScope(uint64_t packed) {
-  ModuleTablesRead reading;
+  ModuleTablesRead reading(*g_setup.modules);
   uint32_t line_number;
   const char *file = lineFile(packed, &line_number);
   if (!file)
@@ -364,7 +358,7 @@ bool inScope(uint64_t packed) {
 }
 
 uint64_t findFixedLine() {
-  ModuleTablesRead reading;
+  ModuleTablesRead reading(*g_setup.modules);
   const ExperimentConfig &c = g_setup.config;
   for (uint32_t module = 0, used = g_setup.modules->slotsUsed(); module < used; ++module) {
     if (!g_setup.modules->isActive(module))
@@ -710,7 +704,7 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   static char selected_file[PATH_MAX];
   uint32_t line_number = 0;
   {
-    ModuleTablesRead reading;
+    ModuleTablesRead reading(*g_setup.modules);
     const char *file = lineFile(line, &line_number);
     formatTo(selected_file, sizeof selected_file, "%s", file ? file : "<unknown>");
   }

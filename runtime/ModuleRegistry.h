@@ -141,6 +141,22 @@ private:
   std::atomic<uint32_t> abandoned_readers_{0}; // readers given up on (waitForReaders)
 };
 
+/// Counts the calling thread as a reader of |registry|'s tables for the
+/// scope (beginRead/endRead): unregisterModule, and with it a dlclose, waits
+/// until the scope ends before the table it reads is unmapped. Signal-safe.
+class ModuleTablesRead {
+public:
+  explicit ModuleTablesRead(const ModuleRegistry &registry) : registry_(registry) {
+    registry_.beginRead();
+  }
+  ~ModuleTablesRead() { registry_.endRead(); }
+  ModuleTablesRead(const ModuleTablesRead &) = delete;
+  ModuleTablesRead &operator=(const ModuleTablesRead &) = delete;
+
+private:
+  const ModuleRegistry &registry_;
+};
+
 } // namespace causal::rt
 
 #endif // CAUSAL_RUNTIME_MODULEREGISTRY_H

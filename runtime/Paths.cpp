@@ -884,7 +884,7 @@ template <class Visit> bool anyInlinedCaller(const char *text, Visit visit) {
 }
 
 // The line table's function of the call before return address |ret|, or null.
-// Call between g_modules.beginRead() and endRead().
+// Call inside a ModuleTablesRead.
 const char *callerFunction(uint64_t ret) {
   ResolvedAddress where;
   if (!ret || !g_modules.resolve(uintptr_t(ret) - 1, &where))
@@ -906,10 +906,11 @@ uint32_t pathContext(const char *inlined_at, const uint64_t *frames, uint32_t de
       return kFixedPathContext;
     }
     bool found = false;
-    g_modules.beginRead();
-    for (uint32_t i = 1; i < depth && !found; ++i)
-      found = namedByFixedGlob(callerFunction(frames[i]));
-    g_modules.endRead();
+    {
+      ModuleTablesRead reading(g_modules);
+      for (uint32_t i = 1; i < depth && !found; ++i)
+        found = namedByFixedGlob(callerFunction(frames[i]));
+    }
     if (found)
       g_fixed_context_matched.store(true, std::memory_order_relaxed);
     return found ? kFixedPathContext : 0;
@@ -922,11 +923,10 @@ uint32_t pathContext(const char *inlined_at, const uint64_t *frames, uint32_t de
     return id;
   if (depth < 2)
     return 0;
-  g_modules.beginRead();
+  ModuleTablesRead reading(g_modules);
   const char *caller = callerFunction(frames[1]);
   if (caller)
     id = contextId(caller, strlen(caller));
-  g_modules.endRead();
   return id;
 }
 
@@ -1647,18 +1647,19 @@ void retainFrame(uintptr_t address) {
   ResolvedAddress where;
   RetainedFrame frame = {address, 0, 0};
   char text[PATH_MAX + 32];
-  g_modules.beginRead();
-  if (g_modules.resolve(address, &where)) {
-    const causal_linetab_header *table = g_modules.table(where.module);
-    if (table && where.line < table->num_lines) {
-      const causal_linetab_line &line = causal_linetab_lines(table)[where.line];
-      const char *file = causal_linetab_file(table, line.file_index);
-      frame.location = retainText(text, formatLocation(text, sizeof(text), file, line.line));
-      const char *function = causal_linetab_function(table, where.line);
-      frame.function = function ? retainText(function, strlen(function)) : 0;
+  {
+    ModuleTablesRead reading(g_modules);
+    if (g_modules.resolve(address, &where)) {
+      const causal_linetab_header *table = g_modules.table(where.module);
+      if (table && where.line < table->num_lines) {
+        const causal_linetab_line &line = causal_linetab_lines(table)[where.line];
+        const char *file = causal_linetab_file(table, line.file_index);
+        frame.location = retainText(text, formatLocation(text, sizeof(text), file, line.line));
+        const char *function = causal_linetab_function(table, where.line);
+        frame.function = function ? retainText(function, strlen(function)) : 0;
+      }
     }
   }
-  g_modules.endRead();
   if (!frame.location && !frame.function)
     return; // not an instrumented line: the writer names its image, if still mapped
   insertRetained(frame);
@@ -1703,20 +1704,20 @@ pf::Frame frameAt(uintptr_t address) {
   pf::Frame frame = {0, 0};
   char *text = g_text;
   ResolvedAddress where;
-  g_modules.beginRead();
-  if (g_modules.resolve(address, &where)) {
-    const causal_linetab_header *table = g_modules.table(where.module);
-    if (table && where.line < table->num_lines) {
-      const causal_linetab_line &line = causal_linetab_lines(table)[where.line];
-      const char *file = causal_linetab_file(table, line.file_index);
-      size_t length = formatLocation(text, sizeof(g_text), file, line.line);
-      frame.location = defineString(text, length);
-      frame.function = textString(causal_linetab_function(table, where.line));
+  {
+    ModuleTablesRead reading(g_modules);
+    if (g_modules.resolve(address, &where)) {
+      const causal_linetab_header *table = g_modules.table(where.module);
+      if (table && where.line < table->num_lines) {
+        const causal_linetab_line &line = causal_linetab_lines(table)[where.line];
+        const char *file = causal_linetab_file(table, line.file_index);
+        size_t length = formatLocation(text, sizeof(g_text), file, line.line);
+        frame.location = defineString(text, length);
+        frame.function = textString(causal_linetab_function(table, where.line));
+      }
+      return frame;
     }
-    g_modules.endRead();
-    return frame;
   }
-  g_modules.endRead();
   if (const RetainedFrame *kept = findRetained(address)) {
     if (kept->location)
       frame.location = textString(g_retained_text + kept->location - 1);

@@ -267,18 +267,20 @@ bool writeProfileSoFar() {
   bool written = false;
   if (!g_profile_written.load(std::memory_order_acquire)) {
     int saved_errno = errno;
-    g_modules.beginRead(); // an image unloaded meanwhile waits for the part
-    const char *experiments = nullptr;
-    size_t size = 0;
-    // Not borrowed (the experiment thread appends to them): they go into a
-    // later part.
-    bool borrowed = borrowPendingRecords(&experiments, &size);
-    int error =
-        appendProfileSignalSafe(g_config.output_path, g_modules,
-                                blockNow(experiments, size, false, accountSamples(g_threads)));
-    if (borrowed)
-      returnPendingRecords(/*written=*/!error);
-    g_modules.endRead();
+    int error;
+    {
+      ModuleTablesRead reading(g_modules); // an image unloaded meanwhile waits for the part
+      const char *experiments = nullptr;
+      size_t size = 0;
+      // Not borrowed (the experiment thread appends to them): they go into a
+      // later part.
+      bool borrowed = borrowPendingRecords(&experiments, &size);
+      error =
+          appendProfileSignalSafe(g_config.output_path, g_modules,
+                                  blockNow(experiments, size, false, accountSamples(g_threads)));
+      if (borrowed)
+        returnPendingRecords(/*written=*/!error);
+    }
     noteBlockWritten(error);
     written = !error;
     errno = saved_errno;

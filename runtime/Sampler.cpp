@@ -241,16 +241,17 @@ __attribute__((noinline)) void handleSample(ThreadState *state, siginfo_t *info,
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
   // CPU time of the handler (CAUSAL_VERBOSE only: costs two system calls).
   uint64_t started = g_setup.verbose ? threadCpuNs() : 0;
-  g_setup.modules->beginRead();
-  if (state->kind == SamplerKind::Perf && isPerfSampleSignal(info)) {
-    processPerfSample(state, ucontext);
-    if (g_setup.experiments)
-      updateDelayScale(state);
-    rearmPerfEvent(state, info);
-  } else if (info && info->si_code == SI_TIMER) {
-    processTimerTick(state, info, ucontext);
+  {
+    ModuleTablesRead reading(*g_setup.modules);
+    if (state->kind == SamplerKind::Perf && isPerfSampleSignal(info)) {
+      processPerfSample(state, ucontext);
+      if (g_setup.experiments)
+        updateDelayScale(state);
+      rearmPerfEvent(state, info);
+    } else if (info && info->si_code == SI_TIMER) {
+      processTimerTick(state, info, ucontext);
+    }
   }
-  g_setup.modules->endRead();
   // The kernel signals every perf sample when O_ASYNC is set (it ignores
   // wakeup_events for fasync notification), and a CPU-time timer signals
   // each expiration: batches of CAUSAL_SAMPLE_BATCH are formed here.

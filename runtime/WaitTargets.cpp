@@ -34,9 +34,11 @@ uint64_t lineOfCall(ThreadState *state, uint64_t caller) {
   if (state->wait_call_pc == caller)
     return state->wait_call_line;
   ResolvedAddress where;
-  g_modules.beginRead();
-  bool found = g_modules.resolve(uintptr_t(caller - 1), &where); // the call instruction
-  g_modules.endRead();
+  bool found;
+  {
+    ModuleTablesRead reading(g_modules);
+    found = g_modules.resolve(uintptr_t(caller - 1), &where); // the call instruction
+  }
   uint64_t line =
       found && where.line <= kLineIndexMask ? packLine(where.module, where.line) : kNoLine;
   state->wait_call_pc = caller;

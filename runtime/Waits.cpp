@@ -142,7 +142,7 @@ uint32_t lineString(uint64_t address) {
   if (address == 0)
     return 0;
   ResolvedAddress where;
-  g_modules.beginRead();
+  ModuleTablesRead reading(g_modules);
   bool found = g_modules.resolve(uintptr_t(address), &where);
   uint32_t id = 0;
   if (found) {
@@ -156,7 +156,6 @@ uint32_t lineString(uint64_t address) {
       id = defineString(key, text, length);
     }
   }
-  g_modules.endRead();
   return id;
 }
 
