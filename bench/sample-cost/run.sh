@@ -18,10 +18,17 @@
 #   request's mean latency as the program measures it), built with -fcausal-profile, run with
 #   CAUSAL_DISABLE=1 and under `causal run --no-experiments` (sampling only, no delay) with
 #   each sampler and period: the latency the sampling alone adds.
-#   Run time: about 1.5 min by default on 2 CPUs.
+#   Part 3, what a sampler costs each context switch (sample_cost_probe's hand-offs): two
+#   threads pinned to one CPU hand a token to each other --handoffs times through two
+#   semaphores, each thread with its own sampler (none, a perf task clock that only counts,
+#   the runtime's perf sampler at 1 ms, the CPU-time timer at 1 ms): wall time per hand-off.
+#   A perf event that samples a software clock stops and restarts a high-resolution timer
+#   at every switch of its thread.
+#   Run time: about 2 min by default on 2 CPUs.
 #
 # usage: bench/sample-cost/run.sh [--build-dir DIR] [--cache-dir DIR] [--budget-s N] [--quick]
 #                                 [--reps N] [--iterations N] [--periods "NS ..."]
+#                                 [--handoffs N]
 #   --build-dir  causal build tree (default: $CAUSAL_BUILD_DIR, else ../../build relative to
 #                this script)
 #   --cache-dir  programs and results (default: <build-dir>/bench-cache/sample-cost)
@@ -30,23 +37,27 @@
 #   --reps       runs of each source, period and program variant (default 5)
 #   --iterations steps of the probe's work (default 200000000, about 0.35 s of CPU here)
 #   --periods    sample periods in ns (default: 100000 250000 1000000 4000000)
+#   --handoffs   part 3's hand-offs per run (default 200000)
 # Results: stdout and <cache-dir>/results.md (Markdown), raw runs in <cache-dir>/probe.tsv
-# and <cache-dir>/latency.tsv.
+# <cache-dir>/latency.tsv and <cache-dir>/handoffs.tsv.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
 reps=5 iterations=200000000 periods="100000 250000 1000000 4000000" quick=0 budget=""
+handoffs=200000
 bench_args "--budget-s=budget --quick=quick! --reps=reps --iterations=iterations \
---periods=periods" "$@"
+--periods=periods --handoffs=handoffs" "$@"
 if [ "$quick" = 1 ]; then
   reps=1
   iterations=$((iterations / 10))
+  handoffs=$((handoffs / 10))
 fi
 bench_positive --reps "$reps"
 bench_positive --iterations "$iterations"
+bench_positive --handoffs "$handoffs"
 for period in $periods; do bench_positive --periods "$period"; done
 bench_setup sample-cost "" bin/causal bin/causal-clang
-"$clang" -O1 -Wall -o "$cache/sample_cost_probe" "$here/sample_cost_probe.c"
+"$clang" -O1 -Wall -pthread -o "$cache/sample_cost_probe" "$here/sample_cost_probe.c"
 "$build/bin/causal-clang" -fcausal-profile -O2 -I"$src/include" -pthread \
   "$src/bench/accuracy/closedloop.c" -o "$cache/closedloop"
 requests=300
@@ -84,11 +95,18 @@ for ((run = 0; run < reps; run++)); do
   done
   rm -f "$cache/closedloop.coz"
 done
+
+bench_fresh_runs "$cache/handoffs.tsv" 'source\tperiod\twall_ns\tcpu_ns\tsamples'
+for ((run = 0; run < reps; run++)); do
+  for source in none perf-count perf-signal timer; do
+    "$cache/sample_cost_probe" "$source" 1000000 "$handoffs" handoffs >>"$cache/handoffs.tsv"
+  done
+done
 load_after="$(bench_load)"
 
 bench_context_header "$started" "$load_before" "$load_after" \
-  "$reps runs of each, interleaved; probe: $iterations steps of work; closed loop: $requests requests per client"
-python3 - "$cache/probe.tsv" "$cache/latency.tsv" >"$cache/results.md" <<'PY'
+  "$reps runs of each, interleaved; probe: $iterations steps of work; closed loop: $requests requests per client; $handoffs hand-offs"
+python3 - "$cache/probe.tsv" "$cache/latency.tsv" "$cache/handoffs.tsv" "$handoffs" >"$cache/results.md" <<'PY'
 import os, statistics, sys
 from collections import defaultdict
 print(os.environ["BENCH_HEADER"].replace("\n", "  \n"))
@@ -135,5 +153,26 @@ for (sampler, period), values in sorted(latency.items(), key=lambda kv: (kv[0][1
     value = statistics.median(values)
     print("| %s | %g | %.3f | %+.1f %% |" % (sampler, period / 1e3, value / 1e6,
                                              100 * (value / off - 1)))
+print()
+handoffs = defaultdict(list)
+for line in list(open(sys.argv[3]))[1:]:
+    source, period, wall, cpu, samples = line.split("\t")
+    handoffs[source].append(int(wall))
+count = int(sys.argv[4])
+names = {"none": "none", "perf-count": "perf task clock, counting only",
+         "perf-signal": "perf task clock, a sample every 1 ms (the runtime's)",
+         "timer": "CPU-time timer, every 1 ms"}
+print("Part 3, hand-offs between two threads on one CPU (two context switches each), each")
+print("thread with its own sampler: wall time, median of the runs.")
+print()
+print("| sampler on each thread | wall time (s) | per hand-off (us) | added per switch (us) |")
+print("|---|---:|---:|---:|")
+base = statistics.median(handoffs["none"]) if handoffs["none"] else float("nan")
+for source in ("none", "perf-count", "perf-signal", "timer"):
+    if not handoffs[source]:
+        continue
+    wall = statistics.median(handoffs[source])
+    print("| %s | %.2f | %.1f | %+.1f |" % (names[source], wall / 1e9, wall / count / 1e3,
+                                           (wall - base) / count / 2 / 1e3))
 PY
 cat "$cache/results.md"
