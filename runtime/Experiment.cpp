@@ -560,8 +560,8 @@ bool runningThreadOwesDelays(uint64_t now) {
 // ---- How saturated the process is (docs/runtime.md) ------------------------
 
 struct SchedTotals {
-  uint64_t wait_ns = 0;           // run-queue time of all sampled threads
-  uint64_t competing_samples = 0; // samples of the threads that competed for a CPU
+  uint64_t wait_ns = 0;          // run-queue time of all sampled threads
+  uint64_t competing_cpu_ns = 0; // CPU time of the threads that competed for a CPU (no spins)
 };
 
 std::atomic<uint64_t> g_experiment_epoch{0};
@@ -571,7 +571,7 @@ std::atomic<uint64_t> g_experiment_epoch{0};
 std::atomic<bool> g_process_oversubscribed{false};
 // What threads that ended during the experiment contributed (threadEnds).
 std::atomic<uint64_t> g_ended_wait_ns{0};
-std::atomic<uint64_t> g_ended_competing_samples{0};
+std::atomic<uint64_t> g_ended_competing_cpu_ns{0};
 
 // Adds what the scheduler did with |state|'s thread since the experiment
 // started (all of it for a thread born since) to |totals|; |start|: records
@@ -581,11 +581,11 @@ void watchThread(ThreadState *state, uint64_t epoch, bool start, SchedTotals *to
   pid_t tid = threadId(state);
   if (!tid || !readSchedStat(tid, &now))
     return;
-  // Written by the owning thread's handler; an aligned 64-bit load is not torn.
-  uint64_t samples = __atomic_load_n(&state->samples, __ATOMIC_RELAXED);
+  // Written by the owning thread; an aligned 64-bit load is not torn.
+  uint64_t unsampled = __atomic_load_n(&state->unsampled_ns, __ATOMIC_RELAXED);
   if (start) {
     state->watch_stat = now;
-    state->watch_samples = samples;
+    state->watch_unsampled_ns = unsampled;
     __atomic_store_n(&state->watch_epoch, epoch, __ATOMIC_RELEASE);
     return;
   }
@@ -596,9 +596,15 @@ void watchThread(ThreadState *state, uint64_t epoch, bool start, SchedTotals *to
   totals->wait_ns += wait;
   __atomic_store_n(&state->window_runnable_ns, cpu + wait, __ATOMIC_RELAXED);
   __atomic_store_n(&state->cpu_share_scale_x1024, cpuShareScaleX1024(cpu, wait), __ATOMIC_RELAXED);
-  if (wait > cpu / CAUSAL_COMPETING_WAIT_DIVISOR)
-    totals->competing_samples +=
-        samples - (same && samples >= state->watch_samples ? state->watch_samples : 0);
+  if (wait > cpu / CAUSAL_COMPETING_WAIT_DIVISOR) {
+    // Its CPU time as the scheduler counts it, system calls included (they
+    // hold the CPU as the program's code does; perf samples user mode only),
+    // less its pauses' spins (the sampler's suspended CPU time).
+    uint64_t spun =
+        unsampled -
+        (same && unsampled >= state->watch_unsampled_ns ? state->watch_unsampled_ns : 0);
+    totals->competing_cpu_ns += cpu > spun ? cpu - spun : 0;
+  }
 }
 
 // Over the sampled threads: starts watching (|start|) or sums what happened
@@ -607,7 +613,7 @@ SchedTotals watchScheduler(uint64_t epoch, bool start) {
   SchedTotals totals;
   if (start) {
     g_ended_wait_ns.store(0, std::memory_order_relaxed);
-    g_ended_competing_samples.store(0, std::memory_order_relaxed);
+    g_ended_competing_cpu_ns.store(0, std::memory_order_relaxed);
   }
   for (uint32_t i = 0, used = g_setup.threads->slotsUsed(); i < used; ++i) {
     ThreadState *state = g_setup.threads->slot(i);
@@ -615,7 +621,7 @@ SchedTotals watchScheduler(uint64_t epoch, bool start) {
       watchThread(state, epoch, start, &totals);
   }
   totals.wait_ns += g_ended_wait_ns.load(std::memory_order_relaxed);
-  totals.competing_samples += g_ended_competing_samples.load(std::memory_order_relaxed);
+  totals.competing_cpu_ns += g_ended_competing_cpu_ns.load(std::memory_order_relaxed);
   return totals;
 }
 
@@ -684,8 +690,9 @@ void probeSaturation() {
   double waiting = elapsed ? double(sched.wait_ns) / double(elapsed) : 0;
   g_process_oversubscribed.store(processOversubscribed(cpus, running, waiting),
                                  std::memory_order_relaxed);
-  g_process_waits_for_others.store(processWaitsForOthers(cpus, running, waiting),
-                                   std::memory_order_relaxed);
+  g_process_waits_for_others.store(
+      processWaitsForOthers(cpus, running, probeWaitingForOthers(sched.wait_ns, elapsed)),
+      std::memory_order_relaxed);
   noteSpareCpu(cpus, elapsed, process_cpu, sched.wait_ns);
 }
 
@@ -839,10 +846,10 @@ uint64_t runExperiment(Rng &rng, uint64_t line, uint64_t length_ns) {
   double running =
       elapsed ? double(process_cpu - std::min(spun_cpu, process_cpu)) / double(elapsed) : 0;
   double waiting = elapsed ? double(sched.wait_ns) / double(elapsed) : 0;
-  // CPUs kept busy by the competing threads, measured in samples (the same
-  // unit as the selected samples' delay; spins are not sampled).
+  // CPUs kept busy by the competing threads: their CPU time, kernel time
+  // included, spins not.
   uint64_t shared_delay = sharedCpuDelay(
-      g_experiment.shared_cpu_delay_ns.load(std::memory_order_relaxed), sched.competing_samples,
+      g_experiment.shared_cpu_delay_ns.load(std::memory_order_relaxed), sched.competing_cpu_ns,
       g_experiment.delay_per_sample_ns.load(std::memory_order_relaxed), g_setup.period_ns, elapsed);
   uint64_t delay =
       g_experiment.global_delay_ns.load(std::memory_order_relaxed) - global_before + shared_delay;
@@ -1072,8 +1079,11 @@ void settleDelays(ThreadState *state) {
     }
     if (selected && window.competing) {
       // CPU time taken from the CPUs the competing threads share; no
-      // thread pauses for it (docs/runtime.md).
-      g_experiment.shared_cpu_delay_ns.fetch_add(selected, std::memory_order_relaxed);
+      // thread pauses for it (docs/runtime.md). Scaled for the samples the
+      // kernel did not deliver, as below: it is divided by CPU time, not by
+      // samples.
+      g_experiment.shared_cpu_delay_ns.fetch_add(selected * state->delay_scale_x1024 / 1024,
+                                                 std::memory_order_relaxed);
     } else if (selected) {
       // Scaled for the samples of this thread the kernel did not deliver
       // (Sampler.cpp, updateDelayScale): the others are delayed by the share
@@ -1162,7 +1172,7 @@ void threadEnds(ThreadState *state) {
   SchedTotals totals;
   watchThread(state, g_experiment_epoch.load(std::memory_order_relaxed), false, &totals);
   g_ended_wait_ns.fetch_add(totals.wait_ns, std::memory_order_relaxed);
-  g_ended_competing_samples.fetch_add(totals.competing_samples, std::memory_order_relaxed);
+  g_ended_competing_cpu_ns.fetch_add(totals.competing_cpu_ns, std::memory_order_relaxed);
 }
 
 void startExperiments() {

@@ -88,28 +88,35 @@ LatencyWindow latencyWindow(const LatencyCounts &start, const LatencyCounts &end
   return window;
 }
 
-uint64_t sharedCpuDelay(uint64_t shared_cpu_delay_ns, uint64_t competing_samples,
+uint64_t sharedCpuDelay(uint64_t shared_cpu_delay_ns, uint64_t competing_cpu_ns,
                         uint64_t delay_per_sample_ns, uint64_t period_ns, uint64_t elapsed_ns) {
   if (!shared_cpu_delay_ns || !delay_per_sample_ns || !period_ns || !elapsed_ns)
     return 0;
   // A thread counts as competing when its sample adds shared delay (its
   // recent run-queue time) and at the end of the experiment (its run-queue
   // time over the experiment); the two can disagree for a thread that
-  // competed only briefly. Counting its shared samples in B keeps the delay
-  // within speedup x elapsed: without it, 61 shared samples against 3
-  // counted made 302 ms of delay in a 100 ms experiment.
+  // competed only briefly. Counting its shared samples' CPU time in B keeps
+  // the delay within speedup x elapsed: without it, 61 shared samples against
+  // 3 counted made 302 ms of delay in a 100 ms experiment.
   uint64_t shared_samples = shared_cpu_delay_ns / delay_per_sample_ns;
-  uint64_t samples = std::max(competing_samples, shared_samples);
-  if (!samples)
+  unsigned __int128 busy_ns =
+      std::max<unsigned __int128>(competing_cpu_ns, (unsigned __int128)shared_samples * period_ns);
+  if (!busy_ns)
     return 0;
-  // delay / B, B = samples x period / elapsed (below one CPU: the
-  // competitors shared it with other processes), in integers.
+  // delay / B, B = busy CPU time / elapsed (below one CPU: the competitors
+  // shared it with other processes), in integers.
   unsigned __int128 scaled = (unsigned __int128)shared_cpu_delay_ns * elapsed_ns;
-  return uint64_t(scaled / ((unsigned __int128)samples * period_ns));
+  return uint64_t(scaled / busy_ns);
 }
 
 bool processOversubscribed(double cpus, double running, double waiting) {
   return cpus > 0 && running + waiting > cpus * CAUSAL_OVERSUBSCRIBED_PERCENT / 100.0;
+}
+
+double probeWaitingForOthers(uint64_t wait_ns, uint64_t elapsed_ns) {
+  if (!elapsed_ns || wait_ns < CAUSAL_SATURATION_PROBE_MIN_WAIT_NS)
+    return 0;
+  return double(wait_ns) / double(elapsed_ns);
 }
 
 bool processWaitsForOthers(double cpus, double running, double waiting) {

@@ -186,18 +186,28 @@ inline uint64_t creditedLocal(uint64_t local, uint64_t global_before, uint64_t g
 /// by threads that competed for CPUs: in a process whose runnable threads
 /// outnumber the CPUs they share, removing CPU time shortens the run by that
 /// time divided by the CPUs the competing threads kept busy on average,
-/// B = their samples x |period_ns| / |elapsed_ns|. docs/runtime.md derives
-/// it. The selected samples that added the shared delay (|shared_cpu_delay_ns|
-/// / |delay_per_sample_ns| of them) are competing samples too, whatever the
-/// end-of-experiment count |competing_samples| says: so the result never
-/// exceeds speedup x |elapsed_ns|. 0 when nothing was busy.
-uint64_t sharedCpuDelay(uint64_t shared_cpu_delay_ns, uint64_t competing_samples,
+/// B = |competing_cpu_ns| / |elapsed_ns|: their CPU time as the scheduler
+/// counts it, kernel time included (a thread's system calls hold a CPU as its
+/// own code does; perf samples user mode only, so B in samples left the
+/// kernel time out), pauses' spins excluded. docs/runtime.md derives it. The
+/// selected samples that added the shared delay (|shared_cpu_delay_ns| /
+/// |delay_per_sample_ns| of them, each a |period_ns| of CPU) are the
+/// competing threads' CPU time too, whatever the end-of-experiment count
+/// says: so the result never exceeds speedup x |elapsed_ns|. 0 when nothing
+/// was busy.
+uint64_t sharedCpuDelay(uint64_t shared_cpu_delay_ns, uint64_t competing_cpu_ns,
                         uint64_t delay_per_sample_ns, uint64_t period_ns, uint64_t elapsed_ns);
 
 /// Whether the process's threads outnumbered its CPUs over an experiment:
 /// |running| threads on a CPU and |waiting| for one, on average, more than
 /// CAUSAL_OVERSUBSCRIBED_PERCENT % of |cpus|.
 bool processOversubscribed(double cpus, double running, double waiting);
+
+/// The saturation probe's threads waiting for a CPU, on average, as it
+/// counts them for processWaitsForOthers: |wait_ns| of run-queue time over
+/// |elapsed_ns|, or none below CAUSAL_SATURATION_PROBE_MIN_WAIT_NS (one
+/// preemption in a probe of 20 ms is not other processes holding the CPUs).
+double probeWaitingForOthers(uint64_t wait_ns, uint64_t elapsed_ns);
 
 /// Whether the process's threads waited for CPUs that other processes held
 /// over an experiment: not oversubscribed (above), and |waiting| more than

@@ -49,7 +49,7 @@ static void resetState(ThreadState *state) {
   state->recent_cpu_ns = state->recent_wait_ns = 0;
   __atomic_store_n(&state->watch_epoch, 0, __ATOMIC_RELEASE);
   state->watch_stat = SchedStat();
-  state->watch_samples = 0;
+  state->watch_unsampled_ns = 0;
 }
 
 // New states come from chunks of kStatesPerChunk, carved lock-free (a

@@ -100,7 +100,7 @@ struct ThreadState {
                                           // by staying runnable, not by sleeping)?
   uint64_t watch_epoch;                   // experiment whose start the two below were read at
   SchedStat watch_stat;                   // schedstat then (profiler thread)
-  uint64_t watch_samples;                 // samples then
+  uint64_t watch_unsampled_ns;            // unsampled_ns then
   uint64_t window_runnable_ns;            // on a CPU or waiting, last experiment (profiler)
   uint32_t cpu_share_scale_x1024;         // 1 / its CPU share then, x1024 (profiler;
                                           // cpuShareScaleX1024, ExperimentPolicy.h)

@@ -219,6 +219,13 @@
  * this long to tell whether its threads outnumber its CPUs (the first
  * experiment has no last experiment to go by). */
 #define CAUSAL_SATURATION_PROBE_NS 20000000ull
+/* ... which finds that other processes hold the CPUs only when the process's
+ * threads waited for a CPU at least this long in all: one preemption (1-2.5
+ * ms on the test VMs) is a twentieth of the probe, and alone it made the
+ * first experiment's pauses sleep where they should have spun (1 probe in
+ * 80; 1 in 15 under ASan). Real sharing waits far longer: a thread beside a
+ * busy process waits about half the probe. */
+#define CAUSAL_SATURATION_PROBE_MIN_WAIT_NS 4000000ull
 /* A thread reads its schedstat (about 15 us) at most once per this many of
  * its samples, and only when it has a delay to add or to pay while the
  * process's threads outnumber its CPUs. */

@@ -264,27 +264,40 @@ TEST(ExperimentPolicyTest, FixedLineParsingAndMatching) {
 
 TEST(ExperimentPolicyTest, SharedCpuDelayDividesByTheCpusTheCompetitorsKeptBusy) {
   // 10 ms of speedup at 0.5 ms per 1 ms sample (s = 50 %) in a 500 ms
-  // experiment, taken from threads that kept 2 CPUs busy (1000 samples)
-  // shortens the run by 5 ms; from threads that got half a CPU (250
-  // samples), by 20 ms.
-  EXPECT_EQ(sharedCpuDelay(10000000, 1000, 500000, 1000000, 500000000), 5000000u);
-  EXPECT_EQ(sharedCpuDelay(10000000, 250, 500000, 1000000, 500000000), 20000000u);
-  EXPECT_EQ(sharedCpuDelay(0, 1000, 500000, 1000000, 500000000), 0u);
-  EXPECT_EQ(sharedCpuDelay(10000000, 1000, 0, 1000000, 500000000), 0u) << "s = 0: no delay";
+  // experiment, taken from threads that kept 2 CPUs busy (1 s of CPU time)
+  // shortens the run by 5 ms; from threads that got half a CPU (250 ms), by
+  // 20 ms.
+  EXPECT_EQ(sharedCpuDelay(10000000, 1000000000, 500000, 1000000, 500000000), 5000000u);
+  EXPECT_EQ(sharedCpuDelay(10000000, 250000000, 500000, 1000000, 500000000), 20000000u);
+  EXPECT_EQ(sharedCpuDelay(0, 1000000000, 500000, 1000000, 500000000), 0u);
+  EXPECT_EQ(sharedCpuDelay(10000000, 1000000000, 0, 1000000, 500000000), 0u) << "s = 0: no delay";
+}
+
+TEST(ExperimentPolicyTest, SharedCpuDelayCountsTheCompetitorsKernelTime) {
+  // Threads that spend half their CPU time in system calls (a pipeline of
+  // futex hand-offs) keep 2 CPUs busy with 1 s of CPU time in 500 ms, of
+  // which perf sampled 500 ms (user mode only): the 10 ms of speedup
+  // shortens the run by 5 ms, not the 10 ms that B counted in samples
+  // (1 CPU) gave.
+  EXPECT_EQ(sharedCpuDelay(10000000, 1000000000, 500000, 1000000, 500000000), 5000000u);
+  EXPECT_LT(sharedCpuDelay(10000000, 1000000000, 500000, 1000000, 500000000),
+            sharedCpuDelay(10000000, 500000000, 500000, 1000000, 500000000));
 }
 
 TEST(ExperimentPolicyTest, SharedCpuDelayNeverExceedsTheSpeedupOfTheWholeExperiment) {
   // 20 samples added shared delay but the end-of-experiment count saw only
-  // 5 competing samples: B is at least the 20 samples' (0.2 CPU over
-  // 100 ms), so the delay is at most s x elapsed = 50 ms, not 200 ms.
-  EXPECT_EQ(sharedCpuDelay(10000000, 5, 500000, 1000000, 100000000), 50000000u);
+  // 5 ms of competing CPU time: B is at least the 20 samples' (20 ms of CPU,
+  // 0.2 CPU over 100 ms), so the delay is at most s x elapsed = 50 ms, not
+  // 200 ms.
+  EXPECT_EQ(sharedCpuDelay(10000000, 5000000, 500000, 1000000, 100000000), 50000000u);
   EXPECT_EQ(sharedCpuDelay(10000000, 0, 500000, 1000000, 100000000), 50000000u);
   // Whatever the counts, delay <= s x elapsed.
-  for (uint64_t competing : {0, 1, 7, 19, 20, 21, 400})
+  for (uint64_t competing_ms : {0, 1, 7, 19, 20, 21, 400})
     for (uint64_t shared_samples : {1, 3, 20, 77})
-      EXPECT_LE(sharedCpuDelay(shared_samples * 250000, competing, 250000, 1000000, 100000000),
+      EXPECT_LE(sharedCpuDelay(shared_samples * 250000, competing_ms * 1000000, 250000, 1000000,
+                               100000000),
                 25000000u)
-          << competing << " competing, " << shared_samples << " shared";
+          << competing_ms << " ms competing, " << shared_samples << " shared";
 }
 
 TEST(ExperimentPolicyTest, ThreadsCompeteWhenTheyWaitForACpuMoreThanATwentiethOfTheirRun) {
@@ -324,6 +337,20 @@ TEST(ExperimentPolicyTest, WaitsForOtherProcessesOnlyWhenNotOversubscribed) {
   EXPECT_FALSE(processWaitsForOthers(2, 2.0, 0.0));
   EXPECT_FALSE(processWaitsForOthers(2, 2.0, 14.0)); // its own threads outnumber the CPUs
   EXPECT_FALSE(processWaitsForOthers(2, 0.0, 0.0));  // idle
+}
+
+TEST(ExperimentPolicyTest, OnePreemptionInTheProbeIsNotOtherProcessesHoldingTheCpus) {
+  const uint64_t ms = 1000000;
+  // One thread preempted once for 2 ms in the 20 ms probe: 0.1 waiting for
+  // 1.0 running would count as waiting for other processes; the probe does
+  // not count it.
+  EXPECT_TRUE(processWaitsForOthers(2, 1.0, 2.0 * ms / (20.0 * ms)));
+  EXPECT_EQ(probeWaitingForOthers(2 * ms, 20 * ms), 0.0);
+  EXPECT_FALSE(processWaitsForOthers(2, 1.0, probeWaitingForOthers(2 * ms, 20 * ms)));
+  // A thread beside a busy process waits about half the probe.
+  EXPECT_DOUBLE_EQ(probeWaitingForOthers(10 * ms, 20 * ms), 0.5);
+  EXPECT_TRUE(processWaitsForOthers(2, 1.0, probeWaitingForOthers(10 * ms, 20 * ms)));
+  EXPECT_EQ(probeWaitingForOthers(10 * ms, 0), 0.0);
 }
 
 TEST(ExperimentPolicyTest, CpuShareScaleIsTheInverseOfTheThreadsCpuShare) {

@@ -12,7 +12,10 @@
 //   delays MS T   T threads: one loops workUnit (visits "work"), the others
 //                 systemWork, for MS ms
 //   oversub MS T  the process pins itself to one CPU; T threads loop
-//                 workUnit (each visits "work") for MS ms
+//                 workUnitInUserMode (each visits "work") for MS ms
+//   oversubkernel MS T  as oversub, each thread alternating 200 us of
+//                 workUnitInUserMode with 200 us of kernel time (reads of
+//                 /dev/zero, outside any line)
 //   foreign MS H  the process pins itself to one CPU and spawns H busy
 //                 processes there (not the program's); one thread loops
 //                 workUnit (visits "work") for MS ms
@@ -45,6 +48,7 @@
 #include <condition_variable>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <memory>
 #include <mutex>
@@ -204,12 +208,47 @@ int oversubMode(uint64_t ms, int threads) {
   for (int i = 0; i < threads; ++i)
     workers.emplace_back([end] {
       while (nowNs() < end) {
-        workUnit(200000);
+        // In user mode: perf samples only that, and the shared-CPU delay
+        // divides by CPU time, system time included (docs/runtime.md).
+        workUnitInUserMode(200000);
         visit(g_image_a[0]);
       }
     });
   for (std::thread &t : workers)
     t.join();
+  printf("done\n");
+  return 0;
+}
+
+// Kernel time outside any instrumented line: reads of /dev/zero (the kernel
+// fills the buffer) until |cpu_ns| of the thread's CPU time went by.
+__attribute__((noinline)) void kernelWork(int zero, uint64_t cpu_ns) {
+  static thread_local char buffer[65536];
+  uint64_t start = causal::test::threadCpuNs();
+  while (causal::test::threadCpuNs() - start < cpu_ns)
+    if (read(zero, buffer, sizeof buffer) < 0)
+      break;
+}
+
+// As oversubMode, each thread alternating the selected line with as much
+// kernel time outside it.
+int oversubKernelMode(uint64_t ms, int threads) {
+  int zero = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+  if (zero < 0 || !pinToOneCpu())
+    return 1;
+  std::vector<std::thread> workers;
+  uint64_t end = nowNs() + ms * 1000000ull;
+  for (int i = 0; i < threads; ++i)
+    workers.emplace_back([end, zero] {
+      while (nowNs() < end) {
+        workUnitInUserMode(200000);
+        kernelWork(zero, 200000);
+        visit(g_image_a[0]);
+      }
+    });
+  for (std::thread &t : workers)
+    t.join();
+  close(zero);
   printf("done\n");
   return 0;
 }
@@ -543,6 +582,8 @@ int main(int argc, char **argv) {
     return delaysMode(arg, argc > 3 ? atoi(argv[3]) : 2);
   if (!strcmp(mode, "oversub"))
     return oversubMode(arg, argc > 3 ? atoi(argv[3]) : 4);
+  if (!strcmp(mode, "oversubkernel"))
+    return oversubKernelMode(arg, argc > 3 ? atoi(argv[3]) : 4);
   if (!strcmp(mode, "heartbeat"))
     return heartbeatMode(arg);
   if (!strcmp(mode, "foreign"))
