@@ -682,7 +682,7 @@ SamplerKind startThreadSampling(ThreadState *state, bool is_main_thread) {
   state->sample_stack_floor =
       state->stack.begin + std::min<uintptr_t>(CAUSAL_SAMPLE_STACK_RESERVE_BYTES, stack_size / 2);
   threadCpuSplit(&state->cpu_base_user_ns, &state->cpu_base_total_ns);
-  state->unsampled_ns = 0;
+  __atomic_store_n(&state->unsampled_ns, uint64_t(0), __ATOMIC_RELAXED); // the profiler reads it
   state->loss_window_samples = state->samples;
   state->loss_window_user_ns = state->cpu_base_user_ns;
   state->loss_window_total_ns = state->cpu_base_total_ns;
@@ -841,7 +841,8 @@ void resumeThreadSampling(ThreadState *state) {
   if (state->kind != SamplerKind::None && state->suspended_at_ns) {
     uint64_t now = threadCpuNs();
     if (now > state->suspended_at_ns)
-      state->unsampled_ns += now - state->suspended_at_ns;
+      __atomic_store_n(&state->unsampled_ns, state->unsampled_ns + (now - state->suspended_at_ns),
+                       __ATOMIC_RELAXED); // the profiler thread reads it (watchThread)
     state->suspended_at_ns = 0;
   }
   if (g_sampling_ended.load(std::memory_order_relaxed))

@@ -18,7 +18,8 @@ static void resetState(ThreadState *state) {
   state->first_period = false;
   state->in_handler = 0;
   state->cpu_base_user_ns = state->cpu_base_total_ns = 0;
-  state->unsampled_ns = state->suspended_at_ns = 0;
+  __atomic_store_n(&state->unsampled_ns, uint64_t(0), __ATOMIC_RELAXED); // the profiler reads it
+  state->suspended_at_ns = 0;
   state->suspended_by_period = false;
   state->loss_window_samples = state->loss_window_user_ns = 0;
   state->loss_window_total_ns = state->loss_window_unsampled_ns = 0;

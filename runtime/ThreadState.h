@@ -52,8 +52,9 @@ struct ThreadState {
 
   // ---- Samples expected (Sampler.cpp: CPU time the sampler covers) -------
   uint64_t cpu_base_user_ns, cpu_base_total_ns; // the thread's CPU time when sampling began
-  uint64_t unsampled_ns;                        // CPU time with sampling suspended (pauses)
-  uint64_t suspended_at_ns;                     // thread CPU time at the last suspend
+  uint64_t unsampled_ns;    // CPU time with sampling suspended (pauses); stored atomically (the
+                            // profiler thread reads it: watchThread)
+  uint64_t suspended_at_ns; // thread CPU time at the last suspend
   bool suspended_by_period; // perf: suspended by its period, the signal blocked (Sampler.cpp)
   // The last window of CAUSAL_LOSS_WINDOW_SAMPLES samples (Sampler.cpp,
   // updateDelayScale): where it began, and the delay scale it gave.
