@@ -1632,6 +1632,23 @@ void insertRetained(const RetainedFrame &frame) {
   ++g_retained_count;
 }
 
+// Calls |use|(file, line, function) with the instrumented line at |address|
+// while its image's table is read (the names live in it), if it has one;
+// returns whether a registered image holds |address|.
+template <typename Use> bool withLineAt(uintptr_t address, Use use) {
+  ModuleTablesRead reading(g_modules);
+  ResolvedAddress where;
+  if (!g_modules.resolve(address, &where))
+    return false;
+  const causal_linetab_header *table = g_modules.table(where.module);
+  if (table && where.line < table->num_lines) {
+    const causal_linetab_line &line = causal_linetab_lines(table)[where.line];
+    use(causal_linetab_file(table, line.file_index), line.line,
+        causal_linetab_function(table, where.line));
+  }
+  return true;
+}
+
 // Renders the frame of the call at |address| while its image is registered.
 void retainFrame(uintptr_t address) {
   if (findRetained(address))
@@ -1644,22 +1661,12 @@ void retainFrame(uintptr_t address) {
     g_retained_full_said = true;
     return;
   }
-  ResolvedAddress where;
   RetainedFrame frame = {address, 0, 0};
   char text[PATH_MAX + 32];
-  {
-    ModuleTablesRead reading(g_modules);
-    if (g_modules.resolve(address, &where)) {
-      const causal_linetab_header *table = g_modules.table(where.module);
-      if (table && where.line < table->num_lines) {
-        const causal_linetab_line &line = causal_linetab_lines(table)[where.line];
-        const char *file = causal_linetab_file(table, line.file_index);
-        frame.location = retainText(text, formatLocation(text, sizeof(text), file, line.line));
-        const char *function = causal_linetab_function(table, where.line);
-        frame.function = function ? retainText(function, strlen(function)) : 0;
-      }
-    }
-  }
+  withLineAt(address, [&](const char *file, uint32_t line, const char *function) {
+    frame.location = retainText(text, formatLocation(text, sizeof(text), file, line));
+    frame.function = function ? retainText(function, strlen(function)) : 0;
+  });
   if (!frame.location && !frame.function)
     return; // not an instrumented line: the writer names its image, if still mapped
   insertRetained(frame);
@@ -1703,21 +1710,11 @@ uint32_t g_function_names[CAUSAL_PATHS_MAX_FUNCTIONS]; // String ids, by functio
 pf::Frame frameAt(uintptr_t address) {
   pf::Frame frame = {0, 0};
   char *text = g_text;
-  ResolvedAddress where;
-  {
-    ModuleTablesRead reading(g_modules);
-    if (g_modules.resolve(address, &where)) {
-      const causal_linetab_header *table = g_modules.table(where.module);
-      if (table && where.line < table->num_lines) {
-        const causal_linetab_line &line = causal_linetab_lines(table)[where.line];
-        const char *file = causal_linetab_file(table, line.file_index);
-        size_t length = formatLocation(text, sizeof(g_text), file, line.line);
-        frame.location = defineString(text, length);
-        frame.function = textString(causal_linetab_function(table, where.line));
-      }
-      return frame;
-    }
-  }
+  if (withLineAt(address, [&](const char *file, uint32_t line, const char *function) {
+        frame.location = defineString(text, formatLocation(text, sizeof(g_text), file, line));
+        frame.function = textString(function);
+      }))
+    return frame;
   if (const RetainedFrame *kept = findRetained(address)) {
     if (kept->location)
       frame.location = textString(g_retained_text + kept->location - 1);

@@ -200,26 +200,6 @@ bool pinToOneCpu() {
   return sched_setaffinity(0, sizeof one, &one) == 0;
 }
 
-int oversubMode(uint64_t ms, int threads) {
-  if (!pinToOneCpu())
-    return 1;
-  std::vector<std::thread> workers;
-  uint64_t end = nowNs() + ms * 1000000ull;
-  for (int i = 0; i < threads; ++i)
-    workers.emplace_back([end] {
-      while (nowNs() < end) {
-        // In user mode: perf samples only that, and the shared-CPU delay
-        // divides by CPU time, system time included (docs/runtime.md).
-        workUnitInUserMode(200000);
-        visit(g_image_a[0]);
-      }
-    });
-  for (std::thread &t : workers)
-    t.join();
-  printf("done\n");
-  return 0;
-}
-
 // Kernel time outside any instrumented line: reads of /dev/zero (the kernel
 // fills the buffer) until |cpu_ns| of the thread's CPU time went by.
 __attribute__((noinline)) void kernelWork(int zero, uint64_t cpu_ns) {
@@ -230,25 +210,29 @@ __attribute__((noinline)) void kernelWork(int zero, uint64_t cpu_ns) {
       break;
 }
 
-// As oversubMode, each thread alternating the selected line with as much
+// |with_kernel_time|: each thread alternates the selected line with as much
 // kernel time outside it.
-int oversubKernelMode(uint64_t ms, int threads) {
-  int zero = open("/dev/zero", O_RDONLY | O_CLOEXEC);
-  if (zero < 0 || !pinToOneCpu())
+int oversubMode(uint64_t ms, int threads, bool with_kernel_time) {
+  int zero = with_kernel_time ? open("/dev/zero", O_RDONLY | O_CLOEXEC) : -1;
+  if ((with_kernel_time && zero < 0) || !pinToOneCpu())
     return 1;
   std::vector<std::thread> workers;
   uint64_t end = nowNs() + ms * 1000000ull;
   for (int i = 0; i < threads; ++i)
     workers.emplace_back([end, zero] {
       while (nowNs() < end) {
+        // In user mode: perf samples only that, and the shared-CPU delay
+        // divides by CPU time, system time included (docs/runtime.md).
         workUnitInUserMode(200000);
-        kernelWork(zero, 200000);
+        if (zero >= 0)
+          kernelWork(zero, 200000);
         visit(g_image_a[0]);
       }
     });
   for (std::thread &t : workers)
     t.join();
-  close(zero);
+  if (zero >= 0)
+    close(zero);
   printf("done\n");
   return 0;
 }
@@ -580,10 +564,8 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(mode, "delays"))
     return delaysMode(arg, argc > 3 ? atoi(argv[3]) : 2);
-  if (!strcmp(mode, "oversub"))
-    return oversubMode(arg, argc > 3 ? atoi(argv[3]) : 4);
-  if (!strcmp(mode, "oversubkernel"))
-    return oversubKernelMode(arg, argc > 3 ? atoi(argv[3]) : 4);
+  if (!strcmp(mode, "oversub") || !strcmp(mode, "oversubkernel"))
+    return oversubMode(arg, argc > 3 ? atoi(argv[3]) : 4, !strcmp(mode, "oversubkernel"));
   if (!strcmp(mode, "heartbeat"))
     return heartbeatMode(arg);
   if (!strcmp(mode, "foreign"))
