@@ -1,6 +1,9 @@
 // A lock convoy: "holder" takes the lock and keeps it 30 ms at a time;
 // three "waiter" threads wait for it. Their episodes are of kind Mutex,
-// woken by the holder at its unlock line. Prints a checksum; exit status 3.
+// woken by the holder at its unlock line. The holder lets the lock go only
+// once every waiter sleeps in its lock: on a loaded machine a waiter that
+// came late would find the lock free, or wait less than 30 ms. Prints a
+// checksum; exit status 3.
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -10,6 +13,7 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile int shared;
 static volatile int holder_ready;
+static volatile long waiter_tids[3];
 
 #include "spin_for.h"
 
@@ -19,6 +23,9 @@ static void *holder(void *arg) {
   for (int round = 0; round < 4; ++round) {
     pthread_mutex_lock(&lock);
     holder_ready = 1;
+    if (round == 0)
+      for (int i = 0; i < 3; ++i)
+        waitUntilSleeping(&waiter_tids[i]);
     spinFor(30 * 1000 * 1000);
     shared += 1;
     pthread_mutex_unlock(&lock); // UNLOCK_LINE
@@ -28,10 +35,10 @@ static void *holder(void *arg) {
 }
 
 static void *waiter(void *arg) {
-  (void)arg;
   pthread_setname_np(pthread_self(), "waiter");
   while (!holder_ready)
     ;
+  *(volatile long *)arg = syscall(SYS_gettid);
   pthread_mutex_lock(&lock); // LOCK_LINE
   shared += 10;
   pthread_mutex_unlock(&lock);
@@ -42,7 +49,7 @@ int main(void) {
   pthread_t h, w[3];
   pthread_create(&h, 0, holder, 0);
   for (int i = 0; i < 3; ++i)
-    pthread_create(&w[i], 0, waiter, 0);
+    pthread_create(&w[i], 0, waiter, (void *)&waiter_tids[i]);
   for (int i = 0; i < 3; ++i)
     pthread_join(w[i], 0);
   pthread_join(h, 0);
