@@ -1086,7 +1086,7 @@ void settleDelays(ThreadState *state) {
                                                  std::memory_order_relaxed);
     } else if (selected) {
       // Scaled for the samples of this thread the kernel did not deliver
-      // (Sampler.cpp, updateDelayScale): the others are delayed by the share
+      // (Sampler.cpp, closeSampleWindows): the others are delayed by the share
       // of the line's CPU time, not by the share that was sampled; and by
       // the thread's CPU share when other processes hold its CPU.
       local += selected * state->delay_scale_x1024 / 1024 * share_scale_x1024 / 1024;

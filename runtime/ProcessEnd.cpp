@@ -142,9 +142,11 @@ void sayWhatHappened(const SampleAccount &account) {
           (unsigned long long)counters.near_stack_end.load(), (unsigned long long)signals,
           signals ? double(handler_ns) / double(signals) / 1000.0 : 0.0, g_config.output_path);
   message("samples expected from the sampled threads' CPU time: %llu, arrived: %llu (%llu "
-          "threads sampled with the CPU-time timer); sample signal %d",
+          "threads sampled with the CPU-time timer, %llu of them moved from perf_event as they "
+          "switched often); sample signal %d",
           (unsigned long long)account.expected, (unsigned long long)account.arrived,
-          (unsigned long long)counters.timer_threads.load(), sampleSignal());
+          (unsigned long long)counters.timer_threads.load(),
+          (unsigned long long)counters.moved_to_timer.load(), sampleSignal());
   message(
       "experiments: %llu ns of delay inserted (global count), %llu ns paused by all "
       "threads (%llu ns of it runnable, competing for a CPU; %llu ns of CPU time spinning), %llu "

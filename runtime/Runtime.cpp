@@ -114,6 +114,7 @@ void giveSamplerItsSetup() {
   SamplerSetup sampler;
   sampler.requested = g_config.requested;
   sampler.period_ns = g_config.period_ns;
+  sampler.perf_switch_cost_ns = g_config.perf_switch_cost_ns;
   sampler.batch = g_config.batch;
   sampler.verbose = g_config.verbose;
   sampler.experiments = g_experiment_setup.config.enabled;
@@ -191,9 +192,11 @@ void initialize() {
   pathsControlFunctionsRegistered(); // those registered before: live control (PathsControl.h)
   startExperiments();
   if (g_config.verbose)
-    message("sampler: %s, period %llu ns, batch %u, unwinding reads %u bytes of stack; profile: %s",
+    message("sampler: %s, period %llu ns, batch %u, unwinding reads %u bytes of stack; a "
+            "context switch costs a perf-sampled thread %llu ns; profile: %s",
             processSamplerName(), (unsigned long long)g_config.period_ns, g_config.batch,
-            g_config.stack_copy_bytes, g_config.output_path);
+            g_config.stack_copy_bytes, (unsigned long long)perfSwitchCostNs(),
+            g_config.output_path);
 }
 
 __attribute__((constructor(101))) void runtimeConstructor() { initialize(); }

@@ -42,6 +42,9 @@ SampleCounters g_counters;
 
 // The sampler the process uses; decided by the first thread.
 std::atomic<SamplerKind> g_process_sampler{SamplerKind::None};
+// What a context switch costs a perf-sampled thread (ns; 0: no thread moves
+// to the timer): the setting, or measured when the first thread started perf.
+std::atomic<uint64_t> g_perf_switch_cost_ns{0};
 std::atomic<bool> g_sampler_decided{false};
 std::atomic<bool> g_said_thread_fallback{false};
 std::atomic<bool> g_said_thread_failure{false};
@@ -87,13 +90,18 @@ void recordSample(ThreadState *state, SampleOutcome outcome, const ResolvedAddre
 // ---- The signal handler ---------------------------------------------------
 
 // The calling thread's user and total CPU time (getrusage: the kernel's
-// precise runtime, split between user and system by its tick counts).
-void threadCpuSplit(uint64_t *user_ns, uint64_t *total_ns) {
+// precise runtime, split between user and system by its tick counts), and
+// its context switches, voluntary and not (if |switches|).
+void threadCpuSplit(uint64_t *user_ns, uint64_t *total_ns, uint64_t *switches = nullptr) {
   struct rusage usage;
   if (getrusage(RUSAGE_THREAD, &usage) != 0) {
     *user_ns = *total_ns = 0;
+    if (switches)
+      *switches = 0;
     return;
   }
+  if (switches)
+    *switches = uint64_t(usage.ru_nvcsw) + uint64_t(usage.ru_nivcsw);
   uint64_t user =
       uint64_t(usage.ru_utime.tv_sec) * 1000000000ull + uint64_t(usage.ru_utime.tv_usec) * 1000ull;
   uint64_t sys =
@@ -102,30 +110,57 @@ void threadCpuSplit(uint64_t *user_ns, uint64_t *total_ns) {
   *total_ns = user + sys;
 }
 
-// Every CAUSAL_LOSS_WINDOW_SAMPLES samples of a perf-sampled thread, while
-// experiments run: the samples that arrived against its user CPU time in
-// the window (the sampler's suspended time left out), and the scale of its
-// delays that follows (ExperimentPolicy.h, lostSampleScaleX1024). One
-// getrusage per window, in the handler (async-signal-safe).
-void updateDelayScale(ThreadState *state) {
-  uint64_t arrived = state->samples - state->loss_window_samples;
-  if (arrived < CAUSAL_LOSS_WINDOW_SAMPLES)
+void moveToTimer(ThreadState *state, uint64_t user_ns, uint64_t total_ns);
+
+// Two windows of a perf-sampled thread's samples, closed in the handler
+// with one getrusage (async-signal-safe) for both when both end:
+// - every CAUSAL_LOSS_WINDOW_SAMPLES samples while experiments run, the
+//   samples that arrived against its user CPU time in the window (the
+//   sampler's suspended time left out), and the scale of its delays that
+//   follows (ExperimentPolicy.h, lostSampleScaleX1024);
+// - every CAUSAL_PERF_SWITCH_WINDOW_SAMPLES samples with the auto sampler
+//   (and a switch cost known), what its context switches in the window cost
+//   it (perfSwitchesCostTooMuch): too much, and it moves to the CPU-time
+//   timer.
+void closeSampleWindows(ThreadState *state) {
+  uint64_t switch_cost = g_perf_switch_cost_ns.load(std::memory_order_relaxed);
+  bool loss_window = g_setup.experiments &&
+                     state->samples - state->loss_window_samples >= CAUSAL_LOSS_WINDOW_SAMPLES;
+  bool switch_window =
+      g_setup.requested == SamplerKind::None && switch_cost &&
+      state->samples - state->switch_window_samples >= CAUSAL_PERF_SWITCH_WINDOW_SAMPLES;
+  if (!loss_window && !switch_window)
     return;
-  uint64_t user, total;
-  threadCpuSplit(&user, &total);
+  uint64_t user, total, switches;
+  threadCpuSplit(&user, &total, &switches);
   if (!total)
     return;
-  uint64_t user_delta = user > state->loss_window_user_ns ? user - state->loss_window_user_ns : 0;
-  uint64_t total_delta =
-      total > state->loss_window_total_ns ? total - state->loss_window_total_ns : 0;
-  uint64_t unsampled = state->unsampled_ns - state->loss_window_unsampled_ns;
-  uint64_t covered = user_delta > unsampled ? user_delta - unsampled : 0;
-  state->delay_scale_x1024 = lostSampleScaleX1024(
-      arrived, covered, std::min(user_delta, total_delta), total_delta, g_setup.period_ns);
-  state->loss_window_samples = state->samples;
-  state->loss_window_user_ns = user;
-  state->loss_window_total_ns = total;
-  state->loss_window_unsampled_ns = state->unsampled_ns;
+  if (loss_window) {
+    uint64_t arrived = state->samples - state->loss_window_samples;
+    uint64_t user_delta = user > state->loss_window_user_ns ? user - state->loss_window_user_ns : 0;
+    uint64_t total_delta =
+        total > state->loss_window_total_ns ? total - state->loss_window_total_ns : 0;
+    uint64_t unsampled = state->unsampled_ns - state->loss_window_unsampled_ns;
+    uint64_t covered = user_delta > unsampled ? user_delta - unsampled : 0;
+    state->delay_scale_x1024 = lostSampleScaleX1024(
+        arrived, covered, std::min(user_delta, total_delta), total_delta, g_setup.period_ns);
+    state->loss_window_samples = state->samples;
+    state->loss_window_user_ns = user;
+    state->loss_window_total_ns = total;
+    state->loss_window_unsampled_ns = state->unsampled_ns;
+  }
+  if (switch_window) {
+    // Its CPU time, system time included, less its pauses' spins.
+    uint64_t cpu = total - state->unsampled_ns;
+    uint64_t cpu_delta = cpu > state->switch_window_cpu_ns ? cpu - state->switch_window_cpu_ns : 0;
+    uint64_t switched =
+        switches > state->switch_window_switches ? switches - state->switch_window_switches : 0;
+    state->switch_window_samples = state->samples;
+    state->switch_window_cpu_ns = cpu;
+    state->switch_window_switches = switches;
+    if (perfSwitchesCostTooMuch(switched, cpu_delta, switch_cost))
+      moveToTimer(state, user, total);
+  }
 }
 
 // A perf sample's signal (the fasync band of the overflow: POLL_IN, or
@@ -245,9 +280,8 @@ __attribute__((noinline)) void handleSample(ThreadState *state, siginfo_t *info,
     ModuleTablesRead reading(*g_setup.modules);
     if (state->kind == SamplerKind::Perf && isPerfSampleSignal(info)) {
       processPerfSample(state, ucontext);
-      if (g_setup.experiments)
-        updateDelayScale(state);
       rearmPerfEvent(state, info);
+      closeSampleWindows(state); // after the re-arm: it may close the event
     } else if (info && info->si_code == SI_TIMER) {
       processTimerTick(state, info, ucontext);
     }
@@ -363,11 +397,47 @@ uint64_t randomPhase(pid_t tid) {
 // started, given the thread's user and total CPU time now.
 uint64_t coveredCpu(const ThreadState *state, uint64_t user_ns, uint64_t total_ns) {
   // perf samples user mode only (exclude_kernel); the timer counts both.
-  uint64_t now = state->kind == SamplerKind::Perf ? user_ns : total_ns;
-  uint64_t base =
-      state->kind == SamplerKind::Perf ? state->cpu_base_user_ns : state->cpu_base_total_ns;
+  // The bases change when the thread moves to the timer (moveToTimer), and
+  // accountSamples reads a live thread's: stored and loaded atomically.
+  bool perf = state->kind == SamplerKind::Perf;
+  uint64_t now = perf ? user_ns : total_ns;
+  uint64_t base = __atomic_load_n(perf ? &state->cpu_base_user_ns : &state->cpu_base_total_ns,
+                                  __ATOMIC_RELAXED);
   uint64_t covered = now > base ? now - base : 0;
-  return covered > state->unsampled_ns ? covered - state->unsampled_ns : 0;
+  uint64_t unsampled = __atomic_load_n(&state->unsampled_ns, __ATOMIC_RELAXED) -
+                       __atomic_load_n(&state->unsampled_base_ns, __ATOMIC_RELAXED);
+  return covered > unsampled ? covered - unsampled : 0;
+}
+
+int startTimer(ThreadState *state);
+
+// Moves the calling thread from perf to the CPU-time timer, in its sample
+// handler (the signal blocked), given its CPU time now: the timer starts
+// first (if it cannot, the thread stays on perf); the CPU time perf covered
+// is counted as an ended thread's is, the timer covers what follows; then
+// the event is closed (a sample of it still pending finds the thread on the
+// timer and is ignored). glibc's timer_create makes no allocation for a
+// signal to a thread (SIGEV_THREAD_ID); timer_settime and close are system
+// calls.
+void moveToTimer(ThreadState *state, uint64_t user_ns, uint64_t total_ns) {
+  uint64_t covered = coveredCpu(state, user_ns, total_ns);
+  int perf_fd = state->perf_fd;
+  bool owned = ownsPerfFd(state);
+  if (startTimer(state) != 0) {
+    state->kind = SamplerKind::Perf;
+    return;
+  }
+  g_counters.covered_cpu_ns.fetch_add(covered, std::memory_order_relaxed);
+  __atomic_store_n(&state->cpu_base_user_ns, user_ns, __ATOMIC_RELAXED); // read: coveredCpu
+  __atomic_store_n(&state->cpu_base_total_ns, total_ns, __ATOMIC_RELAXED);
+  __atomic_store_n(&state->unsampled_base_ns, state->unsampled_ns, __ATOMIC_RELAXED);
+  state->delay_scale_x1024 = 1024; // perf's lost samples: the timer's come with their overruns
+  if (owned)
+    ownClose(perf_fd);
+  state->perf_fd = -1;
+  giveFdToReserve();
+  g_counters.timer_threads.fetch_add(1, std::memory_order_relaxed);
+  g_counters.moved_to_timer.fetch_add(1, std::memory_order_relaxed);
 }
 
 // True if |state->perf_fd| still is the descriptor we opened: a program may
@@ -662,6 +732,58 @@ void sayIfSamplesWereLost(const SampleAccount &account) {
           (unsigned long long)g_setup.period_ns, g_sample_signal, reasons);
 }
 
+// Median time of CAUSAL_PERF_SWITCH_PROBE_PAIRS PERF_EVENT_IOC_DISABLE and
+// _ENABLE pairs on |fd|, an event of the calling thread (ns).
+uint64_t medianDisableEnableNs(int fd) {
+  uint64_t times[CAUSAL_PERF_SWITCH_PROBE_PAIRS];
+  for (uint32_t i = 0; i < CAUSAL_PERF_SWITCH_PROBE_PAIRS; ++i) {
+    uint64_t start = monotonicNs();
+    ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+    times[i] = monotonicNs() - start;
+  }
+  std::sort(times, times + CAUSAL_PERF_SWITCH_PROBE_PAIRS);
+  return times[CAUSAL_PERF_SWITCH_PROBE_PAIRS / 2];
+}
+
+// What a context switch costs a thread that a perf event samples
+// (docs/runtime.md, "Threads that switch often"). Leaving its CPU, the
+// kernel stops the event's timer; coming back, it starts it again: the work
+// of PERF_EVENT_IOC_DISABLE and _ENABLE on the thread's own event, which
+// reprograms the CPU's timer when the event's is the next to expire, as it
+// is at most switches (a period of 1 ms against a tick of several). Timed
+// on an event of the calling thread made for it, with a period of
+// kSwitchProbePeriodNs (due before the tick but in 1/20 of the cases, and
+// not due during the pairs; no signal, nothing recorded), less the same
+// pairs on a counting event (the ioctls' own cost, and what a switch costs
+// any event), each while |sampling_fd|, the thread's own event, is off:
+// enabling one event of a thread schedules all of them out and in again.
+// The medians of CAUSAL_PERF_SWITCH_PROBE_PAIRS pairs each; about 0.5 ms
+// where a pair costs 12 us.
+constexpr uint64_t kSwitchProbePeriodNs = 200000;
+
+uint64_t measurePerfSwitchCost(int sampling_fd) {
+  perf_event_attr attr;
+  memset(&attr, 0, sizeof(attr));
+  attr.size = sizeof(attr);
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_TASK_CLOCK;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  ioctl(sampling_fd, PERF_EVENT_IOC_DISABLE, 0);
+  uint64_t pairs[2] = {0, 0}; // counting, sampling
+  for (int sampling = 0; sampling < 2; ++sampling) {
+    attr.sample_period = sampling ? kSwitchProbePeriodNs : 0;
+    int fd = perfEventOpen(&attr);
+    if (fd < 0)
+      break;
+    pairs[sampling] = medianDisableEnableNs(fd);
+    ownClose(fd);
+  }
+  ioctl(sampling_fd, PERF_EVENT_IOC_ENABLE, 0);
+  return pairs[1] > pairs[0] && pairs[0] ? pairs[1] - pairs[0] : 0;
+}
+
 // perf for the calling thread if the descriptor reserve has room (said
 // once if not: ENFILE then), else an errno value.
 int startPerfWithinReserve(ThreadState *state) {
@@ -681,12 +803,16 @@ SamplerKind startThreadSampling(ThreadState *state, bool is_main_thread) {
   uintptr_t stack_size = state->stack.end - state->stack.begin;
   state->sample_stack_floor =
       state->stack.begin + std::min<uintptr_t>(CAUSAL_SAMPLE_STACK_RESERVE_BYTES, stack_size / 2);
-  threadCpuSplit(&state->cpu_base_user_ns, &state->cpu_base_total_ns);
+  threadCpuSplit(&state->cpu_base_user_ns, &state->cpu_base_total_ns,
+                 &state->switch_window_switches);
   __atomic_store_n(&state->unsampled_ns, uint64_t(0), __ATOMIC_RELAXED); // the profiler reads it
+  __atomic_store_n(&state->unsampled_base_ns, uint64_t(0), __ATOMIC_RELAXED); // coveredCpu
   state->loss_window_samples = state->samples;
   state->loss_window_user_ns = state->cpu_base_user_ns;
   state->loss_window_total_ns = state->cpu_base_total_ns;
   state->loss_window_unsampled_ns = 0;
+  state->switch_window_samples = state->samples;
+  state->switch_window_cpu_ns = state->cpu_base_total_ns;
   state->delay_scale_x1024 = 1024;
   tls_thread = state;
   if (g_sampling_ended.load(std::memory_order_acquire)) {
@@ -708,6 +834,11 @@ SamplerKind startThreadSampling(ThreadState *state, bool is_main_thread) {
       int perf_error = fd_room ? startPerf(state, floor) : 0;
       if (fd_room && !perf_error) {
         chosen = mine = SamplerKind::Perf;
+        if (g_setup.requested == SamplerKind::None)
+          g_perf_switch_cost_ns.store(g_setup.perf_switch_cost_ns >= 0
+                                          ? uint64_t(g_setup.perf_switch_cost_ns)
+                                          : measurePerfSwitchCost(state->perf_fd),
+                                      std::memory_order_relaxed);
       } else if (fd_room) {
         giveFdToReserve();
         explainPerfFailure(perf_error, g_setup.requested != SamplerKind::Perf);
@@ -877,6 +1008,8 @@ void forgetInheritedSampler(ThreadState *state) {
   state->kind = SamplerKind::None;
   state->in_handler = 0;
 }
+
+uint64_t perfSwitchCostNs() { return g_perf_switch_cost_ns.load(std::memory_order_relaxed); }
 
 const char *processSamplerName() {
   if (!g_sampler_decided.load(std::memory_order_acquire))

@@ -5,13 +5,16 @@
 // F_OWNER_TID; no ring buffer is mapped: the handler takes the sample from
 // the interrupted registers), or, when perf_event is denied or the descriptor reserve
 // is used up, a CLOCK_THREAD_CPUTIME_ID POSIX timer that signals the thread
-// every period. The signal is the runtime's own: a real-time signal the
-// program left at its default when the runtime started (sampleSignal()),
-// never SIGPROF, so a program's own profiling timer and handler work as
-// natively. A perf event stops itself after CAUSAL_PERF_SIGNALS_QUEUED
-// samples not yet handled (event limit; the handler re-arms it on the
-// signal that says so, POLL_HUP), so a thread that blocks the signal
-// queues no more than that. Each thread's first period is a random share
+// every period. With the auto sampler, a perf-sampled thread whose context
+// switches cost it more than CAUSAL_PERF_SWITCH_COST_MAX_PERCENT % of its CPU
+// time (a perf event's timer is stopped and started at every switch; the cost
+// is measured at start-up) moves to the timer in its sample handler. The signal
+// is the runtime's own: a real-time signal the program left at its default when
+// the runtime started (sampleSignal()), never SIGPROF, so a program's own
+// profiling timer and handler work as natively. A perf event stops itself after
+// CAUSAL_PERF_SIGNALS_QUEUED samples not yet handled (event limit; the handler
+// re-arms it on the signal that says so, POLL_HUP), so a thread that blocks the
+// signal queues no more than that. Each thread's first period is a random share
 // of the period, so that threads shorter than a period get samples in
 // proportion to their CPU time.
 // Measured on Linux 6.18: with O_ASYNC the kernel signals every sample
@@ -31,6 +34,7 @@
 
 #include "Support.h"
 #include "ThreadState.h"
+#include "causal/tunables.h"
 
 #include <atomic>
 #include <stdint.h>
@@ -45,11 +49,15 @@ class SampleLog;
 struct SamplerSetup {
   SamplerKind requested = SamplerKind::None; ///< None = auto (perf, else the timer)
   uint64_t period_ns = 0;                    ///< CPU time between samples
-  uint32_t batch = 0;                        ///< samples per batch (batch count, drains)
-  bool verbose = false;                      ///< time the handler (two more system calls)
-  bool experiments = false;                  ///< hand samples to the experiments
-  ModuleRegistry *modules = nullptr;         ///< resolves addresses, counts samples per line
-  SampleLog *sample_log = nullptr;           ///< every sampled address (when enabled)
+  /// What a context switch costs a perf-sampled thread (ns); -1: measured
+  /// when the first thread starts perf (auto only: threads that switch
+  /// often move to the timer).
+  int64_t perf_switch_cost_ns = -1;
+  uint32_t batch = 0;                ///< samples per batch (batch count, drains)
+  bool verbose = false;              ///< time the handler (two more system calls)
+  bool experiments = false;          ///< hand samples to the experiments
+  ModuleRegistry *modules = nullptr; ///< resolves addresses, counts samples per line
+  SampleLog *sample_log = nullptr;   ///< every sampled address (when enabled)
   /// The periodic flush (signal-safe), offered after each signal's samples.
   void (*write_profile_if_due)() = nullptr;
 };
@@ -66,7 +74,8 @@ struct SampleCounters {
   /// CPU time the samplers of ended threads covered (ns; perf: user time,
   /// timer: user + system; pauses with sampling suspended left out).
   std::atomic<uint64_t> covered_cpu_ns{0};
-  std::atomic<uint64_t> timer_threads{0}; ///< threads that used the timer (perf or fd reserve)
+  std::atomic<uint64_t> timer_threads{0};  ///< threads that used the timer (perf or fd reserve)
+  std::atomic<uint64_t> moved_to_timer{0}; ///< of them, moved from perf (they switched often)
 };
 const SampleCounters &sampleCounters();
 /// Fork child: the child's counts start from zero.
@@ -132,6 +141,19 @@ bool samplingEnded();
 /// Fork child: drops what the child inherited (perf fd; the timer does not
 /// survive fork) without processing anything.
 void forgetInheritedSampler(ThreadState *state);
+
+/// What a context switch costs a thread that perf samples, in ns (the
+/// setting, or measured at start-up; 0: unknown, or no thread moves).
+uint64_t perfSwitchCostNs();
+
+/// Whether a perf-sampled thread's |switches| context switches over
+/// |cpu_ns| of its CPU time, at |cost_ns| each, cost more than
+/// CAUSAL_PERF_SWITCH_COST_MAX_PERCENT % of that time (it then moves to the
+/// CPU-time timer).
+inline bool perfSwitchesCostTooMuch(uint64_t switches, uint64_t cpu_ns, uint64_t cost_ns) {
+  return cost_ns && cpu_ns &&
+         switches * cost_ns * 100 > cpu_ns * CAUSAL_PERF_SWITCH_COST_MAX_PERCENT;
+}
 
 /// Name of the sampler chosen for the process ("perf_event task-clock",
 /// "timer (CLOCK_THREAD_CPUTIME_ID)", "none").

@@ -132,6 +132,8 @@ void readRuntimeSettings(RuntimeConfig *c) {
                  : !strcmp(sampler, "timer") ? SamplerKind::Timer
                                              : SamplerKind::None; // auto
   c->period_ns = readSetting(Setting::SAMPLE_PERIOD).number;
+  SettingValue switch_cost = readSetting(Setting::PERF_SWITCH_COST);
+  c->perf_switch_cost_ns = switch_cost.set ? int64_t(switch_cost.number) : -1;
   c->batch = uint32_t(readSetting(Setting::SAMPLE_BATCH).number);
   c->stack_copy_bytes = uint32_t(readSetting(Setting::STACK_COPY).number);
   absolutePath(readSetting(Setting::OUTPUT).text, c->output_path, sizeof(c->output_path));

@@ -27,6 +27,7 @@ struct RuntimeConfig {
   bool verbose = false;
   SamplerKind requested = SamplerKind::None; ///< None = auto
   uint64_t period_ns = 0;
+  int64_t perf_switch_cost_ns = -1; ///< CAUSAL_PERF_SWITCH_COST_NS (-1: measure it)
   uint32_t batch = 0;
   uint32_t stack_copy_bytes = 0;
   char output_path[PATH_MAX] = {};

@@ -51,14 +51,19 @@ struct ThreadState {
                                         // the profiler thread reads it
 
   // ---- Samples expected (Sampler.cpp: CPU time the sampler covers) -------
-  uint64_t cpu_base_user_ns, cpu_base_total_ns; // the thread's CPU time when sampling began
-  uint64_t unsampled_ns;    // CPU time with sampling suspended (pauses); stored atomically (the
-                            // profiler thread reads it: watchThread)
-  uint64_t suspended_at_ns; // thread CPU time at the last suspend
-  bool suspended_by_period; // perf: suspended by its period, the signal blocked (Sampler.cpp)
+  uint64_t cpu_base_user_ns, cpu_base_total_ns; // the thread's CPU time when its sampler began
+                                                // (changed by a move to the timer: atomically)
+  uint64_t unsampled_ns;      // CPU time with sampling suspended (pauses); stored atomically (the
+                              // profiler thread reads it: watchThread)
+  uint64_t unsampled_base_ns; // unsampled_ns when its sampler began (a move to the timer)
+  uint64_t suspended_at_ns;   // thread CPU time at the last suspend
+  bool suspended_by_period;   // perf: suspended by its period, the signal blocked (Sampler.cpp)
   // The last window of CAUSAL_LOSS_WINDOW_SAMPLES samples (Sampler.cpp,
-  // updateDelayScale): where it began, and the delay scale it gave.
+  // closeSampleWindows): where it began, and the delay scale it gave.
   uint64_t loss_window_samples, loss_window_user_ns, loss_window_total_ns, loss_window_unsampled_ns;
+  // The last window of CAUSAL_PERF_SWITCH_WINDOW_SAMPLES samples (Sampler.cpp,
+  // closeSampleWindows): where it began, its CPU time less spins, its context switches.
+  uint64_t switch_window_samples, switch_window_cpu_ns, switch_window_switches;
   uint32_t delay_scale_x1024; // selected samples' delays x this / 1024 (1024: none lost)
 
   // ---- Unwinding ------------------------------------------------------------

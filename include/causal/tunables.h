@@ -101,6 +101,22 @@
 #define CAUSAL_LOSS_SCALE_MAX_PERCENT 200u
 #define CAUSAL_LOSS_MAX_SYSTEM_PERCENT 20u
 
+/* Threads that switch often (docs/runtime.md, "Threads that switch often"):
+ * a perf event that samples the task clock stops and restarts a timer at
+ * every context switch of its thread, which costs several microseconds where
+ * programming a timer leaves a VM. With --sampler auto, the runtime measures
+ * that cost at start-up (CAUSAL_PERF_SWITCH_PROBE_PAIRS disable/enable pairs
+ * of the main thread's event, less as many of a counting event's), and at the
+ * end of each window of CAUSAL_PERF_SWITCH_WINDOW_SAMPLES samples a
+ * perf-sampled thread whose switches in the window, at that cost, come to
+ * more than CAUSAL_PERF_SWITCH_COST_MAX_PERCENT % of its CPU time moves to
+ * the CPU-time timer, which costs nothing at a switch. The window is short:
+ * such a thread pays the cost until it moves. */
+#define CAUSAL_PERF_SWITCH_PROBE_PAIRS 16u
+#define CAUSAL_PERF_SWITCH_WINDOW_SAMPLES 4u
+#define CAUSAL_PERF_SWITCH_COST_MAX_PERCENT 5u
+#define CAUSAL_MAX_PERF_SWITCH_COST_NS 1000000ull
+
 /* Most images (executable + DSOs) the runtime keeps tables for. */
 #define CAUSAL_MAX_MODULES 1024u
 

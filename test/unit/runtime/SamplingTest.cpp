@@ -529,6 +529,57 @@ TEST(RuntimeTest, UnloadedLibraryKeepsItsSamples) {
                          outputValue(r.out, "cpu_ns"), "dlclose'd plugin");
 }
 
+// The count before |what| in a verbose message ("... 2 of them moved ..."),
+// or -1 if it is not there.
+long long verboseCountBefore(const std::string &err, const std::string &what) {
+  size_t at = err.find(what);
+  if (at == std::string::npos || at == 0)
+    return -1;
+  size_t begin = err.find_last_not_of("0123456789", at - 2);
+  return strtoll(err.c_str() + (begin == std::string::npos ? 0 : begin + 1), nullptr, 10);
+}
+
+// With the auto sampler, a thread whose context switches would cost it more
+// than CAUSAL_PERF_SWITCH_COST_MAX_PERCENT % of its CPU time under perf
+// moves to the CPU-time timer, and its samples go on arriving. The cost per
+// switch is given (20 us, one switch per 50 us of CPU: 40 %), so that the
+// test does not depend on what this machine's timers cost; 0 (or
+// --sampler perf) moves none.
+TEST(RuntimeTest, ThreadsThatSwitchOftenMoveToTheTimer) {
+  if (causal::test::kSamplesHeldBack)
+    GTEST_SKIP() << causal::test::kSamplesHeldBackWhy;
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  const std::string moved = " of them moved from perf_event";
+  RunResult r = runTarget(dir, {"handoff", "600"},
+                          {{CAUSAL_ENV_OUTPUT, dir.file("p.coz")},
+                           {CAUSAL_ENV_VERBOSE, "1"},
+                           {CAUSAL_ENV_PERF_SWITCH_COST, "20000"}});
+  if (perfUnavailable(r))
+    GTEST_SKIP() << "perf_event unavailable here";
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(verboseCountBefore(r.err, moved), 2) << r.err;
+  EXPECT_NE(r.err.find("a context switch costs a perf-sampled thread 20000 ns"), std::string::npos)
+      << r.err;
+  // Sampled before the move by perf and after it by the timer, whose
+  // samples come at the scheduler's tick: a wider floor than
+  // expectPlausibleCount's for the timer's gaps under load.
+  double expected = double(outputValue(r.out, "cpu_ns")) / kPeriodNs;
+  unsigned long long count = samplesAt(readProfile(dir.file("p.coz")), kSpinLine);
+  EXPECT_GE(double(count), 0.3 * expected) << "expected about " << expected;
+  EXPECT_LE(double(count), 1.3 * expected + 2 * kBatch) << "expected about " << expected;
+
+  for (auto env : std::vector<std::map<std::string, std::string>>{
+           {{CAUSAL_ENV_PERF_SWITCH_COST, "0"}},
+           {{CAUSAL_ENV_PERF_SWITCH_COST, "20000"}, {CAUSAL_ENV_SAMPLER, "perf"}}}) {
+    env[CAUSAL_ENV_OUTPUT] = dir.file("q.coz");
+    env[CAUSAL_ENV_VERBOSE] = "1";
+    RunResult kept = runTarget(dir, {"handoff", "600"}, env);
+    ASSERT_EQ(kept.status, 0) << kept.err;
+    EXPECT_EQ(verboseCountBefore(kept.err, moved), 0) << kept.err;
+  }
+}
+
 TEST(RuntimeTest, ImageWithoutTableIsNamedOnce) {
   TempDir dir;
   ASSERT_TRUE(dir.ok());

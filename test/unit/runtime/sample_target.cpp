@@ -31,6 +31,9 @@
 //   signal N     main spins 20 ms, then sends itself signal N (kill)
 //   alarm        main spins until a 30 ms ITIMER_REAL timer's SIGALRM ends it
 //   quickexit N  main spins 20 ms and ends with quick_exit(N)
+//   handoff N    two threads hand a token to each other N times through two
+//                semaphores, each spinning 50 us in spinFor (line 10) before
+//                it passes the token on: a context switch per 50 us of CPU
 //   sleepy N     N rounds of: spin ~0.3 ms, nanosleep 50 us, poll 50 us;
 //                prints how many calls failed with EINTR
 //   overhead MS  callRuntimeFor (line 20) spends MS ms inside the runtime
@@ -53,6 +56,7 @@
 #include <link.h>
 #include <poll.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -419,6 +423,30 @@ int main(int argc, char **argv) {
       ++queued;
     pthread_sigmask(SIG_SETMASK, &previous, nullptr);
     printf("queued=%d\n", queued);
+    return 0;
+  }
+  if (!strcmp(mode, "handoff")) {
+    static sem_t turns[2];
+    static uint64_t rounds, cpu[2];
+    sem_init(&turns[0], 0, 1);
+    sem_init(&turns[1], 0, 0);
+    rounds = ms;
+    auto player = [](void *arg) -> void * {
+      int me = int(uintptr_t(arg));
+      for (uint64_t i = 0; i < rounds; ++i) {
+        sem_wait(&turns[me]);
+        spinFor(50000);
+        sem_post(&turns[1 - me]);
+      }
+      cpu[me] = threadCpuNs();
+      return nullptr;
+    };
+    pthread_t threads[2];
+    for (uintptr_t i = 0; i < 2; ++i)
+      pthread_create(&threads[i], nullptr, player, reinterpret_cast<void *>(i));
+    for (pthread_t thread : threads)
+      pthread_join(thread, nullptr);
+    printf("cpu_ns=%llu\n", (unsigned long long)(cpu[0] + cpu[1]));
     return 0;
   }
   if (!strcmp(mode, "thread")) {
