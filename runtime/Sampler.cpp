@@ -758,7 +758,7 @@ uint64_t medianDisableEnableNs(int fd) {
 // pairs on a counting event (the ioctls' own cost, and what a switch costs
 // any event), each while |sampling_fd|, the thread's own event, is off:
 // enabling one event of a thread schedules all of them out and in again.
-// The medians of CAUSAL_PERF_SWITCH_PROBE_PAIRS pairs each; about 0.5 ms
+// The medians of CAUSAL_PERF_SWITCH_PROBE_PAIRS pairs each; about 0.25 ms
 // where a pair costs 12 us.
 constexpr uint64_t kSwitchProbePeriodNs = 200000;
 
