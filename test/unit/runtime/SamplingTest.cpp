@@ -551,23 +551,34 @@ TEST(RuntimeTest, ThreadsThatSwitchOftenMoveToTheTimer) {
   TempDir dir;
   ASSERT_TRUE(dir.ok());
   const std::string moved = " of them moved from perf_event";
-  RunResult r = runTarget(dir, {"handoff", "600"},
-                          {{CAUSAL_ENV_OUTPUT, dir.file("p.coz")},
-                           {CAUSAL_ENV_VERBOSE, "1"},
-                           {CAUSAL_ENV_PERF_SWITCH_COST, "20000"}});
-  if (perfUnavailable(r))
-    GTEST_SKIP() << "perf_event unavailable here";
-  ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(verboseCountBefore(r.err, moved), 2) << r.err;
-  EXPECT_NE(r.err.find("a context switch costs a perf-sampled thread 20000 ns"), std::string::npos)
-      << r.err;
   // Sampled before the move by perf and after it by the timer, whose
   // samples come at the scheduler's tick: a wider floor than
-  // expectPlausibleCount's for the timer's gaps under load.
-  double expected = double(outputValue(r.out, "cpu_ns")) / kPeriodNs;
-  unsigned long long count = samplesAt(readProfile(dir.file("p.coz")), kSpinLine);
-  EXPECT_GE(double(count), 0.3 * expected) << "expected about " << expected;
-  EXPECT_LE(double(count), 1.3 * expected + 2 * kBatch) << "expected about " << expected;
+  // expectPlausibleCount's. The kernel checks a CPU-time timer only at a
+  // tick that finds the thread on a CPU, and under load it can miss most of
+  // a short run (docs/benchmarks.md, "CPU-time timers under contention"):
+  // the count is checked in up to three runs, as the lit tests that need
+  // CPU-timer signals do (test/lit/Inputs/attempts.py); the moves in every run.
+  std::string counts;
+  bool plausible = false;
+  for (int attempt = 0; attempt < 3 && !plausible; ++attempt) {
+    RunResult r = runTarget(dir, {"handoff", "600"},
+                            {{CAUSAL_ENV_OUTPUT, dir.file("p.coz")},
+                             {CAUSAL_ENV_VERBOSE, "1"},
+                             {CAUSAL_ENV_PERF_SWITCH_COST, "20000"}});
+    if (perfUnavailable(r))
+      GTEST_SKIP() << "perf_event unavailable here";
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(verboseCountBefore(r.err, moved), 2) << r.err;
+    EXPECT_NE(r.err.find("a context switch costs a perf-sampled thread 20000 ns"),
+              std::string::npos)
+        << r.err;
+    double expected = double(outputValue(r.out, "cpu_ns")) / kPeriodNs;
+    unsigned long long count = samplesAt(readProfile(dir.file("p.coz")), kSpinLine);
+    unlink(dir.file("p.coz").c_str());
+    plausible = double(count) >= 0.3 * expected && double(count) <= 1.3 * expected + 2 * kBatch;
+    counts += " " + std::to_string(count) + " of about " + std::to_string(int(expected)) + ";";
+  }
+  EXPECT_TRUE(plausible) << "samples of the spin line in three runs:" << counts;
 
   for (auto env : std::vector<std::map<std::string, std::string>>{
            {{CAUSAL_ENV_PERF_SWITCH_COST, "0"}},
