@@ -112,6 +112,14 @@ void threadCpuSplit(uint64_t *user_ns, uint64_t *total_ns, uint64_t *switches = 
 
 void moveToTimer(ThreadState *state, uint64_t user_ns, uint64_t total_ns);
 
+// Whether a perf-sampled thread's |switches| context switches over |cpu_ns|
+// of its CPU time, at |cost_ns| each, cost more than
+// CAUSAL_PERF_SWITCH_COST_MAX_PERCENT % of that time.
+bool perfSwitchesCostTooMuch(uint64_t switches, uint64_t cpu_ns, uint64_t cost_ns) {
+  return cost_ns && cpu_ns &&
+         switches * cost_ns * 100 > cpu_ns * CAUSAL_PERF_SWITCH_COST_MAX_PERCENT;
+}
+
 // Two windows of a perf-sampled thread's samples, closed in the handler
 // with one getrusage (async-signal-safe) for both when both end:
 // - every CAUSAL_LOSS_WINDOW_SAMPLES samples while experiments run, the
@@ -411,6 +419,15 @@ uint64_t coveredCpu(const ThreadState *state, uint64_t user_ns, uint64_t total_n
 
 int startTimer(ThreadState *state);
 
+// Closes |state|'s perf event (unless the program took its number over) and
+// gives its descriptor back to the reserve.
+void releasePerfEvent(ThreadState *state) {
+  if (ownsPerfFd(state))
+    ownClose(state->perf_fd);
+  state->perf_fd = -1;
+  giveFdToReserve();
+}
+
 // Moves the calling thread from perf to the CPU-time timer, in its sample
 // handler (the signal blocked), given its CPU time now: the timer starts
 // first (if it cannot, the thread stays on perf); the CPU time perf covered
@@ -421,8 +438,6 @@ int startTimer(ThreadState *state);
 // calls.
 void moveToTimer(ThreadState *state, uint64_t user_ns, uint64_t total_ns) {
   uint64_t covered = coveredCpu(state, user_ns, total_ns);
-  int perf_fd = state->perf_fd;
-  bool owned = ownsPerfFd(state);
   if (startTimer(state) != 0) {
     state->kind = SamplerKind::Perf;
     return;
@@ -432,10 +447,7 @@ void moveToTimer(ThreadState *state, uint64_t user_ns, uint64_t total_ns) {
   __atomic_store_n(&state->cpu_base_total_ns, total_ns, __ATOMIC_RELAXED);
   __atomic_store_n(&state->unsampled_base_ns, state->unsampled_ns, __ATOMIC_RELAXED);
   state->delay_scale_x1024 = 1024; // perf's lost samples: the timer's come with their overruns
-  if (owned)
-    ownClose(perf_fd);
-  state->perf_fd = -1;
-  giveFdToReserve();
+  releasePerfEvent(state);
   g_counters.timer_threads.fetch_add(1, std::memory_order_relaxed);
   g_counters.moved_to_timer.fetch_add(1, std::memory_order_relaxed);
 }
@@ -915,11 +927,7 @@ void stopThreadSampling(ThreadState *state) {
                                         std::memory_order_relaxed);
   }
   if (state->kind == SamplerKind::Perf) {
-    // Closing the descriptor releases the event (the signal is blocked).
-    if (ownsPerfFd(state))
-      ownClose(state->perf_fd);
-    state->perf_fd = -1;
-    giveFdToReserve();
+    releasePerfEvent(state); // the signal is blocked
   } else if (state->timer_armed) {
     timer_delete(state->timer);
     state->timer_armed = false;

@@ -34,7 +34,6 @@
 
 #include "Support.h"
 #include "ThreadState.h"
-#include "causal/tunables.h"
 
 #include <atomic>
 #include <stdint.h>
@@ -145,15 +144,6 @@ void forgetInheritedSampler(ThreadState *state);
 /// What a context switch costs a thread that perf samples, in ns (the
 /// setting, or measured at start-up; 0: unknown, or no thread moves).
 uint64_t perfSwitchCostNs();
-
-/// Whether a perf-sampled thread's |switches| context switches over
-/// |cpu_ns| of its CPU time, at |cost_ns| each, cost more than
-/// CAUSAL_PERF_SWITCH_COST_MAX_PERCENT % of that time (it then moves to the
-/// CPU-time timer).
-inline bool perfSwitchesCostTooMuch(uint64_t switches, uint64_t cpu_ns, uint64_t cost_ns) {
-  return cost_ns && cpu_ns &&
-         switches * cost_ns * 100 > cpu_ns * CAUSAL_PERF_SWITCH_COST_MAX_PERCENT;
-}
 
 /// Name of the sampler chosen for the process ("perf_event task-clock",
 /// "timer (CLOCK_THREAD_CPUTIME_ID)", "none").

@@ -106,7 +106,8 @@
  * every context switch of its thread, which costs several microseconds where
  * programming a timer leaves a VM. With --sampler auto, the runtime measures
  * that cost at start-up (CAUSAL_PERF_SWITCH_PROBE_PAIRS disable/enable pairs
- * of the main thread's event, less as many of a counting event's), and at the
+ * of a sampling event made for the probe, less as many of a counting event's,
+ * both on the main thread), and at the
  * end of each window of CAUSAL_PERF_SWITCH_WINDOW_SAMPLES samples a
  * perf-sampled thread whose switches in the window, at that cost, come to
  * more than CAUSAL_PERF_SWITCH_COST_MAX_PERCENT % of its CPU time moves to

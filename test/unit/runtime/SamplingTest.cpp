@@ -529,16 +529,6 @@ TEST(RuntimeTest, UnloadedLibraryKeepsItsSamples) {
                          outputValue(r.out, "cpu_ns"), "dlclose'd plugin");
 }
 
-// The count before |what| in a verbose message ("... 2 of them moved ..."),
-// or -1 if it is not there.
-long long verboseCountBefore(const std::string &err, const std::string &what) {
-  size_t at = err.find(what);
-  if (at == std::string::npos || at == 0)
-    return -1;
-  size_t begin = err.find_last_not_of("0123456789", at - 2);
-  return strtoll(err.c_str() + (begin == std::string::npos ? 0 : begin + 1), nullptr, 10);
-}
-
 // With the auto sampler, a thread whose context switches would cost it more
 // than CAUSAL_PERF_SWITCH_COST_MAX_PERCENT % of its CPU time under perf
 // moves to the CPU-time timer, and its samples go on arriving. The cost per
@@ -550,7 +540,7 @@ TEST(RuntimeTest, ThreadsThatSwitchOftenMoveToTheTimer) {
     GTEST_SKIP() << causal::test::kSamplesHeldBackWhy;
   TempDir dir;
   ASSERT_TRUE(dir.ok());
-  const std::string moved = " of them moved from perf_event";
+  const char moved[] = "of them moved from perf_event";
   // Sampled before the move by perf and after it by the timer, whose
   // samples come at the scheduler's tick: a wider floor than
   // expectPlausibleCount's. The kernel checks a CPU-time timer only at a
@@ -568,7 +558,7 @@ TEST(RuntimeTest, ThreadsThatSwitchOftenMoveToTheTimer) {
     if (perfUnavailable(r))
       GTEST_SKIP() << "perf_event unavailable here";
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(verboseCountBefore(r.err, moved), 2) << r.err;
+    EXPECT_EQ(verboseSampleCount(r.err, moved), 2) << r.err;
     EXPECT_NE(r.err.find("a context switch costs a perf-sampled thread 20000 ns"),
               std::string::npos)
         << r.err;
@@ -587,7 +577,7 @@ TEST(RuntimeTest, ThreadsThatSwitchOftenMoveToTheTimer) {
     env[CAUSAL_ENV_VERBOSE] = "1";
     RunResult kept = runTarget(dir, {"handoff", "600"}, env);
     ASSERT_EQ(kept.status, 0) << kept.err;
-    EXPECT_EQ(verboseCountBefore(kept.err, moved), 0) << kept.err;
+    EXPECT_EQ(verboseSampleCount(kept.err, moved), 0) << kept.err;
   }
 }
 
