@@ -143,10 +143,12 @@ void sayWhatHappened(const SampleAccount &account) {
           signals ? double(handler_ns) / double(signals) / 1000.0 : 0.0, g_config.output_path);
   message("samples expected from the sampled threads' CPU time: %llu, arrived: %llu (%llu "
           "threads sampled with the CPU-time timer, %llu of them moved from perf_event as they "
-          "switched often); sample signal %d",
+          "switched often, %llu moves back to perf_event once they switched less); sample "
+          "signal %d",
           (unsigned long long)account.expected, (unsigned long long)account.arrived,
           (unsigned long long)counters.timer_threads.load(),
-          (unsigned long long)counters.moved_to_timer.load(), sampleSignal());
+          (unsigned long long)counters.moved_to_timer.load(),
+          (unsigned long long)counters.moved_back.load(), sampleSignal());
   message(
       "experiments: %llu ns of delay inserted (global count), %llu ns paused by all "
       "threads (%llu ns of it runnable, competing for a CPU; %llu ns of CPU time spinning), %llu "

@@ -33,6 +33,9 @@ namespace causal::rt {
 
 __thread ThreadState *tls_thread CAUSAL_RT_TLS = nullptr;
 
+// perf for the calling thread within the descriptor reserve (below).
+int startPerfWithinReserve(ThreadState *state);
+
 namespace {
 
 // What the runtime gave at start-up (setupSampler); constant afterwards.
@@ -111,6 +114,7 @@ void threadCpuSplit(uint64_t *user_ns, uint64_t *total_ns, uint64_t *switches = 
 }
 
 void moveToTimer(ThreadState *state, uint64_t user_ns, uint64_t total_ns);
+void moveBackToPerf(ThreadState *state, uint64_t user_ns, uint64_t total_ns);
 
 // Whether a perf-sampled thread's |switches| context switches over |cpu_ns|
 // of its CPU time, at |cost_ns| each, cost more than
@@ -118,6 +122,31 @@ void moveToTimer(ThreadState *state, uint64_t user_ns, uint64_t total_ns);
 bool perfSwitchesCostTooMuch(uint64_t switches, uint64_t cpu_ns, uint64_t cost_ns) {
   return cost_ns && cpu_ns &&
          switches * cost_ns * 100 > cpu_ns * CAUSAL_PERF_SWITCH_COST_MAX_PERCENT;
+}
+
+// Whether |switches| over |cpu_ns| would cost a perf event less than
+// CAUSAL_PERF_SWITCH_BACK_PERCENT % of that time.
+bool perfSwitchesCostLittle(uint64_t switches, uint64_t cpu_ns, uint64_t cost_ns) {
+  return cost_ns && cpu_ns && switches * cost_ns * 100 < cpu_ns * CAUSAL_PERF_SWITCH_BACK_PERCENT;
+}
+
+// The context switches and the CPU time (less pauses' spins) of the calling
+// thread since its switch window began; starts the next window.
+void closeSwitchWindow(ThreadState *state, uint64_t total_ns, uint64_t switches, uint64_t *switched,
+                       uint64_t *cpu_delta) {
+  uint64_t cpu = total_ns - state->unsampled_ns;
+  *cpu_delta = cpu > state->switch_window_cpu_ns ? cpu - state->switch_window_cpu_ns : 0;
+  *switched =
+      switches > state->switch_window_switches ? switches - state->switch_window_switches : 0;
+  state->switch_window_samples = state->samples;
+  state->switch_window_cpu_ns = cpu;
+  state->switch_window_switches = switches;
+}
+
+// A thread on the timer after a move (an odd number of moves) that may move again.
+bool movedToTimer(const ThreadState *state) {
+  return state->kind == SamplerKind::Timer && state->sampler_moves % 2 == 1 &&
+         state->sampler_moves < CAUSAL_PERF_SWITCH_MOVES_MAX;
 }
 
 // Two windows of a perf-sampled thread's samples, closed in the handler
@@ -136,6 +165,7 @@ void closeSampleWindows(ThreadState *state) {
                      state->samples - state->loss_window_samples >= CAUSAL_LOSS_WINDOW_SAMPLES;
   bool switch_window =
       g_setup.requested == SamplerKind::None && switch_cost &&
+      state->sampler_moves < CAUSAL_PERF_SWITCH_MOVES_MAX &&
       state->samples - state->switch_window_samples >= CAUSAL_PERF_SWITCH_WINDOW_SAMPLES;
   if (!loss_window && !switch_window)
     return;
@@ -159,16 +189,31 @@ void closeSampleWindows(ThreadState *state) {
   }
   if (switch_window) {
     // Its CPU time, system time included, less its pauses' spins.
-    uint64_t cpu = total - state->unsampled_ns;
-    uint64_t cpu_delta = cpu > state->switch_window_cpu_ns ? cpu - state->switch_window_cpu_ns : 0;
-    uint64_t switched =
-        switches > state->switch_window_switches ? switches - state->switch_window_switches : 0;
-    state->switch_window_samples = state->samples;
-    state->switch_window_cpu_ns = cpu;
-    state->switch_window_switches = switches;
+    uint64_t switched, cpu_delta;
+    closeSwitchWindow(state, total, switches, &switched, &cpu_delta);
     if (perfSwitchesCostTooMuch(switched, cpu_delta, switch_cost))
       moveToTimer(state, user, total);
   }
+}
+
+// After a timer tick of a thread that moved from perf: every
+// CAUSAL_PERF_SWITCH_BACK_WINDOW_SAMPLES samples, one getrusage; if the
+// window's switches would cost a perf event little, the thread goes back to
+// perf (a thread that switches often only in one phase of its life, a
+// server's burst, a start-up, is not left on the timer for the rest of it).
+void closeTimerSwitchWindow(ThreadState *state) {
+  uint64_t switch_cost = g_perf_switch_cost_ns.load(std::memory_order_relaxed);
+  if (!switch_cost || !movedToTimer(state) ||
+      state->samples - state->switch_window_samples < CAUSAL_PERF_SWITCH_BACK_WINDOW_SAMPLES)
+    return;
+  uint64_t user, total, switches;
+  threadCpuSplit(&user, &total, &switches);
+  if (!total)
+    return;
+  uint64_t switched, cpu_delta;
+  closeSwitchWindow(state, total, switches, &switched, &cpu_delta);
+  if (perfSwitchesCostLittle(switched, cpu_delta, switch_cost))
+    moveBackToPerf(state, user, total);
 }
 
 // A perf sample's signal (the fasync band of the overflow: POLL_IN, or
@@ -290,8 +335,10 @@ __attribute__((noinline)) void handleSample(ThreadState *state, siginfo_t *info,
       processPerfSample(state, ucontext);
       rearmPerfEvent(state, info);
       closeSampleWindows(state); // after the re-arm: it may close the event
-    } else if (info && info->si_code == SI_TIMER) {
+    } else if (info && info->si_code == SI_TIMER && state->kind == SamplerKind::Timer) {
+      // (A tick still pending when the thread went back to perf is not a sample.)
       processTimerTick(state, info, ucontext);
+      closeTimerSwitchWindow(state); // after the tick: it may delete the timer
     }
   }
   // The kernel signals every perf sample when O_ASYNC is set (it ignores
@@ -448,8 +495,39 @@ void moveToTimer(ThreadState *state, uint64_t user_ns, uint64_t total_ns) {
   __atomic_store_n(&state->unsampled_base_ns, state->unsampled_ns, __ATOMIC_RELAXED);
   state->delay_scale_x1024 = 1024; // perf's lost samples: the timer's come with their overruns
   releasePerfEvent(state);
+  state->sampler_moves++;
   g_counters.timer_threads.fetch_add(1, std::memory_order_relaxed);
   g_counters.moved_to_timer.fetch_add(1, std::memory_order_relaxed);
+}
+
+// Moves the calling thread, on the timer since moveToTimer, back to perf, in
+// its sample handler (the signal blocked), given its CPU time now; the
+// reverse of moveToTimer: the event opens first (if it cannot, the thread
+// stays on the timer for good); the CPU time the timer covered is counted as
+// an ended thread's is, perf covers what follows; then the timer is deleted
+// (a tick of it still pending finds the thread on perf and is ignored).
+// timer_delete of a SIGEV_THREAD_ID timer is the system call alone.
+void moveBackToPerf(ThreadState *state, uint64_t user_ns, uint64_t total_ns) {
+  uint64_t covered = coveredCpu(state, user_ns, total_ns);
+  if (startPerfWithinReserve(state) != 0) {
+    state->kind = SamplerKind::Timer; // startPerf may have set it to None
+    state->sampler_moves = CAUSAL_PERF_SWITCH_MOVES_MAX;
+    return;
+  }
+  g_counters.covered_cpu_ns.fetch_add(covered, std::memory_order_relaxed);
+  __atomic_store_n(&state->cpu_base_user_ns, user_ns, __ATOMIC_RELAXED); // read: coveredCpu
+  __atomic_store_n(&state->cpu_base_total_ns, total_ns, __ATOMIC_RELAXED);
+  __atomic_store_n(&state->unsampled_base_ns, state->unsampled_ns, __ATOMIC_RELAXED);
+  // perf's lost samples are measured afresh, from now.
+  state->loss_window_samples = state->samples;
+  state->loss_window_user_ns = user_ns;
+  state->loss_window_total_ns = total_ns;
+  state->loss_window_unsampled_ns = state->unsampled_ns;
+  state->delay_scale_x1024 = 1024;
+  timer_delete(state->timer);
+  state->timer_armed = false;
+  state->sampler_moves++;
+  g_counters.moved_back.fetch_add(1, std::memory_order_relaxed);
 }
 
 // True if |state->perf_fd| still is the descriptor we opened: a program may
@@ -625,6 +703,8 @@ void resetSampleCounters() {
   g_runtime_fds.store(g_kept_fds);
   g_counters.covered_cpu_ns.store(0);
   g_counters.timer_threads.store(0);
+  g_counters.moved_to_timer.store(0);
+  g_counters.moved_back.store(0);
   g_counters.attributed.store(0);
   g_counters.outside.store(0);
   g_counters.overhead.store(0);
@@ -825,6 +905,7 @@ SamplerKind startThreadSampling(ThreadState *state, bool is_main_thread) {
   state->loss_window_unsampled_ns = 0;
   state->switch_window_samples = state->samples;
   state->switch_window_cpu_ns = state->cpu_base_total_ns;
+  state->sampler_moves = 0;
   state->delay_scale_x1024 = 1024;
   tls_thread = state;
   if (g_sampling_ended.load(std::memory_order_acquire)) {

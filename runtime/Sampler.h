@@ -8,7 +8,8 @@
 // every period. With the auto sampler, a perf-sampled thread whose context
 // switches cost it more than CAUSAL_PERF_SWITCH_COST_MAX_PERCENT % of its CPU
 // time (a perf event's timer is stopped and started at every switch; the cost
-// is measured at start-up) moves to the timer in its sample handler. The signal
+// is measured at start-up) moves to the timer in its sample handler, and back to
+// perf once its switches would cost perf little (two fifths of that limit). The signal
 // is the runtime's own: a real-time signal the program left at its default when
 // the runtime started (sampleSignal()), never SIGPROF, so a program's own
 // profiling timer and handler work as natively. A perf event stops itself after
@@ -75,6 +76,7 @@ struct SampleCounters {
   std::atomic<uint64_t> covered_cpu_ns{0};
   std::atomic<uint64_t> timer_threads{0};  ///< threads that used the timer (perf or fd reserve)
   std::atomic<uint64_t> moved_to_timer{0}; ///< of them, moved from perf (they switched often)
+  std::atomic<uint64_t> moved_back{0};     ///< moves back to perf (they stopped switching often)
 };
 const SampleCounters &sampleCounters();
 /// Fork child: the child's counts start from zero.

@@ -116,6 +116,15 @@
 #define CAUSAL_PERF_SWITCH_PROBE_PAIRS 16u
 #define CAUSAL_PERF_SWITCH_WINDOW_SAMPLES 4u
 #define CAUSAL_PERF_SWITCH_COST_MAX_PERCENT 5u
+/* A thread that moved goes back to perf when, over a window of
+ * CAUSAL_PERF_SWITCH_BACK_WINDOW_SAMPLES of its timer samples, its switches
+ * would cost perf less than CAUSAL_PERF_SWITCH_BACK_PERCENT % of its CPU time
+ * (two fifths of the limit, so that a thread near the limit does not go back and
+ * forth); a thread moves at most CAUSAL_PERF_SWITCH_MOVES_MAX times (either
+ * way), then stays where it is. */
+#define CAUSAL_PERF_SWITCH_BACK_WINDOW_SAMPLES 32u
+#define CAUSAL_PERF_SWITCH_BACK_PERCENT 2u
+#define CAUSAL_PERF_SWITCH_MOVES_MAX 8u
 #define CAUSAL_MAX_PERF_SWITCH_COST_NS 1000000ull
 
 /* Most images (executable + DSOs) the runtime keeps tables for. */

@@ -34,6 +34,8 @@
 //   handoff N    two threads hand a token to each other N times through two
 //                semaphores, each spinning 50 us in spinFor (line 10) before
 //                it passes the token on: a context switch per 50 us of CPU
+//   handoffspin N  the same with 10 us spins, then each thread spins 150 ms
+//                alone: it switches often, then hardly at all
 //   sleepy N     N rounds of: spin ~0.3 ms, nanosleep 50 us, poll 50 us;
 //                prints how many calls failed with EINTR
 //   overhead MS  callRuntimeFor (line 20) spends MS ms inside the runtime
@@ -425,19 +427,23 @@ int main(int argc, char **argv) {
     printf("queued=%d\n", queued);
     return 0;
   }
-  if (!strcmp(mode, "handoff")) {
+  if (!strcmp(mode, "handoff") || !strcmp(mode, "handoffspin")) {
     static sem_t turns[2];
     static uint64_t rounds, cpu[2];
+    static bool then_spin;
     sem_init(&turns[0], 0, 1);
     sem_init(&turns[1], 0, 0);
     rounds = ms;
+    then_spin = !strcmp(mode, "handoffspin");
     auto player = [](void *arg) -> void * {
       int me = int(uintptr_t(arg));
       for (uint64_t i = 0; i < rounds; ++i) {
         sem_wait(&turns[me]);
-        spinFor(50000);
+        spinFor(then_spin ? 10000 : 50000);
         sem_post(&turns[1 - me]);
       }
+      if (then_spin)
+        spinFor(150000000);
       cpu[me] = threadCpuNs();
       return nullptr;
     };
