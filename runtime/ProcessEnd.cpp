@@ -109,6 +109,7 @@ ProfileBlock blockNow(const char *experiments, size_t experiments_size, bool las
   block.samples_attributed = counters.attributed.load();
   block.samples_expected = account.expected;
   block.samples_arrived = account.arrived;
+  block.timer_samples = counters.timer_samples.load();
   block.first = g_parts_written == 0;
   block.last = last;
   block.run_id = last && block.first ? nullptr : g_run_id;

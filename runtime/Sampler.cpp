@@ -245,7 +245,9 @@ uint64_t timerTickWeight(const siginfo_t *info) {
 void processTimerTick(ThreadState *state, siginfo_t *info, void *ucontext) {
   ResolvedAddress where;
   SampleOutcome outcome = attributeSignalContext(ucontext, state, &where);
-  recordSample(state, outcome, where, timerTickWeight(info));
+  uint64_t weight = timerTickWeight(info);
+  recordSample(state, outcome, where, weight);
+  g_counters.timer_samples.fetch_add(weight, std::memory_order_relaxed);
 }
 
 bool ownsPerfFd(const ThreadState *state);
@@ -296,6 +298,8 @@ void onSampleSignal(int, siginfo_t *info, void *ucontext) {
     if (state->kind == SamplerKind::Perf && isPerfSampleSignal(info) && ownsPerfFd(state))
       rearmPerfEvent(state, info);
     bool tick = info && info->si_code == SI_TIMER;
+    if (tick && state->kind == SamplerKind::Timer)
+      g_counters.timer_samples.fetch_add(timerTickWeight(info), std::memory_order_relaxed);
     g_counters.near_stack_end.fetch_add(tick ? timerTickWeight(info) : 1,
                                         std::memory_order_relaxed);
     errno = saved_errno;
@@ -705,6 +709,7 @@ void resetSampleCounters() {
   g_counters.timer_threads.store(0);
   g_counters.moved_to_timer.store(0);
   g_counters.moved_back.store(0);
+  g_counters.timer_samples.store(0);
   g_counters.attributed.store(0);
   g_counters.outside.store(0);
   g_counters.overhead.store(0);

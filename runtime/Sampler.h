@@ -67,6 +67,7 @@ void setupSampler(const SamplerSetup &setup);
 struct SampleCounters {
   std::atomic<uint64_t> attributed{0};     ///< charged to an instrumented line
   std::atomic<uint64_t> outside{0};        ///< no instrumented frame
+  std::atomic<uint64_t> timer_samples{0};  ///< of all samples, those a CPU-time timer took
   std::atomic<uint64_t> overhead{0};       ///< taken in the runtime itself: dropped
   std::atomic<uint64_t> near_stack_end{0}; ///< taken with the stack nearly full: dropped
   std::atomic<uint64_t> signals{0};        ///< handler invocations

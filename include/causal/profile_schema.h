@@ -15,7 +15,7 @@ namespace causal::profile_schema {
 /// field added, or format change (5: text values escaped as
 /// causal/profile_text.h says; function=, run=, samples-expected/arrived=;
 /// 6: a throughput point's span= and gap-squares=; 7: an experiment's idle=).
-inline constexpr unsigned kSchemaVersion = 7;
+inline constexpr unsigned kSchemaVersion = 8;
 
 /// The kinds of a wait target as its name spells them, "FILE:LINE (KIND
 /// wait)" (docs/report.md, "Wait targets"), by number: 0 is no wait (a

@@ -334,6 +334,9 @@ struct Analysis {
   double samplesExpected = 0;
   double samplesArrived = 0;
   size_t thinRuns = 0;
+  /// Of the samples that arrived, those a CPU-time timer took (schema 8):
+  /// they cover kernel time, perf's user time only.
+  double timerSamples = 0;
   /// The false-discovery control: applied (options and intervals allow it),
   /// lines it compared (those with a p-value), lines it kept.
   bool fdrApplied = false;

@@ -848,6 +848,8 @@ private:
       run.samplesExpected = fields.samples_expected;
       run.samplesArrived = fields.samples_arrived;
     }
+    if (fields.timer_samples != -1)
+      run.timerSamples = fields.timer_samples;
     return true;
   }
 

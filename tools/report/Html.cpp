@@ -136,6 +136,10 @@ const char *const kScript = R"HTML(
     if (data.thin_runs)
       html('div', 'Thin profile: ' + data.thin_runs + ' run(s) lost most of their samples (' +
         data.samples_arrived + ' of ' + data.samples_expected + ' expected arrived; see the warnings).', summary);
+    if (data.timer_samples > 0 && data.samples_arrived > 0)
+      html('div', (data.timer_samples >= data.samples_arrived ? 'Every sample' :
+        (Math.round(100 * data.timer_samples / data.samples_arrived) || 'Under 1') + ' % of the samples') +
+        ' came from CPU-time timers, which include kernel time: lines of system calls carry it.', summary);
     var pointNames = data.progress_points.map(function (p) { return p.name + ' (' + p.kind + ')'; });
     html('div', 'Progress points: ' + (pointNames.length ? pointNames.join(', ') : 'none'), summary);
     html('div', 'Each plot: measured points (blue) with their bootstrap band, least-squares line through the origin (orange) with its interval.', summary);

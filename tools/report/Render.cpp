@@ -792,6 +792,25 @@ void writeBoundNotes(std::ostream &out, const Analysis &analysis, bool color) {
   }
 }
 
+/// Samples a CPU-time timer took cover kernel time; perf's user time only
+/// (docs/report.md, "Samples with kernel time"): said when there are any.
+void writeTimerSamplesNote(std::ostream &out, const Analysis &analysis, bool color) {
+  if (!(analysis.timerSamples > 0) || !(analysis.samplesArrived > 0))
+    return;
+  long share = std::lround(100 * std::min(1.0, analysis.timerSamples / analysis.samplesArrived));
+  out << paint("note:", kYellow, color) << " ";
+  if (analysis.timerSamples >= analysis.samplesArrived)
+    out << "every sample came from a CPU-time timer";
+  else
+    out << (share == 0 ? std::string("under 1") : std::to_string(share))
+        << " % of the samples came from CPU-time timers (threads that switched often, moved "
+           "from perf_event, or perf_event unavailable); the others from perf_event, which "
+           "samples user mode only";
+  out << ". A timer's samples include kernel time and charge it to the line that made the "
+         "system call, so lines of system calls carry that time and can rank by it "
+         "(docs/report.md, \"Samples with kernel time\")\n";
+}
+
 /// Assumed sample periods, dropped speedups, the analysis' warnings, and
 /// whether enough experiments stand behind the profile.
 void writeOtherNotes(std::ostream &out, const Analysis &analysis, const AnalysisOptions &o,
@@ -806,6 +825,7 @@ void writeOtherNotes(std::ostream &out, const Analysis &analysis, const Analysis
         << " visits in all were dropped (--min-visits)\n";
   for (const std::string &warning : analysis.warnings)
     out << paint("warning:", kYellow, color) << " " << warning << "\n";
+  writeTimerSamplesNote(out, analysis, color);
 
   // A program that links the runtime but whose code was built without the
   // flag: more samples cannot help.
@@ -1038,6 +1058,7 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
       << ",\"samples_outside_instrumented_code\":" << jsonNumber(analysis.samplesOutside)
       << ",\"samples_expected\":" << jsonNumber(analysis.samplesExpected)
       << ",\"samples_arrived\":" << jsonNumber(analysis.samplesArrived)
+      << ",\"timer_samples\":" << jsonNumber(analysis.timerSamples)
       << ",\"thin_runs\":" << analysis.thinRuns << ",\"false_discovery_control\":";
   if (analysis.fdrApplied)
     out << "{\"rate\":" << jsonNumber(analysis.fdrRate) << ",\"compared\":" << analysis.fdrCompared

@@ -19,9 +19,11 @@ namespace {
 /// 1000 samples of the line per second of experiment (1 ms period): the line
 /// runs all the time, so its physical bound (b = 1) allows every curve here.
 /// |fields|: more fields of a line's experiments (e.g. "cpus=2\trunning=1").
+/// |runtime|: a runtime record's fields after time= (none if empty).
 profile::Profile
 makeProfile(const std::vector<std::pair<std::string, std::function<double(double)>>> &lines,
-            const std::map<std::string, std::string> &fields = {}) {
+            const std::map<std::string, std::string> &fields = {},
+            const std::string &runtime = "") {
   std::ostringstream text;
   text << "startup\ttime=1\n";
   for (const auto &line : lines)
@@ -34,6 +36,8 @@ makeProfile(const std::vector<std::pair<std::string, std::function<double(double
              << "\tselected-samples=1000" << (more == fields.end() ? "" : "\t" + more->second)
              << "\nthroughput-point\tname=tp\tdelta=1000\n";
       }
+  if (!runtime.empty())
+    text << "runtime\ttime=50000000000\t" << runtime << "\n";
   profile::Profile profile;
   std::string error;
   EXPECT_TRUE(profile::readProfileText(text.str(), "t.coz", profile, profile::ReadOptions(), error))
@@ -177,6 +181,48 @@ TEST(Report, SaturationNotesTellIdleCpusFromOtherProcessesLoad) {
                    "\"waited_with_cpus_idle\":false,\"other_load\":true"),
             std::string::npos)
       << j;
+}
+
+// Samples a CPU-time timer took (threads moved from perf, or no perf) cover
+// kernel time, perf's user time only: the report says how many there were.
+TEST(Report, SamplesFromTimersAreNamedWithTheirKernelTime) {
+  auto half = [](double s) { return 0.5 * s; };
+  const char *const expected = "samples-expected=4200\tsamples-arrived=4000";
+  struct Case {
+    std::string runtime, note;
+  } cases[] = {
+      {std::string(expected) + "\ttimer-samples=1000",
+       "note: 25 % of the samples came from CPU-time timers (threads that switched often, "
+       "moved from perf_event, or perf_event unavailable); the others from perf_event, which "
+       "samples user mode only. A timer's samples include kernel time"},
+      {std::string(expected) + "\ttimer-samples=4000", "note: every sample came from a CPU-time "
+                                                       "timer. A timer's samples include kernel "
+                                                       "time and charge it to the line that made "
+                                                       "the system call"},
+      {std::string(expected) + "\ttimer-samples=3", "note: under 1 % of the samples came from"},
+      {expected, ""},
+      {"", ""}};
+  for (const Case &c : cases) {
+    profile::Profile profile = makeProfile({{"a.c:1", half}}, {}, c.runtime);
+    profile::Analysis analysis = analyzeWith(profile);
+    ReportContext context{{"t.coz"}, profile::AnalysisOptions()};
+    std::ostringstream out, json;
+    renderText(out, analysis, context, TextOptions());
+    renderJson(json, analysis, context);
+    if (c.note.empty()) {
+      EXPECT_EQ(out.str().find("CPU-time timer"), std::string::npos) << c.runtime << out.str();
+      EXPECT_NE(json.str().find("\"timer_samples\":0,"), std::string::npos) << json.str();
+    } else {
+      EXPECT_NE(out.str().find(c.note), std::string::npos) << c.runtime << "\n" << out.str();
+      EXPECT_EQ(count(out.str(), "CPU-time timer"), 1u) << out.str();
+    }
+  }
+  profile::Analysis analysis = analyzeWith(
+      makeProfile({{"a.c:1", half}}, {}, std::string(expected) + "\ttimer-samples=1000"));
+  std::ostringstream json;
+  renderJson(json, analysis, ReportContext{{"t.coz"}, profile::AnalysisOptions()});
+  EXPECT_NE(json.str().find("\"samples_arrived\":4000,\"timer_samples\":1000,"), std::string::npos)
+      << json.str();
 }
 
 TEST(Report, JsonAndHtmlCarryTheSameNumbers) {

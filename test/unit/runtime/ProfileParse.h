@@ -57,10 +57,12 @@ inline std::vector<ProfileRecord> parseProfile(const std::string &text,
             (parts.size() == 4 + named && record.fields.count("sample-period"))) &&
            record.fields.count("time") && record.fields["profiler"] == "causal";
     // ... samples-outside= when samples landed outside instrumented code,
-    // and always samples-expected= and samples-arrived= (schema 5).
+    // always samples-expected= and samples-arrived= (schema 5), and
+    // timer-samples= when a CPU-time timer took any (schema 8).
+    size_t extra = named + record.fields.count("timer-samples");
     if (ok && record.type == "runtime")
-      ok = (parts.size() == 4 + named ||
-            (parts.size() == 5 + named && record.fields.count("samples-outside"))) &&
+      ok = (parts.size() == 4 + extra ||
+            (parts.size() == 5 + extra && record.fields.count("samples-outside"))) &&
            record.fields.count("time") && record.fields.count("samples-expected") &&
            record.fields.count("samples-arrived");
     if (ok && record.type == "shutdown")
@@ -122,6 +124,17 @@ inline unsigned long long samplesAt(const std::vector<ProfileRecord> &records,
   for (const auto &entry : last)
     total += entry.second;
   return total;
+}
+
+/// A field of the last runtime record (a profile of one run), -1 if absent.
+inline long long lastRuntimeField(const std::vector<ProfileRecord> &records,
+                                  const std::string &key) {
+  for (size_t i = records.size(); i-- > 0;)
+    if (records[i].type == "runtime") {
+      auto field = records[i].fields.find(key);
+      return field == records[i].fields.end() ? -1 : std::stoll(field->second);
+    }
+  return -1;
 }
 
 } // namespace causal::test

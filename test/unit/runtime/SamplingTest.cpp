@@ -490,9 +490,14 @@ TEST(RuntimeTest, DeniedPerfEventFallsBackToTimerAndSaysWhyOnce) {
   EXPECT_EQ(occurrences(r.err, "Using the CPU-time timer sampler instead"), 1u) << r.err;
   EXPECT_EQ(occurrences(r.err, "causal: "), 1u) << "one message, also for the new thread";
   std::vector<ProfileRecord> records = readProfile(dir.file("p.coz"));
-  if (!causal::test::kSamplesHeldBack)
+  if (!causal::test::kSamplesHeldBack) {
     expectPlausibleCount(samplesAt(records, kSpinLine), outputValue(r.out, "cpu_ns"),
                          "timer fallback");
+    // Every sample came from the timer (runtime timer-samples=).
+    EXPECT_GT(lastRuntimeField(records, "samples-arrived"), 0);
+    EXPECT_EQ(lastRuntimeField(records, "timer-samples"),
+              lastRuntimeField(records, "samples-arrived"));
+  }
 }
 
 TEST(RuntimeTest, WithoutAnySamplerTheProgramRunsNormally) {
@@ -563,7 +568,12 @@ TEST(RuntimeTest, ThreadsThatSwitchOftenMoveToTheTimer) {
               std::string::npos)
         << r.err;
     double expected = double(outputValue(r.out, "cpu_ns")) / kPeriodNs;
-    unsigned long long count = samplesAt(readProfile(dir.file("p.coz")), kSpinLine);
+    std::vector<ProfileRecord> records = readProfile(dir.file("p.coz"));
+    unsigned long long count = samplesAt(records, kSpinLine);
+    // The samples the timer took after the move, of those that arrived.
+    long long timer = lastRuntimeField(records, "timer-samples");
+    EXPECT_GT(timer, 0) << "runtime timer-samples=";
+    EXPECT_LE(timer, lastRuntimeField(records, "samples-arrived"));
     unlink(dir.file("p.coz").c_str());
     plausible = double(count) >= 0.3 * expected && double(count) <= 1.3 * expected + 2 * kBatch;
     counts += " " + std::to_string(count) + " of about " + std::to_string(int(expected)) + ";";
@@ -578,6 +588,10 @@ TEST(RuntimeTest, ThreadsThatSwitchOftenMoveToTheTimer) {
     RunResult kept = runTarget(dir, {"handoff", "600"}, env);
     ASSERT_EQ(kept.status, 0) << kept.err;
     EXPECT_EQ(verboseSampleCount(kept.err, moved), 0) << kept.err;
+    std::vector<ProfileRecord> records = readProfile(dir.file("q.coz"));
+    EXPECT_GT(lastRuntimeField(records, "samples-arrived"), 0);
+    EXPECT_EQ(lastRuntimeField(records, "timer-samples"), -1) << "left out: none";
+    unlink(dir.file("q.coz").c_str());
   }
 }
 
