@@ -34,7 +34,7 @@ namespace causal::rt {
 __thread ThreadState *tls_thread CAUSAL_RT_TLS = nullptr;
 
 // perf for the calling thread within the descriptor reserve (below).
-int startPerfWithinReserve(ThreadState *state);
+int startPerfWithinReserve(ThreadState *state, bool quietly = false);
 
 namespace {
 
@@ -415,15 +415,16 @@ FdRoom fdRoom() {
   return room;
 }
 
-// Takes one descriptor of the reserve; false (and said once) if the
-// runtime already holds all it may. |*floor|: where the reserve starts.
-bool takeFdFromReserve(uint64_t *floor) {
+// Takes one descriptor of the reserve; false (and said once, unless
+// |quietly|: in a signal handler) if the runtime already holds all it may.
+// |*floor|: where the reserve starts.
+bool takeFdFromReserve(uint64_t *floor, bool quietly = false) {
   FdRoom room = fdRoom();
   *floor = room.floor;
   if (g_runtime_fds.fetch_add(1, std::memory_order_acq_rel) < int64_t(room.budget))
     return true;
   g_runtime_fds.fetch_sub(1, std::memory_order_acq_rel);
-  if (!g_said_fd_reserve.exchange(true))
+  if (!quietly && !g_said_fd_reserve.exchange(true))
     message("the descriptor limit (soft RLIMIT_NOFILE %llu) leaves the profiler %llu "
             "descriptors (it keeps descriptors below %llu and %u %% of the limit for the "
             "program); further threads sample with the CPU-time timer",
@@ -513,7 +514,9 @@ void moveToTimer(ThreadState *state, uint64_t user_ns, uint64_t total_ns) {
 // timer_delete of a SIGEV_THREAD_ID timer is the system call alone.
 void moveBackToPerf(ThreadState *state, uint64_t user_ns, uint64_t total_ns) {
   uint64_t covered = coveredCpu(state, user_ns, total_ns);
-  if (startPerfWithinReserve(state) != 0) {
+  // Quietly: no message from a signal handler (the thread stays on the
+  // timer, as the reserve's message says of later threads).
+  if (startPerfWithinReserve(state, /*quietly=*/true) != 0) {
     state->kind = SamplerKind::Timer; // startPerf may have set it to None
     state->sampler_moves = CAUSAL_PERF_SWITCH_MOVES_MAX;
     return;
@@ -882,10 +885,10 @@ uint64_t measurePerfSwitchCost(int sampling_fd) {
 }
 
 // perf for the calling thread if the descriptor reserve has room (said
-// once if not: ENFILE then), else an errno value.
-int startPerfWithinReserve(ThreadState *state) {
+// once if not, unless |quietly|: ENFILE then), else an errno value.
+int startPerfWithinReserve(ThreadState *state, bool quietly) {
   uint64_t floor;
-  if (!takeFdFromReserve(&floor))
+  if (!takeFdFromReserve(&floor, quietly))
     return ENFILE;
   int error = startPerf(state, floor);
   if (error)
