@@ -138,7 +138,8 @@ const char *const kScript = R"HTML(
         data.samples_arrived + ' of ' + data.samples_expected + ' expected arrived; see the warnings).', summary);
     if (data.timer_samples > 0 && data.samples_arrived > 0)
       html('div', (data.timer_samples >= data.samples_arrived ? 'Every sample' :
-        (Math.round(100 * data.timer_samples / data.samples_arrived) || 'Under 1') + ' % of the samples') +
+        ({0: 'Under 1', 100: 'Over 99'}[Math.round(100 * data.timer_samples / data.samples_arrived)] ||
+          Math.round(100 * data.timer_samples / data.samples_arrived)) + ' % of the samples') +
         ' came from CPU-time timers, which include kernel time: lines of system calls carry it.', summary);
     var pointNames = data.progress_points.map(function (p) { return p.name + ' (' + p.kind + ')'; });
     html('div', 'Progress points: ' + (pointNames.length ? pointNames.join(', ') : 'none'), summary);

@@ -802,7 +802,9 @@ void writeTimerSamplesNote(std::ostream &out, const Analysis &analysis, bool col
   if (analysis.timerSamples >= analysis.samplesArrived)
     out << "every sample came from a CPU-time timer";
   else
-    out << (share == 0 ? std::string("under 1") : std::to_string(share))
+    out << (share == 0     ? std::string("under 1")
+            : share == 100 ? std::string("over 99")
+                           : std::to_string(share))
         << " % of the samples came from CPU-time timers (threads that switched often, moved "
            "from perf_event, or perf_event unavailable); the others from perf_event, which "
            "samples user mode only";
