@@ -149,6 +149,15 @@ bool movedToTimer(const ThreadState *state) {
          state->sampler_moves < CAUSAL_PERF_SWITCH_MOVES_MAX;
 }
 
+// Starts a window of lost samples (closeSampleWindows) at the thread's
+// CPU time now.
+void startLossWindow(ThreadState *state, uint64_t user_ns, uint64_t total_ns) {
+  state->loss_window_samples = state->samples;
+  state->loss_window_user_ns = user_ns;
+  state->loss_window_total_ns = total_ns;
+  state->loss_window_unsampled_ns = state->unsampled_ns;
+}
+
 // Two windows of a perf-sampled thread's samples, closed in the handler
 // with one getrusage (async-signal-safe) for both when both end:
 // - every CAUSAL_LOSS_WINDOW_SAMPLES samples while experiments run, the
@@ -182,10 +191,7 @@ void closeSampleWindows(ThreadState *state) {
     uint64_t covered = user_delta > unsampled ? user_delta - unsampled : 0;
     state->delay_scale_x1024 = lostSampleScaleX1024(
         arrived, covered, std::min(user_delta, total_delta), total_delta, g_setup.period_ns);
-    state->loss_window_samples = state->samples;
-    state->loss_window_user_ns = user;
-    state->loss_window_total_ns = total;
-    state->loss_window_unsampled_ns = state->unsampled_ns;
+    startLossWindow(state, user, total);
   }
   if (switch_window) {
     // Its CPU time, system time included, less its pauses' spins.
@@ -480,6 +486,18 @@ void releasePerfEvent(ThreadState *state) {
   giveFdToReserve();
 }
 
+// At a move between perf and the timer, given the thread's CPU time now:
+// the CPU time the old sampler covered counts as an ended thread's does (the
+// samples expected); the new one covers what follows. The bases are read by
+// the profiler thread (coveredCpu): stored atomically.
+void handOverCoveredCpu(ThreadState *state, uint64_t covered, uint64_t user_ns, uint64_t total_ns) {
+  g_counters.covered_cpu_ns.fetch_add(covered, std::memory_order_relaxed);
+  __atomic_store_n(&state->cpu_base_user_ns, user_ns, __ATOMIC_RELAXED);
+  __atomic_store_n(&state->cpu_base_total_ns, total_ns, __ATOMIC_RELAXED);
+  __atomic_store_n(&state->unsampled_base_ns, state->unsampled_ns, __ATOMIC_RELAXED);
+  state->delay_scale_x1024 = 1024; // lost samples are measured afresh, or not at all (timer)
+}
+
 // Moves the calling thread from perf to the CPU-time timer, in its sample
 // handler (the signal blocked), given its CPU time now: the timer starts
 // first (if it cannot, the thread stays on perf); the CPU time perf covered
@@ -494,11 +512,7 @@ void moveToTimer(ThreadState *state, uint64_t user_ns, uint64_t total_ns) {
     state->kind = SamplerKind::Perf;
     return;
   }
-  g_counters.covered_cpu_ns.fetch_add(covered, std::memory_order_relaxed);
-  __atomic_store_n(&state->cpu_base_user_ns, user_ns, __ATOMIC_RELAXED); // read: coveredCpu
-  __atomic_store_n(&state->cpu_base_total_ns, total_ns, __ATOMIC_RELAXED);
-  __atomic_store_n(&state->unsampled_base_ns, state->unsampled_ns, __ATOMIC_RELAXED);
-  state->delay_scale_x1024 = 1024; // perf's lost samples: the timer's come with their overruns
+  handOverCoveredCpu(state, covered, user_ns, total_ns); // the timer's come with their overruns
   releasePerfEvent(state);
   state->sampler_moves++;
   g_counters.timer_threads.fetch_add(1, std::memory_order_relaxed);
@@ -521,16 +535,8 @@ void moveBackToPerf(ThreadState *state, uint64_t user_ns, uint64_t total_ns) {
     state->sampler_moves = CAUSAL_PERF_SWITCH_MOVES_MAX;
     return;
   }
-  g_counters.covered_cpu_ns.fetch_add(covered, std::memory_order_relaxed);
-  __atomic_store_n(&state->cpu_base_user_ns, user_ns, __ATOMIC_RELAXED); // read: coveredCpu
-  __atomic_store_n(&state->cpu_base_total_ns, total_ns, __ATOMIC_RELAXED);
-  __atomic_store_n(&state->unsampled_base_ns, state->unsampled_ns, __ATOMIC_RELAXED);
-  // perf's lost samples are measured afresh, from now.
-  state->loss_window_samples = state->samples;
-  state->loss_window_user_ns = user_ns;
-  state->loss_window_total_ns = total_ns;
-  state->loss_window_unsampled_ns = state->unsampled_ns;
-  state->delay_scale_x1024 = 1024;
+  handOverCoveredCpu(state, covered, user_ns, total_ns);
+  startLossWindow(state, user_ns, total_ns); // perf's lost samples, from now
   timer_delete(state->timer);
   state->timer_armed = false;
   state->sampler_moves++;
@@ -907,10 +913,7 @@ SamplerKind startThreadSampling(ThreadState *state, bool is_main_thread) {
                  &state->switch_window_switches);
   __atomic_store_n(&state->unsampled_ns, uint64_t(0), __ATOMIC_RELAXED); // the profiler reads it
   __atomic_store_n(&state->unsampled_base_ns, uint64_t(0), __ATOMIC_RELAXED); // coveredCpu
-  state->loss_window_samples = state->samples;
-  state->loss_window_user_ns = state->cpu_base_user_ns;
-  state->loss_window_total_ns = state->cpu_base_total_ns;
-  state->loss_window_unsampled_ns = 0;
+  startLossWindow(state, state->cpu_base_user_ns, state->cpu_base_total_ns);
   state->switch_window_samples = state->samples;
   state->switch_window_cpu_ns = state->cpu_base_total_ns;
   state->sampler_moves = 0;

@@ -534,6 +534,22 @@ TEST(RuntimeTest, UnloadedLibraryKeepsItsSamples) {
                          outputValue(r.out, "cpu_ns"), "dlclose'd plugin");
 }
 
+// The target's MODE (handoff, handoffspin) with ROUNDS, the verbose summary
+// and the switch cost given as 20 us (what this machine's timers cost does
+// not matter), its profile in p.coz.
+RunResult runSwitching(const TempDir &dir, const char *mode, const char *rounds) {
+  return runTarget(dir, {mode, rounds},
+                   {{CAUSAL_ENV_OUTPUT, dir.file("p.coz")},
+                    {CAUSAL_ENV_VERBOSE, "1"},
+                    {CAUSAL_ENV_PERF_SWITCH_COST, "20000"}});
+}
+
+// A thread's samples across moves between perf and the timer, whose samples
+// come at the scheduler's tick: a wider floor than expectPlausibleCount's.
+bool plausibleAcrossMoves(unsigned long long count, double expected) {
+  return double(count) >= 0.3 * expected && double(count) <= 1.3 * expected + 2 * kBatch;
+}
+
 // With the auto sampler, a thread whose context switches would cost it more
 // than CAUSAL_PERF_SWITCH_COST_MAX_PERCENT % of its CPU time under perf
 // moves to the CPU-time timer, and its samples go on arriving. The cost per
@@ -546,9 +562,8 @@ TEST(RuntimeTest, ThreadsThatSwitchOftenMoveToTheTimer) {
   TempDir dir;
   ASSERT_TRUE(dir.ok());
   const char moved[] = "of them moved from perf_event";
-  // Sampled before the move by perf and after it by the timer, whose
-  // samples come at the scheduler's tick: a wider floor than
-  // expectPlausibleCount's. The kernel checks a CPU-time timer only at a
+  // Sampled before the move by perf and after it by the timer
+  // (plausibleAcrossMoves). The kernel checks a CPU-time timer only at a
   // tick that finds the thread on a CPU, and under load it can miss most of
   // a short run (docs/benchmarks.md, "CPU-time timers under contention"):
   // the count is checked in up to three runs, as the lit tests that need
@@ -556,10 +571,7 @@ TEST(RuntimeTest, ThreadsThatSwitchOftenMoveToTheTimer) {
   std::string counts;
   bool plausible = false;
   for (int attempt = 0; attempt < 3 && !plausible; ++attempt) {
-    RunResult r = runTarget(dir, {"handoff", "600"},
-                            {{CAUSAL_ENV_OUTPUT, dir.file("p.coz")},
-                             {CAUSAL_ENV_VERBOSE, "1"},
-                             {CAUSAL_ENV_PERF_SWITCH_COST, "20000"}});
+    RunResult r = runSwitching(dir, "handoff", "600");
     if (perfUnavailable(r))
       GTEST_SKIP() << "perf_event unavailable here";
     ASSERT_EQ(r.status, 0) << r.err;
@@ -575,7 +587,7 @@ TEST(RuntimeTest, ThreadsThatSwitchOftenMoveToTheTimer) {
     EXPECT_GT(timer, 0) << "runtime timer-samples=";
     EXPECT_LE(timer, lastRuntimeField(records, "samples-arrived"));
     unlink(dir.file("p.coz").c_str());
-    plausible = double(count) >= 0.3 * expected && double(count) <= 1.3 * expected + 2 * kBatch;
+    plausible = plausibleAcrossMoves(count, expected);
     counts += " " + std::to_string(count) + " of about " + std::to_string(int(expected)) + ";";
   }
   EXPECT_TRUE(plausible) << "samples of the spin line in three runs:" << counts;
@@ -611,10 +623,7 @@ TEST(RuntimeTest, ThreadsThatStopSwitchingOftenGoBackToPerf) {
   std::string runs;
   bool done = false;
   for (int attempt = 0; attempt < 3 && !done; ++attempt) {
-    RunResult r = runTarget(dir, {"handoffspin", "2000"},
-                            {{CAUSAL_ENV_OUTPUT, dir.file("p.coz")},
-                             {CAUSAL_ENV_VERBOSE, "1"},
-                             {CAUSAL_ENV_PERF_SWITCH_COST, "20000"}});
+    RunResult r = runSwitching(dir, "handoffspin", "2000");
     if (perfUnavailable(r))
       GTEST_SKIP() << "perf_event unavailable here";
     ASSERT_EQ(r.status, 0) << r.err;
@@ -623,8 +632,7 @@ TEST(RuntimeTest, ThreadsThatStopSwitchingOftenGoBackToPerf) {
     double expected = double(outputValue(r.out, "cpu_ns")) / kPeriodNs;
     unsigned long long count = samplesAt(readProfile(dir.file("p.coz")), kSpinLine);
     unlink(dir.file("p.coz").c_str());
-    done = back == 2 && double(count) >= 0.3 * expected &&
-           double(count) <= 1.3 * expected + 2 * kBatch;
+    done = back == 2 && plausibleAcrossMoves(count, expected);
     runs += " " + std::to_string(int(back)) + " back, " + std::to_string(count) +
             " samples of about " + std::to_string(int(expected)) + ";";
   }
