@@ -307,6 +307,7 @@ private:
   // Call paths.
   bool instrumentPathFunctions();
   GlobalVariable *getOrCreatePathDescriptor(Function &F);
+  Function *getOrCreatePathCounter();
   void instrumentPathFunction(Function &F);
   bool nameInlinedPathEntries();
   void
@@ -858,13 +859,117 @@ GlobalVariable *ModuleInstrumenter::getOrCreatePathDescriptor(Function &F) {
   return Descriptor;
 }
 
+// The module's counter of entries (abi.h, "What the pass emits"), called by
+// every chosen function's entry while its descriptor is enabled:
+//
+//   define linkonce_odr hidden i32 @causal.path.count(ptr %fn, ptr %inlined_at)
+//       noinline nounwind cold comdat {
+//     %enabled = load atomic i8, ptr %fn monotonic
+//     br (icmp eq %enabled, CAUSAL_PATH_FN_COUNTED), %countdowns, %enter
+//   countdowns:
+//     %c = load ptr, ptr (threadlocal.address @__causal_path_countdowns)
+//     br (icmp eq %c, null), %enter, %countdown
+//   countdown:
+//     %slot = getelementptr inbounds i32, ptr %c, i64 (zext (load atomic i32 (%fn + 4)))
+//     %left = add (load atomic i32 %slot monotonic), -1
+//     store atomic %left, %slot monotonic
+//     br (icmp slt %left, 0), %enter, %skip
+//   skip:
+//     ret i32 0
+//   enter:
+//     %t = musttail call i32 @__causal_path_enter(ptr %fn, ptr %inlined_at)
+//     ret i32 %t
+//
+// The musttail call leaves no frame of its own between the runtime and the
+// chosen function: __causal_path_enter finds the return address into F and
+// F's frame pointer as if F had called it. @__causal_path_countdowns is the
+// runtime's thread-local (extern_weak, initial-exec: the runtime is loaded
+// with the program, so its TLS block is static and any image reaches it at a
+// fixed offset from the thread pointer); the countdown's load and store are
+// relaxed atomics only so that a writer in another thread reading them is no
+// data race (plain moves on x86-64).
+Function *ModuleInstrumenter::getOrCreatePathCounter() {
+  if (Function *Existing = M.getFunction("causal.path.count"))
+    return Existing;
+  FunctionCallee Enter =
+      getOrInsertWeakRuntimeFunction(CAUSAL_PATH_ENTER_FN, {PtrTy, PtrTy}, Int32Ty);
+  if (auto *Declared = dyn_cast<Function>(Enter.getCallee()))
+    Declared->setDoesNotThrow();
+  GlobalVariable *Countdowns = M.getNamedGlobal(CAUSAL_PATH_COUNTDOWNS_SYMBOL);
+  if (!Countdowns) {
+    Countdowns = new GlobalVariable(
+        M, PtrTy, /*isConstant=*/false, GlobalValue::ExternalWeakLinkage, nullptr,
+        CAUSAL_PATH_COUNTDOWNS_SYMBOL, nullptr, GlobalValue::InitialExecTLSModel);
+    Countdowns->setAlignment(Align(8));
+  }
+  // linkonce_odr hidden: one per image, and not local, so that no
+  // interprocedural pass specializes it for its callers' arguments (the
+  // inlined_at strings are set after the optimizer).
+  auto *Counter = Function::Create(FunctionType::get(Int32Ty, {PtrTy, PtrTy}, false),
+                                   GlobalValue::LinkOnceODRLinkage, "causal.path.count", M);
+  Counter->setVisibility(GlobalValue::HiddenVisibility);
+  Counter->setComdat(M.getOrInsertComdat(Counter->getName()));
+  Counter->addFnAttr(Attribute::NoInline);
+  Counter->addFnAttr(Attribute::Cold);
+  Counter->setDoesNotThrow();
+  Counter->addFnAttr("frame-pointer", "all");
+  Argument *Fn = Counter->getArg(0), *InlinedAt = Counter->getArg(1);
+  Fn->setName("fn");
+  InlinedAt->setName("inlined_at");
+  BasicBlock *Entry = BasicBlock::Create(Ctx, "entry", Counter);
+  BasicBlock *CountdownsBlock = BasicBlock::Create(Ctx, "countdowns", Counter);
+  BasicBlock *Down = BasicBlock::Create(Ctx, "countdown", Counter);
+  BasicBlock *Skip = BasicBlock::Create(Ctx, "skip", Counter);
+  BasicBlock *EnterBlock = BasicBlock::Create(Ctx, "enter", Counter);
+
+  // Only a runtime that defines the countdowns stores CAUSAL_PATH_FN_COUNTED
+  // (an undefined weak thread-local does not read as null): other values
+  // call at once.
+  IRBuilder<> IRB(Entry);
+  LoadInst *Enabled = IRB.CreateAlignedLoad(Int8Ty, Fn, Align(8), "enabled");
+  Enabled->setAtomic(AtomicOrdering::Monotonic);
+  IRB.CreateCondBr(
+      IRB.CreateICmpEQ(Enabled, ConstantInt::get(Int8Ty, CAUSAL_PATH_FN_COUNTED), "counted"),
+      CountdownsBlock, EnterBlock);
+
+  // The thread's countdowns (null: call, the runtime has not given the
+  // thread its countdowns yet).
+  IRB.SetInsertPoint(CountdownsBlock);
+  Value *Array = IRB.CreateAlignedLoad(PtrTy, IRB.CreateThreadLocalAddress(Countdowns), Align(8),
+                                       "countdowns");
+  IRB.CreateCondBr(IRB.CreateIsNull(Array, "uncounted"), EnterBlock, Down);
+
+  // This function's countdown: one entry less; below zero, the runtime's turn.
+  IRB.SetInsertPoint(Down);
+  LoadInst *Id =
+      IRB.CreateAlignedLoad(Int32Ty, IRB.CreateConstInBoundsGEP1_64(Int8Ty, Fn, 4), Align(4), "id");
+  Id->setAtomic(AtomicOrdering::Monotonic);
+  Value *Slot = IRB.CreateInBoundsGEP(Int32Ty, Array, IRB.CreateZExt(Id, Int64Ty), "slot");
+  LoadInst *Count = IRB.CreateAlignedLoad(Int32Ty, Slot, Align(4), "count");
+  Count->setAtomic(AtomicOrdering::Monotonic);
+  Value *Left = IRB.CreateAdd(Count, ConstantInt::getSigned(Int32Ty, -1), "left");
+  IRB.CreateAlignedStore(Left, Slot, Align(4))->setAtomic(AtomicOrdering::Monotonic);
+  IRB.CreateCondBr(IRB.CreateICmpSLT(Left, ConstantInt::get(Int32Ty, 0), "due"), EnterBlock, Skip,
+                   MDBuilder(Ctx).createBranchWeights(1, 15));
+
+  IRB.SetInsertPoint(Skip);
+  IRB.CreateRet(ConstantInt::get(Int32Ty, 0));
+
+  IRB.SetInsertPoint(EnterBlock);
+  CallInst *Call = IRB.CreateCall(Enter, {Fn, InlinedAt}, "token");
+  Call->setTailCallKind(CallInst::TCK_MustTail);
+  Call->setDoesNotThrow();
+  IRB.CreateRet(Call);
+  return Counter;
+}
+
 // abi.h, "What the pass emits in a chosen function":
 //
 //   entry:               (after the entry block's allocas)
 //     %causal.path.enabled = load atomic i8, ptr @desc monotonic, align 8
 //     br (icmp ne %enabled, 0), %causal.path.enter, %rest      ; unlikely
 //   causal.path.enter:
-//     %t = call i32 @__causal_path_enter(ptr @desc, ptr null)  ; nounwind
+//     %t = call i32 @causal.path.count(ptr @desc, ptr null)    ; nounwind
 //   rest:
 //     %causal.path.token = phi i32 [ 0, %entry ], [ %t, %causal.path.enter ]
 //   before each ret / resume (and musttail call), and in a cleanup landing
@@ -877,14 +982,14 @@ GlobalVariable *ModuleInstrumenter::getOrCreatePathDescriptor(Function &F) {
 // DISubprogram), so an inlined copy of the entry call says where it was
 // inlined (nameInlinedPathEntries). The load is atomic so that no pass
 // hoists or merges it: the runtime flips the byte while the program runs.
+// The countdown (abi.h) is in causal.path.count, out of line, so that the
+// chosen function is as small as before for the inliner.
 void ModuleInstrumenter::instrumentPathFunction(Function &F) {
   GlobalVariable *Descriptor = getOrCreatePathDescriptor(F);
-  FunctionCallee Enter =
-      getOrInsertWeakRuntimeFunction(CAUSAL_PATH_ENTER_FN, {PtrTy, PtrTy}, Int32Ty);
+  Function *Enter = getOrCreatePathCounter();
   FunctionCallee Exit = getOrInsertWeakRuntimeFunction(CAUSAL_PATH_EXIT_FN, {PtrTy, Int32Ty});
-  for (FunctionCallee Callee : {Enter, Exit})
-    if (auto *Declared = dyn_cast<Function>(Callee.getCallee()))
-      Declared->setDoesNotThrow();
+  if (auto *Declared = dyn_cast<Function>(Exit.getCallee()))
+    Declared->setDoesNotThrow();
   MDNode *Unlikely = MDBuilder(Ctx).createBranchWeights(1, 1 << 20);
   DebugLoc FunctionLoc;
   if (DISubprogram *SP = F.getSubprogram())
@@ -951,7 +1056,7 @@ void ModuleInstrumenter::instrumentPathFunction(Function &F) {
 // line table's absolute path with "." and ".." removed. Equal strings are
 // one constant.
 bool ModuleInstrumenter::nameInlinedPathEntries() {
-  Function *Enter = M.getFunction(CAUSAL_PATH_ENTER_FN);
+  Function *Enter = M.getFunction("causal.path.count");
   if (!Enter)
     return false;
   StringMap<GlobalVariable *> Strings;

@@ -36,6 +36,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+// abi.h, CAUSAL_PATH_COUNTDOWNS_SYMBOL: the calling thread's countdowns
+// (its PathThread's; null until its first entry reached the runtime).
+extern "C" CAUSAL_RT_EXPORT __thread int32_t *__causal_path_countdowns CAUSAL_RT_TLS = nullptr;
+
 namespace causal::rt {
 
 namespace pf = causal::paths_format;
@@ -264,8 +268,10 @@ enum EntryTiming : uint32_t {
 struct Entry {
   uint32_t fn;
   uint32_t token;
-  uint32_t record;     // in the thread's table
-  uint32_t timing;     // EntryTiming
+  uint32_t record; // in the thread's table
+  uint32_t timing; // EntryTiming
+  uint32_t weight; // the calls it stands for (sampled walks: walkWeight)
+  uint32_t reserved;
   uintptr_t fp;        // the frame pointer of the code that entered (F, or where F was inlined)
   uintptr_t ret_above; // the return address in that frame then (0: not read)
   uint64_t wall_start, cpu_start, blocked_start, samples_start;
@@ -304,6 +310,7 @@ struct SiteMemo {
   uint32_t end;        // WalkEnd
   uint32_t reserved;
 };
+constexpr uint32_t kFunctionIds = CAUSAL_PATHS_MAX_FUNCTIONS + 1; // ids 1..max; 0: none
 constexpr uint32_t kSiteMemos = CAUSAL_PATHS_SITE_MEMOS;
 static_assert(kSiteMemos >= 2 && (kSiteMemos & (kSiteMemos - 1)) == 0, "a power of two");
 constexpr int kSiteMemoBits = __builtin_ctz(kSiteMemos);
@@ -320,11 +327,29 @@ struct PathThread {
   uint32_t changes;
   uint64_t dropped;   // entries not recorded (the writer reads them)
   uint64_t truncated; // walks that stopped early
-  uint64_t random;    // which calls are timed (xorshift; never 0)
+  uint64_t walks;     // entries that reached the runtime (walkWeight)
+  uint64_t random;    // which calls are timed, the walks' gaps (xorshift; never 0)
   Table table;
   Entry active[kActiveDepth];
   KnownReturn known[kKnownReturns]; // direct-mapped by return address
   SiteMemo memo[kSiteMemos];        // direct-mapped by the entry call's return address
+  // Sampled walks (docs/paths.md), by function id: the countdown that the
+  // compiled code decrements at each entry (abi.h; __causal_path_countdowns
+  // points here) and the value it was last armed with, so that armed less
+  // countdown is the entries since the last one the runtime saw; the
+  // entries of the function walked in the thread (unless every entry is:
+  // --paths-walk-one-in 1); and the record of the last outermost entry
+  // recorded + 1, which the entries after it are added to at a write
+  // (addWalkTails).
+  int32_t countdown[kFunctionIds];
+  int32_t armed[kFunctionIds];
+  uint32_t walked[kFunctionIds];
+  uint32_t last_record[kFunctionIds];
+  // With --paths-walk-one-in 0 (auto): the mean gap now (0: 1), and the
+  // window of walks it was last chosen over (its start, its entries).
+  uint32_t mean_gap[kFunctionIds];
+  uint32_t window_entries[kFunctionIds];
+  uint64_t window_start_ns[kFunctionIds];
 };
 
 namespace {
@@ -370,6 +395,8 @@ std::atomic<bool> g_any_enabled{false};
 std::atomic<bool> g_collecting{false}; // enter records (set at start-up, cleared by the last write)
 bool g_cpu_clock = false;
 uint32_t g_time_one_in = 1; // --paths-time-one-in
+uint32_t g_walk_one_in = 1; // --paths-walk-one-in (0: auto; 1 with experiments per calling context)
+std::atomic<uint32_t> g_walk_gap_max{1}; // the largest mean gap a thread used (RunBegin)
 AddressRange g_runtime_code;
 std::atomic<uintptr_t> g_bases[CAUSAL_PATHS_BASE_ADDRESSES];
 std::atomic<uint32_t> g_base_count{0};
@@ -378,7 +405,7 @@ std::atomic<uint32_t> g_bases_published{0}; // bases stored (after their address
 SpinLock g_paths_lock; // the process's table, the writer (lockPaths)
 Table g_process;       // paths of the threads that ended
 Table g_merged;        // the writer's
-uint64_t g_ended_dropped = 0, g_ended_truncated = 0;
+uint64_t g_ended_dropped = 0, g_ended_truncated = 0, g_ended_walks = 0;
 std::atomic<bool> g_ready{false};           // startCollecting allocated the tables
 std::atomic<bool> g_write_unenabled{false}; // a live flush writes with none enabled yet
 bool g_finished = false;
@@ -973,21 +1000,22 @@ Times timesOf(const Entry &e, const NotOwn &not_own, uint64_t cpu, uint64_t now)
 // by how it was timed.
 void addTimes(Record &r, const Entry &e, uint64_t blocked_ns, const ThreadState *state,
               uint64_t cpu, uint64_t now) {
-  add(&r.blocked_ns, blocked_ns);
+  const uint64_t w = e.weight; // a sampled walk's entry stands for w calls
+  add(&r.blocked_ns, blocked_ns * w);
   if (e.timing == kUntimed) {
-    add(&r.untimed_calls, 1);
+    add(&r.untimed_calls, w);
     return;
   }
   NotOwn not_own = {blocked_ns, since(state->path_paused_ns, e.paused_start),
                     since(state->path_paused_cpu_ns, e.paused_cpu_start)};
   Times times = timesOf(e, not_own, cpu, now);
   if (e.timing == kTimedExactly) {
-    add(&r.cpu_ns, times.cpu_ns);
-    add(&r.running_ns, times.running_ns);
+    add(&r.cpu_ns, times.cpu_ns * w);
+    add(&r.running_ns, times.running_ns * w);
   } else {
-    add(&r.sampled_calls, 1);
-    add(&r.sampled_cpu_ns, times.cpu_ns);
-    add(&r.sampled_running_ns, times.running_ns);
+    add(&r.sampled_calls, w);
+    add(&r.sampled_cpu_ns, times.cpu_ns * w);
+    add(&r.sampled_running_ns, times.running_ns * w);
   }
 }
 
@@ -1008,8 +1036,8 @@ void closeDownTo(PathThread *t, ThreadState *state, uint32_t depth) {
   for (uint32_t i = t->depth; i-- > depth;) {
     const Entry &e = t->active[i];
     Record &r = t->table.records[e.record];
-    add(&r.calls, 1);
-    add(&r.samples, since(samples, e.samples_start));
+    add(&r.calls, uint64_t(e.weight));
+    add(&r.samples, since(samples, e.samples_start) * e.weight);
     addTimes(r, e, since(blocked, e.blocked_start), state, cpu, now);
   }
   put(&t->depth, depth);
@@ -1021,24 +1049,104 @@ void closeDownTo(PathThread *t, ThreadState *state, uint32_t depth) {
 
 // How a new entry on record |r| is timed: exactly, each of its first
 // CAUSAL_PATHS_EXACT_TIMED_CALLS in the thread (every one with
-// --paths-time-one-in 1), then one entry in g_time_one_in, drawn at random
-// (a fixed stride would alias with a program that alternates its calls'
+// --paths-time-one-in 1, and every entry of a sampled walk: few of them
+// reach the runtime), then one entry in g_time_one_in, drawn at random (a
+// fixed stride would alias with a program that alternates its calls'
 // lengths).
-inline EntryTiming timingOf(PathThread *t, Record &r) {
-  if (g_time_one_in <= 1)
-    return kTimedExactly;
-  if (r.exact_entries < CAUSAL_PATHS_EXACT_TIMED_CALLS) {
-    put(&r.exact_entries, r.exact_entries + 1);
-    return kTimedExactly;
-  }
+inline uint64_t nextRandom(PathThread *t) {
   uint64_t x = t->random; // xorshift64
   x ^= x << 13;
   x ^= x >> 7;
   x ^= x << 17;
   t->random = x;
+  return x;
+}
+
+inline EntryTiming timingOf(PathThread *t, Record &r, bool sampled_walk) {
+  if (g_time_one_in <= 1 || sampled_walk) // a sampled walk's entry is timed: it is rare
+    return kTimedExactly;
+  if (r.exact_entries < CAUSAL_PATHS_EXACT_TIMED_CALLS) {
+    put(&r.exact_entries, r.exact_entries + 1);
+    return kTimedExactly;
+  }
+  uint64_t x = nextRandom(t);
   if ((uint64_t(uint32_t(x >> 32)) * g_time_one_in) >> 32 != 0)
     return kUntimed;
   return kTimedSampled;
+}
+
+// The mean gap between walks of a function in a thread with
+// --paths-walk-one-in 0 (auto), used after its first
+// CAUSAL_PATHS_AUTO_EXACT_WALKS walks, and chosen again every
+// CAUSAL_PATHS_EXACT_WALKS walks from the entries of those walks' window:
+// the gap that keeps the walks' cost, at CAUSAL_PATHS_WALK_COST_NS each,
+// under CAUSAL_PATHS_WALK_BUDGET_PERMILLE of the window's wall time (1:
+// every entry walked, as long as the function is entered less often than
+// that allows).
+inline uint32_t autoGap(PathThread *t, uint32_t id, uint32_t walked, uint32_t weight) {
+  uint32_t entries = t->window_entries[id] + weight;
+  if (walked == 1) {
+    t->window_start_ns[id] = fastMonotonicNs();
+    entries = weight;
+  } else if (walked % CAUSAL_PATHS_EXACT_WALKS == 0) {
+    uint64_t now = fastMonotonicNs();
+    uint64_t elapsed = now > t->window_start_ns[id] ? now - t->window_start_ns[id] : 1;
+    // entries x cost <= budget x elapsed / gap
+    double gap = double(entries) * CAUSAL_PATHS_WALK_COST_NS * 1000.0 /
+                 (double(CAUSAL_PATHS_WALK_BUDGET_PERMILLE) * double(elapsed));
+    uint32_t mean = gap <= 1                              ? 1
+                    : gap >= CAUSAL_MAX_PATHS_WALK_ONE_IN ? CAUSAL_MAX_PATHS_WALK_ONE_IN
+                                                          : uint32_t(gap + 0.999);
+    put(&t->mean_gap[id], mean);
+    t->window_start_ns[id] = now;
+    entries = 0;
+  }
+  t->window_entries[id] = entries;
+  return t->mean_gap[id] ? t->mean_gap[id] : 1;
+}
+
+// Sampled walks (docs/paths.md). An entry of function |id| that reached the
+// runtime stands for the entries of the function in this thread since the
+// last one that did, itself included: the countdown's fall since it was
+// armed (at least 1: code that calls without counting leaves it as armed).
+// The countdown is armed again: the next entry calls again (a gap of 1)
+// while the thread has walked fewer than CAUSAL_PATHS_EXACT_WALKS entries
+// of the function or with --paths-walk-one-in 1, else after a gap drawn
+// uniformly from 1..2K-1, K the mean (--paths-walk-one-in K, or autoGap's
+// with 0; random, so that no caller's pattern of calls aliases with it).
+// Returns the weight; |sampled|: the function's walks are sampled now (a
+// mean gap above 1), or this entry stands for others.
+inline uint32_t walkWeight(PathThread *t, uint32_t id, bool *sampled) {
+  int64_t since_last = int64_t(read(&t->armed[id])) - read(&t->countdown[id]);
+  uint32_t weight = since_last <= 1            ? 1
+                    : since_last >= UINT32_MAX ? UINT32_MAX
+                                               : uint32_t(since_last);
+  uint32_t mean = g_walk_one_in;
+  if (mean != 1) {
+    uint32_t walked = t->walked[id] < UINT32_MAX ? t->walked[id] + 1 : UINT32_MAX;
+    put(&t->walked[id], walked);
+    if (mean == 0) { // auto: the rate is measured from the first walk on
+      mean = autoGap(t, id, walked, weight);
+      if (walked <= CAUSAL_PATHS_AUTO_EXACT_WALKS)
+        mean = 1;
+    } else if (walked <= CAUSAL_PATHS_EXACT_WALKS) {
+      mean = 1;
+    }
+  }
+  uint32_t gap = 1;
+  if (mean > 1) {
+    gap = 1 + uint32_t((uint64_t(uint32_t(nextRandom(t) >> 32)) * (2 * mean - 1)) >> 32);
+    // The largest mean used, for RunBegin (rarely grows: a load most times).
+    uint32_t top = g_walk_gap_max.load(std::memory_order_relaxed);
+    while (mean > top &&
+           !g_walk_gap_max.compare_exchange_weak(top, mean, std::memory_order_relaxed))
+      ;
+  }
+  put(&t->armed[id], int32_t(gap - 1));
+  put(&t->countdown[id], int32_t(gap - 1));
+  add(&t->walks, 1);
+  *sampled = mean > 1 || weight > 1;
+  return weight;
 }
 
 // Starts the entry at the top now (clocks read last: the walk is not F's
@@ -1056,11 +1164,26 @@ void startEntry(Entry *e, ThreadState *state, uint32_t timing) {
   put(&e->cpu_start, g_cpu_clock ? threadCpuNs() : 0);
 }
 
+// The ids functions have had (1..count) and 0: the per-function arrays'
+// entries in use.
+inline uint32_t functionIdsUsed() {
+  uint32_t count = g_function_count.load(std::memory_order_acquire);
+  return count + 1 < kFunctionIds ? count + 1 : kFunctionIds;
+}
+
 void resetThread(PathThread *t, pid_t tid) {
   clearTable(&t->table);
+  // Ids above the count were never entered (the arrays are zero there).
+  size_t ids = functionIdsUsed();
+  memset(t->countdown, 0, ids * sizeof(t->countdown[0]));
+  memset(t->armed, 0, ids * sizeof(t->armed[0]));
+  memset(t->walked, 0, ids * sizeof(t->walked[0]));
+  memset(t->last_record, 0, ids * sizeof(t->last_record[0]));
+  memset(t->mean_gap, 0, ids * sizeof(t->mean_gap[0]));
   put(&t->depth, 0u);
   put(&t->dropped, uint64_t(0));
   put(&t->truncated, uint64_t(0));
+  put(&t->walks, uint64_t(0));
   if (t->changes & 1) // a fork child's copy of another thread's, caught in a change
     put(&t->changes, t->changes + 1);
   put(&t->tid, tid);
@@ -1090,7 +1213,44 @@ PathThread *threadPaths(ThreadState *state) {
     state->path_depth = 0;
     __atomic_store_n(&state->path_context, 0, __ATOMIC_RELAXED);
   }
+  if (state == tls_thread) // the compiled code counts entries down from now on (abi.h)
+    __causal_path_countdowns = t->countdown;
   return t;
+}
+
+// The entries of |t|'s thread since the last one of each function that the
+// runtime recorded (sampled walks let them pass uncounted), added to that
+// entry's record in |into| with its record's mean per call. Returns the
+// records that did not fit.
+uint64_t addWalkTails(Table *into, const PathThread *t) {
+  uint64_t lost = 0;
+  uint32_t ids = functionIdsUsed();
+  uint32_t count = __atomic_load_n(&t->table.count, __ATOMIC_ACQUIRE);
+  for (uint32_t id = 1; id < ids; ++id) {
+    uint32_t last = read(&t->last_record[id]);
+    int64_t tail = int64_t(read(&t->armed[id])) - read(&t->countdown[id]);
+    if (last == 0 || last > count || tail <= 0)
+      continue;
+    const Record &r = t->table.records[last - 1];
+    uint32_t at =
+        intern(into, r.hash, r.fn, r.inlined_at, r.flags, t->table.frames + r.frames, r.depth);
+    if (at == UINT32_MAX) {
+      ++lost;
+      continue;
+    }
+    Record &m = into->records[at];
+    uint64_t calls = read(&r.calls), n = uint64_t(tail);
+    m.calls += n;
+    if (calls == 0)
+      continue;
+    Times times = estimatedTimes(r);
+    double per_call = double(n) / double(calls);
+    m.cpu_ns += uint64_t(double(times.cpu_ns) * per_call + 0.5);
+    m.running_ns += uint64_t(double(times.running_ns) * per_call + 0.5);
+    m.blocked_ns += uint64_t(double(read(&r.blocked_ns)) * per_call + 0.5);
+    m.samples += uint64_t(double(read(&r.samples)) * per_call + 0.5);
+  }
+  return lost;
 }
 
 static_assert(CAUSAL_PATHS_THREAD_PATHS &&
@@ -1127,7 +1287,7 @@ extern "C" CAUSAL_RT_EXPORT void __causal_register_path_fns(struct causal_path_f
     __atomic_store_n(&d->id, id, __ATOMIC_RELAXED);
     if (g_functions[id - 1].now) {
       g_any_enabled.store(true, std::memory_order_relaxed);
-      __atomic_store_n(&d->enabled, uint8_t(1), __ATOMIC_RELEASE);
+      __atomic_store_n(&d->enabled, uint8_t(CAUSAL_PATH_FN_COUNTED), __ATOMIC_RELEASE);
     }
   }
   bool control = g_function_count.load(std::memory_order_relaxed) > 0;
@@ -1147,9 +1307,11 @@ __causal_path_enter(struct causal_path_fn *fn, const char *inlined_at) {
   PathThread *t = state->paths;
   if (__builtin_expect(!t || t->tid != threadId(state), 0) && !(t = threadPaths(state)))
     return 0;
-  if (t->busy) // a signal handler interrupted this thread's entry or exit
+  if (t->busy || id >= kFunctionIds) // a signal handler interrupted this thread's entry or exit
     return 0;
   t->busy = 1;
+  bool sampled_walk = false;
+  const uint32_t weight = walkWeight(t, id, &sampled_walk);
   beginChange(t);
   auto done = [t](uint32_t token) {
     endChange(t);
@@ -1210,12 +1372,12 @@ __causal_path_enter(struct causal_path_fn *fn, const char *inlined_at) {
   closeDownTo(t, state, live);
   for (uint32_t i = 0; i < t->depth; ++i) {
     if (t->active[i].fn == id) { // recursion: the outer entry's time
-      add(&t->table.records[t->active[i].record].recursive_calls, 1);
+      add(&t->table.records[t->active[i].record].recursive_calls, uint64_t(weight));
       return done(kRecursiveToken | (i + 1));
     }
   }
   if (t->depth == kActiveDepth) {
-    add(&t->dropped, 1);
+    add(&t->dropped, uint64_t(weight));
     return done(0);
   }
   if (flags & pf::kPathTruncated)
@@ -1224,7 +1386,7 @@ __causal_path_enter(struct causal_path_fn *fn, const char *inlined_at) {
     record = intern(&t->table, keyHash(id, inlined_at, flags, frames, depth), id, inlined_at, flags,
                     frames, depth);
     if (record == UINT32_MAX) {
-      add(&t->dropped, 1);
+      add(&t->dropped, uint64_t(weight));
       return done(0);
     }
     if (end != kWalkEndOther && flags == 0)
@@ -1239,6 +1401,8 @@ __causal_path_enter(struct causal_path_fn *fn, const char *inlined_at) {
   Entry &e = t->active[slot];
   e.fn = id;
   put(&e.record, record);
+  put(&e.weight, weight);
+  put(&t->last_record[id], record + 1);
   e.fp = fp0;
   e.ret_above = fp_count != 0 && fps[0] == fp0 ? stackWord(fp0 + 8) : 0;
   t->serial = (t->serial + 1) & 0x7fffff;
@@ -1246,7 +1410,7 @@ __causal_path_enter(struct causal_path_fn *fn, const char *inlined_at) {
   put(&t->depth, slot + 1);
   state->path_depth = slot + 1;
   __atomic_store_n(&state->path_context, r.context, __ATOMIC_RELAXED);
-  startEntry(&e, state, timingOf(t, r));
+  startEntry(&e, state, timingOf(t, r, sampled_walk));
   return done(e.token);
 }
 
@@ -1279,7 +1443,7 @@ void startRun() {
   g_run = (uint64_t(getpid()) << 32) ^ (g_run_start_ns & 0xffffffffull);
   g_part_written = false; // in a fork child: the parent's
   g_finished = false;
-  g_ended_dropped = g_ended_truncated = 0;
+  g_ended_dropped = g_ended_truncated = g_ended_walks = 0;
   clearTable(&g_process);
 }
 
@@ -1409,7 +1573,8 @@ const char *pathContextName(uint32_t id) {
   return slot.ready.load(std::memory_order_acquire) ? slot.name : "";
 }
 
-void setupPaths(const char *profile_path, bool cpu_clock, uint32_t time_one_in) {
+void setupPaths(const char *profile_path, bool cpu_clock, uint32_t time_one_in,
+                uint32_t walk_one_in) {
   g_register_lock.lock();
   parseSelection();
   g_register_lock.unlock();
@@ -1419,6 +1584,14 @@ void setupPaths(const char *profile_path, bool cpu_clock, uint32_t time_one_in) 
 #endif
   g_cpu_clock = cpu_clock;
   g_time_one_in = time_one_in ? time_one_in : 1;
+  g_walk_one_in = walk_one_in;
+  // Experiments per calling context read the context of every entry.
+  if (g_walk_one_in > 1 && g_context_mode != PathContextMode::None && pathsRequested())
+    message("--paths-walk-one-in %u is not used with experiments per calling context "
+            "(--path, --path-experiments): every entry is walked",
+            g_walk_one_in);
+  if (g_context_mode != PathContextMode::None)
+    g_walk_one_in = 1;
   if (pathsRequested())
     startCollecting();
 }
@@ -1434,10 +1607,14 @@ void pathsThreadEnds(ThreadState *state) {
   lockPaths();
   if (!g_finished) {
     g_ended_dropped += read(&t->dropped) + mergeTable(&g_process, &t->table, true);
+    g_ended_dropped += addWalkTails(&g_process, t);
     g_ended_truncated += read(&t->truncated);
+    g_ended_walks += read(&t->walks);
   }
   resetThread(t, 0);
   unlockPaths();
+  if (state == tls_thread) // later entries (TLS destructors) call, and find no thread
+    __causal_path_countdowns = nullptr;
   t->busy = 0;
 }
 
@@ -1472,7 +1649,9 @@ void pathsForkChild(ThreadState *self) {
     r.sampled_cpu_ns = r.sampled_running_ns = r.sampled_calls = r.untimed_calls = 0;
     r.exact_entries = 0;
   }
-  t->dropped = t->truncated = 0;
+  t->dropped = t->truncated = t->walks = 0;
+  for (uint32_t id = 0; id < kFunctionIds; ++id) // the entries before the fork are the parent's
+    t->armed[id] = t->countdown[id];
   t->busy = 0;
   t->tid = pid_t(rawSyscall(SYS_gettid));
   for (uint32_t i = 0; i < t->depth; ++i)
@@ -1849,6 +2028,7 @@ bool copyOpenEntries(const PathThread *t, bool own, OpenEntries *out) {
         copy.token = read(&e.token);
         copy.record = read(&e.record);
         copy.timing = read(&e.timing);
+        copy.weight = read(&e.weight);
         copy.wall_start = read(&e.wall_start);
         copy.cpu_start = read(&e.cpu_start);
         copy.blocked_start = read(&e.blocked_start);
@@ -1900,16 +2080,17 @@ void addOpenEntries(const ThreadState *state, const PathThread *t, bool own, uin
       continue;
     }
     Record &m = g_merged.records[at];
+    const uint64_t w = e.weight ? e.weight : 1;
     m.threads += had ? 0 : 1;
-    m.calls += 1;
-    m.samples += since(samples, e.samples_start);
+    m.calls += w;
+    m.samples += since(samples, e.samples_start) * w;
     NotOwn not_own = {since(blocked, e.blocked_start), since(paused, e.paused_start),
                       since(paused_cpu, e.paused_cpu_start)};
     // The blocking call under way, if it began inside the entry (not the
     // one a signal handler's entry was made in).
     if (block_since != 0 && block_since != e.block_at_start && now > block_since)
       not_own.blocked_ns += now - block_since;
-    m.blocked_ns += not_own.blocked_ns;
+    m.blocked_ns += not_own.blocked_ns * w;
     // Its own times if timed, else its record's mean call (estimatedTimes).
     Times times = {0, 0};
     if (e.timing != kUntimed) {
@@ -1918,9 +2099,21 @@ void addOpenEntries(const ThreadState *state, const PathThread *t, bool own, uin
       times = estimatedTimes(r);
       times = {times.cpu_ns / calls, times.running_ns / calls};
     }
-    m.cpu_ns += times.cpu_ns;
-    m.running_ns += times.running_ns;
+    m.cpu_ns += times.cpu_ns * w;
+    m.running_ns += times.running_ns * w;
   }
+}
+
+// The entries that reached the runtime so far, in every thread.
+uint64_t walkedEntries() {
+  uint64_t walks = g_ended_walks;
+  for (uint32_t i = 0, used = g_threads.slotsUsed(); i < used; ++i) {
+    ThreadState *state = g_threads.slot(i);
+    PathThread *t = state ? __atomic_load_n(&state->paths, __ATOMIC_ACQUIRE) : nullptr;
+    if (t && read(&t->tid) != 0)
+      walks += read(&t->walks);
+  }
+  return walks;
 }
 
 // Merges every live thread's table into g_merged, with the entries under way
@@ -1936,6 +2129,7 @@ void mergeThreads(const ThreadState *self, uint64_t *dropped, uint64_t *truncate
     bool own = state == self;
     bool copied = tid != 0 && tid == threadId(state) && copyOpenEntries(t, own, &g_open_before);
     *dropped += read(&t->dropped) + mergeTable(&g_merged, &t->table, true);
+    *dropped += addWalkTails(&g_merged, t);
     *truncated += read(&t->truncated);
     if (copied && g_open_before.depth != 0 && copyOpenEntries(t, own, &g_open_after))
       addOpenEntries(state, t, own, dropped);
@@ -2060,6 +2254,9 @@ void writeSidecar(PathsWrite when) {
     begin.pid = uint32_t(getpid());
     begin.flags = g_cpu_clock ? uint32_t(pf::kCpuClock) : 0u;
     begin.time_one_in = g_time_one_in;
+    begin.walk_one_in = g_walk_one_in;
+    begin.walk_gap_max =
+        g_walk_one_in > 1 ? g_walk_one_in : g_walk_gap_max.load(std::memory_order_relaxed);
     begin.sample_period_ns = g_config.period_ns;
     char *at = stageChunk(pf::ChunkType::RunBegin, sizeof(begin));
     // The executable's path follows as the run's first String (id 1).
@@ -2079,11 +2276,12 @@ void writeSidecar(PathsWrite when) {
       if (char *where = stageChunk(pf::ChunkType::Function, sizeof(record)))
         memcpy(where, &record, sizeof(record));
     }
-    uint64_t written = 0;
+    uint64_t written = 0, entries = 0;
     for (uint32_t i = 0; i < g_merged.count; ++i) {
       const Record &r = g_merged.records[i];
       if (r.fn == 0 || r.fn > functions)
         continue;
+      entries += r.calls + r.recursive_calls;
       stagePath(r, g_merged.frames + r.frames, uint32_t(written + 1), g_function_names[r.fn - 1]);
       ++written;
     }
@@ -2094,6 +2292,11 @@ void writeSidecar(PathsWrite when) {
     end.truncated_walks = truncated;
     if (char *where = stageChunk(pf::ChunkType::RunEnd, sizeof(end)))
       memcpy(where, &end, sizeof(end));
+    if (when == PathsWrite::End && g_config.verbose)
+      message("paths: the stack was walked at %llu of %llu entries (--paths-walk-one-in %s%u)",
+              (unsigned long long)walkedEntries(), (unsigned long long)entries,
+              g_walk_one_in ? "" : "auto: at most 1 in ",
+              g_walk_one_in ? g_walk_one_in : g_walk_gap_max.load(std::memory_order_relaxed));
     bool whole = g_sidecar.close();
     if (part)
       g_part_written = g_part_written || whole;
@@ -2164,7 +2367,8 @@ bool changePaths(const char *patterns, bool enable, PathsChange *out, char *unma
     for (causal_path_fn *d = g_ranges[r].start; d < g_ranges[r].stop; ++d) {
       uint32_t id = __atomic_load_n(&d->id, __ATOMIC_RELAXED);
       if (id != 0 && id <= count && changed[id - 1])
-        __atomic_store_n(&d->enabled, uint8_t(enable ? 1 : 0), __ATOMIC_RELEASE);
+        __atomic_store_n(&d->enabled, uint8_t(enable ? CAUSAL_PATH_FN_COUNTED : 0),
+                         __ATOMIC_RELEASE);
     }
   for (uint32_t i = 0; i < count; ++i)
     out->enabled += g_functions[i].now ? 1 : 0;

@@ -46,8 +46,11 @@ bool pathsRequested();
 
 /// Start-up (Runtime.cpp), after the settings: |profile_path| + ".paths" is
 /// the sidecar; |cpu_clock|: --paths-cpu-clock; |time_one_in|:
-/// --paths-time-one-in. Enables the descriptors registered before.
-void setupPaths(const char *profile_path, bool cpu_clock, uint32_t time_one_in);
+/// --paths-time-one-in; |walk_one_in|: --paths-walk-one-in (after
+/// setupPathContexts, which makes it 1). Enables the descriptors registered
+/// before.
+void setupPaths(const char *profile_path, bool cpu_clock, uint32_t time_one_in,
+                uint32_t walk_one_in);
 
 /// The calling thread ends (Threads.cpp): its active entries are closed and
 /// its paths merged into the process's.

@@ -162,7 +162,8 @@ void initialize() {
   readSettings(&g_config, &g_experiment_setup.config);
   setupWaits(g_config.output_path, g_config.waits_classes);
   setupContextsOfExperiments();
-  setupPaths(g_config.output_path, g_config.paths_cpu_clock, g_config.paths_time_one_in);
+  setupPaths(g_config.output_path, g_config.paths_cpu_clock, g_config.paths_time_one_in,
+             g_config.paths_walk_one_in);
   registerExitWriter();
 
   startAttribution();

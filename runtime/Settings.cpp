@@ -154,6 +154,7 @@ void readRuntimeSettings(RuntimeConfig *c) {
   }
   c->paths_cpu_clock = settingOn(Setting::PATHS_CPU_CLOCK);
   c->paths_time_one_in = uint32_t(readSetting(Setting::PATHS_TIME_ONE_IN).number);
+  c->paths_walk_one_in = uint32_t(readSetting(Setting::PATHS_WALK_ONE_IN).number);
   namespace wf = causal::waits_format;
   const char *waits = readSetting(Setting::WAITS).text;
   c->waits_classes = !strcmp(waits, "sync")  ? wf::kWaitSync

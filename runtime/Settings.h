@@ -38,6 +38,7 @@ struct RuntimeConfig {
   char stop_file[PATH_MAX] = {};       ///< profiling ends once this file exists (empty: none)
   bool paths_cpu_clock = false;        ///< --paths-cpu-clock (CAUSAL_PATHS itself: Paths.cpp)
   uint32_t paths_time_one_in = 1;      ///< --paths-time-one-in
+  uint32_t paths_walk_one_in = 0;      ///< --paths-walk-one-in (0: auto)
 };
 
 /// A variable's value as its kind reads it. Flag, Switch: |number| 0 or 1;

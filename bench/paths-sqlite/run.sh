@@ -16,7 +16,10 @@
 #     xray      clang -O2 -fxray-instrument with xray-attr-list.txt (only the two functions)
 #   and runs of the same fixed work (every thread inserts --rows rows), in interleaved rounds:
 #     plain, causal (causal run), chosen-off (causal run, paths not enabled),
-#     chosen-on (causal run --paths), chosen-cpu (causal run --paths --paths-cpu-clock),
+#     chosen-on (causal run --paths: walks sampled where a function is hot, the default
+#     --paths-walk-one-in auto), chosen-exact (--paths-walk-one-in 1: every entry walked),
+#     chosen-walk16 and chosen-walk64 (--paths-walk-one-in 16 / 64: the stack walked at 1 entry
+#     in K; docs/paths.md "Sampled walks"), chosen-cpu (causal run --paths --paths-cpu-clock),
 #     cyg, xray-off (sleds unpatched), xray-on (XRay's profiling mode: call trees).
 #   Every causal run has experiments off (CAUSAL_EXPERIMENTS=0: sampling only), so the
 #   differences are the paths' alone. Each run's output must equal plain's.
@@ -217,6 +220,11 @@ run_variant() { # variant round
       "$bin" "$threads" "$rows" >"$out" 2>"$err" || status=$? ;;
     chosen-cpu) env CAUSAL_EXPERIMENTS=0 "$causal" run --quiet --paths --paths-cpu-clock \
       --output "$profile" -- "$bin" "$threads" "$rows" >"$out" 2>"$err" || status=$? ;;
+    chosen-exact) env CAUSAL_EXPERIMENTS=0 "$causal" run --quiet --paths --paths-walk-one-in 1 \
+      --output "$profile" -- "$bin" "$threads" "$rows" >"$out" 2>"$err" || status=$? ;;
+    chosen-walk*) env CAUSAL_EXPERIMENTS=0 "$causal" run --quiet --paths \
+      --paths-walk-one-in "${v#chosen-walk}" --output "$profile" -- "$bin" "$threads" "$rows" \
+      >"$out" 2>"$err" || status=$? ;;
   esac
   end=$(date +%s%N)
   local same=0
@@ -224,7 +232,8 @@ run_variant() { # variant round
   printf '%s\t%s\t%s\t%s\t%s\n' "$round" "$v" "$((end - start))" "$status" "$same" >>"$runs"
 }
 "$cache/bin/insert_workload.plain" "$threads" "$rows" >"$cache/out/plain.ref.txt"
-variants="plain causal chosen-off chosen-on chosen-cpu cyg xray-off xray-on"
+variants="plain causal chosen-off chosen-on chosen-exact chosen-walk16 chosen-walk64 chosen-cpu"
+variants="$variants cyg xray-off xray-on"
 read -r -a variant_list <<<"$variants"
 n=${#variant_list[@]}
 for round in $(seq 1 "$reps"); do
@@ -237,6 +246,8 @@ load_after="$(bench_load)"
 for fn in sqlite3_mutex_enter sqlite3Malloc; do
   "$causal" paths report "$cache/profiles/chosen-on.$reps.coz" --function "$fn" \
     >"$cache/out/paths.$fn.txt" 2>&1 || true
+  "$causal" paths report "$cache/profiles/chosen-exact.$reps.coz" --function "$fn" --depth 1 \
+    >"$cache/out/paths-exact.$fn.txt" 2>&1 || true
   "$causal" paths report "$cache/profiles/chosen-on.$reps.coz" --function "$fn" --folded \
     --metric calls >"$cache/out/paths.$fn.folded" 2>&1 || true
 done
@@ -253,43 +264,61 @@ by = {}
 for r in rows:
     by.setdefault(r["variant"], []).append(int(r["ns"]) / 1e9)
 base = {"causal": "plain", "chosen-off": "causal", "chosen-on": "chosen-off", "chosen-cpu": "chosen-off",
+        "chosen-exact": "chosen-off", "chosen-walk16": "chosen-off", "chosen-walk64": "chosen-off",
         "cyg": "plain", "xray-off": "plain", "xray-on": "xray-off"}
 what = {
     "plain": "clang -O2",
     "causal": "causal run, nothing chosen",
     "chosen-off": "two functions chosen, paths not enabled",
-    "chosen-on": "causal run --paths",
+    "chosen-on": "causal run --paths (walks sampled where hot: --paths-walk-one-in auto)",
+    "chosen-exact": "causal run --paths --paths-walk-one-in 1 (every entry walked)",
     "chosen-cpu": "causal run --paths --paths-cpu-clock",
+    "chosen-walk16": "causal run --paths --paths-walk-one-in 16",
+    "chosen-walk64": "causal run --paths --paths-walk-one-in 64",
     "cyg": "-finstrument-functions, every function",
     "xray-off": "-fxray-instrument on the two, unpatched",
     "xray-on": "XRay profiling mode (call trees) on the two",
 }
 print(os.environ.get("BENCH_HEADER", ""))
 print()
-print("| variant | what | wall s, median (range) | ratio | to | all outputs same |")
-print("|---|---|---|---|---|---|")
-for v in ["plain", "causal", "chosen-off", "chosen-on", "chosen-cpu", "cyg", "xray-off", "xray-on"]:
+# The ratio of each round's run to its base's in the same round (the rounds run the variants
+# in turn, so a VM's speed swings hit both alike), median (range) over the rounds.
+by_round = {}
+for r in rows:
+    by_round[(r["variant"], r["round"])] = int(r["ns"]) / 1e9
+def round_ratios(v, b):
+    return [by_round[(v, k)] / by_round[(b, k)] for (w, k) in by_round
+            if w == v and (b, k) in by_round]
+print("| variant | what | wall s, median (range) | ratio | to | per-round ratio, median (range) | all outputs same |")
+print("|---|---|---|---|---|---|---|")
+for v in ["plain", "causal", "chosen-off", "chosen-on", "chosen-exact", "chosen-walk16", "chosen-walk64",
+          "chosen-cpu",
+          "cyg", "xray-off", "xray-on"]:
     t = by.get(v, [])
     if not t:
         continue
     med = statistics.median(t)
-    ratio, to = "", ""
+    ratio, to, paired = "", "", ""
     if v in base and by.get(base[v]):
         ratio = "%.3f" % (med / statistics.median(by[base[v]]))
         to = base[v]
+        pr = round_ratios(v, base[v])
+        if pr:
+            paired = "%.3f (%.3f-%.3f)" % (statistics.median(pr), min(pr), max(pr))
     same = all(r["same_output"] == "1" and r["status"] == "0" for r in rows if r["variant"] == v)
-    print("| %s | %s | %.2f (%.2f-%.2f) | %s | %s | %s |" % (v, what[v], med, min(t), max(t), ratio, to,
-                                                          "yes" if same else "NO"))
+    print("| %s | %s | %.2f (%.2f-%.2f) | %s | %s | %s | %s |" % (v, what[v], med, min(t), max(t), ratio,
+                                                               to, paired, "yes" if same else "NO"))
 print()
 for fn in ["sqlite3_mutex_enter", "sqlite3Malloc"]:
-    path = os.path.join(cache, "out", "paths.%s.txt" % fn)
-    if os.path.exists(path):
-        print("`causal paths report --function %s` (last chosen-on run):" % fn)
-        print()
-        print("```")
-        print(open(path).read().rstrip())
-        print("```")
-        print()
+    for name, args, variant in [("paths", "", "chosen-on"), ("paths-exact", " --depth 1", "chosen-exact")]:
+        path = os.path.join(cache, "out", "%s.%s.txt" % (name, fn))
+        if os.path.exists(path):
+            print("`causal paths report --function %s%s` (last %s run):" % (fn, args, variant))
+            print()
+            print("```")
+            print(open(path).read().rstrip())
+            print("```")
+            print()
 cyg = [l for l in open(os.path.join(cache, "out", "cyg.%d.err" % reps)) if l.startswith("cyg entries")] \
     if os.path.exists(os.path.join(cache, "out", "cyg.%d.err" % reps)) else []
 if cyg:

@@ -1,7 +1,7 @@
 // bench/paths/paths_cost.cpp - what an entry and exit of a chosen function cost (--paths).
 //
-// A chosen function (its descriptor and its entry/exit calls written by hand,
-// as the pass emits them) called N times at the bottom of a chain of ten
+// A chosen function (its descriptor, its entry/exit calls and the module's
+// counter written by hand, as the pass emits them) called N times at the bottom of a chain of ten
 // functions, all in one code section that a line table built in memory
 // describes (as an instrumented image's table would): the walk at each entry
 // goes through ten frames of instrumented code, then main's frame and the
@@ -43,10 +43,27 @@ extern "C" const char __stop_causal_bench_paths[];
 
 volatile int g_sink;
 
+// The module's counter, as the pass emits it (causal.path.count, abi.h):
+// the thread's countdown of the function, and the runtime's entry by a
+// tail call when it runs out.
+extern "C" __thread int32_t *__causal_path_countdowns __attribute__((tls_model("initial-exec")));
+__attribute__((noinline, cold)) uint32_t pathCount(causal_path_fn *fn, const char *inlined_at) {
+  if (__atomic_load_n(&fn->enabled, __ATOMIC_RELAXED) == CAUSAL_PATH_FN_COUNTED) {
+    if (int32_t *countdowns = __causal_path_countdowns) {
+      int32_t *slot = countdowns + __atomic_load_n(&fn->id, __ATOMIC_RELAXED);
+      int32_t left = __atomic_load_n(slot, __ATOMIC_RELAXED) - 1;
+      __atomic_store_n(slot, left, __ATOMIC_RELAXED);
+      if (left >= 0)
+        return 0;
+    }
+  }
+  [[clang::musttail]] return __causal_path_enter(fn, inlined_at);
+}
+
 CODE int leaf(int x) {
   uint32_t token = 0;
   if (__builtin_expect(__atomic_load_n(&g_leaf_fn.enabled, __ATOMIC_RELAXED) != 0, 0))
-    token = __causal_path_enter(&g_leaf_fn, nullptr);
+    token = pathCount(&g_leaf_fn, nullptr);
   g_sink = x;
   if (token != 0)
     __causal_path_exit(&g_leaf_fn, token);

@@ -9,13 +9,17 @@
 #   (the runtime's sampler on, no experiments). Ways, interleaved within each round:
 #     none       the same chain with a leaf that is not chosen (no check): the baseline
 #     off        CAUSAL_PATHS unset: the descriptor stays disabled, the pass's check alone
-#     paths      CAUSAL_PATHS=all: each call checks the 12 frames of the path last entered
-#                from its call site against the stack (10 levels, the chosen function, main's;
-#                the first call walks them and looks the path up in the thread's table), and
-#                one call in 16 after the path's first 64 reads the TSC clock twice
+#     paths      CAUSAL_PATHS=all, walks sampled as by default (--paths-walk-one-in auto: the
+#                loop's calls, millions a second, are walked 1 in a few hundred after the first
+#                4,096): most calls only count down in the module's counter
+#     paths-every  CAUSAL_PATHS_WALK_ONE_IN=1: each call reaches the runtime, which checks the 12
+#                frames of the path last entered from its call site against the stack (10
+#                levels, the chosen function, main's; the first call walks them and looks the
+#                path up in the thread's table), and one call in 16 after the path's first 64
+#                reads the TSC clock twice
 #     paths-exact  the same with CAUSAL_PATHS_TIME_ONE_IN=1: every call reads the TSC twice
-#     cpu-clock  the same with CAUSAL_PATHS_CPU_CLOCK=1: clock_gettime(CLOCK_THREAD_CPUTIME_ID)
-#                at the entry and at the exit as well
+#     cpu-clock  paths-every with CAUSAL_PATHS_CPU_CLOCK=1: clock_gettime
+#                (CLOCK_THREAD_CPUTIME_ID) at the entry and at the exit as well
 #     clocks     no chain: the thread CPU time of one read of the TSC (rdtsc: the wall clock
 #                of an entry and an exit where the TSC is usable) and of clock_gettime
 #                (CLOCK_MONOTONIC, the fallback); an entry and exit read the wall clock twice
@@ -62,22 +66,23 @@ run() { # ROUND WAY
   local env=(CAUSAL_OUTPUT="$cache/profile.coz" CAUSAL_EXPERIMENTS=0) out
   case "$2" in
     paths) env+=(CAUSAL_PATHS=all) ;;
-    paths-exact) env+=(CAUSAL_PATHS=all CAUSAL_PATHS_TIME_ONE_IN=1) ;;
-    cpu-clock) env+=(CAUSAL_PATHS=all CAUSAL_PATHS_CPU_CLOCK=1) ;;
+    paths-every) env+=(CAUSAL_PATHS=all CAUSAL_PATHS_WALK_ONE_IN=1) ;;
+    paths-exact) env+=(CAUSAL_PATHS=all CAUSAL_PATHS_WALK_ONE_IN=1 CAUSAL_PATHS_TIME_ONE_IN=1) ;;
+    cpu-clock) env+=(CAUSAL_PATHS=all CAUSAL_PATHS_WALK_ONE_IN=1 CAUSAL_PATHS_CPU_CLOCK=1) ;;
   esac
   rm -f "$cache/profile.coz" "$cache/profile.coz.paths"
   local plain=""
   [ "$2" != none ] || plain=plain
   out="$(env "${env[@]}" "$cache/paths_cost" "$calls" $plain)"
   case "$2:$out" in
-    none:*enabled=0* | off:*enabled=0* | paths:*enabled=1* | paths-exact:*enabled=1* | \
-      cpu-clock:*enabled=1*) ;;
+    none:*enabled=0* | off:*enabled=0* | paths:*enabled=2* | paths-every:*enabled=2* | \
+      paths-exact:*enabled=2* | cpu-clock:*enabled=2*) ;;
     *) echo "run.sh: $2: unexpected output: $out" >&2; exit 1 ;;
   esac
   printf '%s\t%s\t%s\n' "$1" "$2" "$(echo "$out" | sed -n 's/^ns_per_call=\([0-9.]*\).*/\1/p')" >> "$raw"
 }
 for round in $(seq 1 "$rounds"); do
-  for way in none off paths paths-exact cpu-clock; do run "$round" "$way"; done
+  for way in none off paths paths-every paths-exact cpu-clock; do run "$round" "$way"; done
   clocks "$round"
 done
 load_after="$(bench_load)"
@@ -99,9 +104,10 @@ none = statistics.median(runs['none'])
 lines.insert(-2, f"The disabled check (off minus none): {off - none:+.2f} ns per call.")
 lines.insert(-2, "")
 for way, label in (("none", "none (the leaf not chosen)"), ("off", "off (descriptor disabled)"),
-                   ("paths", "--paths"),
-                   ("paths-exact", "--paths --paths-time-one-in 1"),
-                   ("cpu-clock", "--paths --paths-cpu-clock")):
+                   ("paths", "--paths (walks sampled: auto)"),
+                   ("paths-every", "--paths --paths-walk-one-in 1"),
+                   ("paths-exact", "--paths --paths-walk-one-in 1 --paths-time-one-in 1"),
+                   ("cpu-clock", "--paths --paths-walk-one-in 1 --paths-cpu-clock")):
     v = runs[way]
     lines.append(f"| {label} | {statistics.median(v):.1f} ({min(v):.1f}-{max(v):.1f}) | "
                  f"{statistics.median(v) - off:+.1f} |")

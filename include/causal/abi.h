@@ -240,7 +240,10 @@ void __causal_progress_visit(void *counter);
 struct causal_path_fn {
   uint8_t enabled;     /* 0 in the image. Only the runtime writes it (relaxed
                           atomic stores); instrumented code reads it at every
-                          entry of the function. Nonzero: collect paths. */
+                          entry of the function. Nonzero: collect paths;
+                          CAUSAL_PATH_FN_COUNTED: through the countdowns
+                          (below), any other nonzero value: call at every
+                          entry. */
   uint8_t reserved[3]; /* 0 */
   uint32_t id;         /* 0 in the image; once registered, the runtime's
                           index of the function + 1 (same-named descriptors
@@ -256,12 +259,33 @@ struct causal_path_fn {
 #define CAUSAL_REGISTER_PATH_FNS_FN "__causal_register_path_fns"
 void __causal_register_path_fns(struct causal_path_fn *start, struct causal_path_fn *stop);
 
+/* Each thread's walk countdowns: null until the runtime gives the thread
+ * an array of CAUSAL_PATHS_MAX_FUNCTIONS + 1 int32_t, indexed by a
+ * descriptor's id. Compiled code decrements the function's countdown at
+ * each entry and calls the runtime only when it goes below zero, so that
+ * with --paths-walk-one-in K the runtime sees about one entry in K and the
+ * others cost a decrement (docs/paths.md, "Sampled walks"). A thread-local
+ * defined by the runtime; instrumented code declares it extern_weak with the
+ * initial-exec model and reads it only when fn.enabled is
+ * CAUSAL_PATH_FN_COUNTED, which only a runtime that defines it stores (an
+ * undefined weak thread-local does not read as null: its offset is 0).
+ *   extern __thread int32_t *CAUSAL_PATH_COUNTDOWNS_SYMBOL; */
+#define CAUSAL_PATH_COUNTDOWNS_SYMBOL "__causal_path_countdowns"
+#define CAUSAL_PATH_FN_COUNTED 2
+
 /* What the pass emits in a chosen function F (before inlining, so every
  * inlined copy carries it):
  *
  *   entry:  token = 0;
- *           if (relaxed atomic load of fn.enabled != 0)   (weighted unlikely)
- *             token = CAUSAL_PATH_ENTER_FN(&fn, inlined_at);
+ *           e = relaxed atomic load of fn.enabled;
+ *           if (e != 0) {                                   (weighted unlikely)
+ *             int32_t *c = 0, *slot;
+ *             if (e == CAUSAL_PATH_FN_COUNTED)
+ *               c = CAUSAL_PATH_COUNTDOWNS_SYMBOL;          (this thread's)
+ *             if (c) slot = c + relaxed atomic load of fn.id;
+ *             if (c == 0 || (*slot = *slot - 1) < 0)      (plain load and store)
+ *               token = CAUSAL_PATH_ENTER_FN(&fn, inlined_at);
+ *           }
  *   at every way out (each return; with C++ exceptions, a cleanup landing pad
  *   that then resumes unwinding, as the sanitizers' EscapeEnumerator makes):
  *           if (token != 0) CAUSAL_PATH_EXIT_FN(&fn, token);
@@ -280,13 +304,13 @@ void __causal_register_path_fns(struct causal_path_fn *start, struct causal_path
  * not recorded: the runtime is off, full, or F was disabled), and finds the
  * calling context itself: its return address is in F (or in the code F was
  * inlined into), and the frame-pointer chain above it holds F's callers.
- * CAUSAL_PATH_EXIT_FN ends the entry of that token and any entries above it
- * that were left without an exit (longjmp). Neither may be called from a
- * signal handler that interrupted the runtime; both are safe in any thread,
- * at any time, including before the runtime started (then they return 0 /
- * do nothing).
- *   uint32_t CAUSAL_PATH_ENTER_FN(struct causal_path_fn *fn, const char *inlined_at);
- *   void CAUSAL_PATH_EXIT_FN(struct causal_path_fn *fn, uint32_t token); */
+ * It stands for the entries that the countdown let pass since F's last
+ * entry it saw in the thread, and arms the countdown again. CAUSAL_PATH_EXIT_FN ends the entry of
+ * that token and any entries above it that were left without an exit (longjmp). Neither may be
+ * called from a signal handler that interrupted the runtime; both are safe in any thread, at any
+ * time, including before the runtime started (then they return 0 / do nothing). uint32_t
+ * CAUSAL_PATH_ENTER_FN(struct causal_path_fn *fn, const char *inlined_at); void
+ * CAUSAL_PATH_EXIT_FN(struct causal_path_fn *fn, uint32_t token); */
 #define CAUSAL_PATH_ENTER_FN "__causal_path_enter"
 #define CAUSAL_PATH_EXIT_FN "__causal_path_exit"
 uint32_t __causal_path_enter(struct causal_path_fn *fn, const char *inlined_at);

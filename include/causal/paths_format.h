@@ -45,7 +45,7 @@ namespace causal::paths_format {
 /// "CAUSALP" and a NUL.
 inline constexpr char kMagic[8] = {'C', 'A', 'U', 'S', 'A', 'L', 'P', '\0'};
 /// Bumped with every change to a layout below; a reader refuses newer majors.
-inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kVersion = 2;
 /// The sidecar's name: the profile's name with this appended.
 inline constexpr const char *kSuffix = ".paths";
 /// A run's part file: the sidecar's name, this, and the RunId in hex.
@@ -87,7 +87,23 @@ struct RunBegin {
   // recursive_calls and samples count every call. 0 (runtimes before it,
   // where this was reserved) or 1: every call timed.
   uint32_t time_one_in;
+  // Version 2. How often the stack was walked (--paths-walk-one-in): 1,
+  // at every entry; K > 1, at each of a function's first 64 entries in a
+  // thread (CAUSAL_PATHS_EXACT_WALKS), then at one entry in K on average.
+  // Each walked entry stands for the entries of its function in its thread
+  // since the last walked one (and the last for those after it), so a
+  // function's calls summed over its paths are exact, and each path's
+  // calls, recursive_calls, times, blocked_ns and samples are unbiased
+  // estimates. Every walked entry is timed then.
+  // 0: auto, the mean gap chosen per thread and function from how often it
+  // is entered (CAUSAL_PATHS_WALK_BUDGET_PERMILLE).
+  uint32_t walk_one_in;
+  // The largest mean gap any thread used for any function (1: every entry
+  // was walked: the paths are exact).
+  uint32_t walk_gap_max;
 };
+/// Version 1's RunBegin: the fields up to time_one_in.
+inline constexpr uint32_t kRunBeginV1Size = 40;
 
 /// String payload: uint32_t id, uint32_t length, then `length` bytes (no NUL).
 /// Id 0 is "no text" and never defined.
@@ -144,7 +160,7 @@ struct RunEnd {
   uint64_t truncated_walks; // walks that stopped early (kPathTruncated)
 };
 
-static_assert(sizeof(RunBegin) == 40, "layout");
+static_assert(sizeof(RunBegin) == 48 && kRunBeginV1Size == 40, "layout");
 static_assert(sizeof(Function) == 16, "layout");
 static_assert(sizeof(Frame) == 8, "layout");
 static_assert(sizeof(PathHead) == 72, "layout");

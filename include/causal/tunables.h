@@ -395,6 +395,27 @@
 #define CAUSAL_PATHS_EXACT_TIMED_CALLS 64u
 #define CAUSAL_DEFAULT_PATHS_TIME_ONE_IN 16u
 #define CAUSAL_MAX_PATHS_TIME_ONE_IN 65536u
+/* --paths-walk-one-in K (docs/paths.md, "Sampled walks"): each thread walks
+ * the stack at every entry of a function up to its
+ * CAUSAL_PATHS_EXACT_WALKS-th, then after gaps drawn from 1..2K-1. */
+#define CAUSAL_PATHS_EXACT_WALKS 64u
+#define CAUSAL_MAX_PATHS_WALK_ONE_IN 65536u
+/* --paths-walk-one-in 0 (auto, the default): every CAUSAL_PATHS_EXACT_WALKS
+ * walks of a function in a thread, the mean gap becomes the one that keeps
+ * its walks, costed at CAUSAL_PATHS_WALK_COST_NS each, under
+ * CAUSAL_PATHS_WALK_BUDGET_PERMILLE of that thread's wall time: a function
+ * entered less than 10,000 times a second in a thread has every entry
+ * walked. The cost is what a walked entry cost SQLite's inserting threads
+ * in wall time (docs/benchmarks.md, "Sampled walks": 0.7-2 us, where an
+ * entry and exit at depth 10 alone take 60-216 ns of CPU): the locks a
+ * walked entry holds longer hold up the other threads. */
+#define CAUSAL_PATHS_WALK_COST_NS 1000u
+#define CAUSAL_PATHS_WALK_BUDGET_PERMILLE 10u
+/* ... and only after the function's first CAUSAL_PATHS_AUTO_EXACT_WALKS
+ * entries in the thread, all walked (about 1 ms of walks): a function with
+ * fewer entries than that in each thread has exact paths however often it
+ * is entered. */
+#define CAUSAL_PATHS_AUTO_EXACT_WALKS 1024u
 /* Frames of call paths in images unregistered before the sidecar is written
  * (dlclose; the executable at exit) that are kept as text (a power of two;
  * half of it is used; about 96 bytes of text each). */

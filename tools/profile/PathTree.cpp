@@ -173,6 +173,8 @@ PathsAnalysis analyzePaths(const PathsFile &file, const PathsAnalysisOptions &op
     if (run.cpuEstimated && a.samplePeriodNs == 0)
       a.samplePeriodNs = run.samplePeriodNs;
     a.timeOneIn = std::max(a.timeOneIn, run.timeOneIn);
+    a.walkGapMax = std::max(a.walkGapMax, run.walkGapMax);
+    a.walkAuto = a.walkAuto || (run.walkOneIn == 0 && run.walkGapMax > 1);
     a.droppedEntries = saturatingAdd(a.droppedEntries, run.droppedEntries);
     a.truncatedWalks = saturatingAdd(a.truncatedWalks, run.truncatedWalks);
     std::map<uint32_t, size_t> slotOf; // function id -> index in building

@@ -118,6 +118,8 @@ struct PathsAnalysis {
   CpuSource cpu = CpuSource::None;      // over the selected runs
   uint64_t samplePeriodNs = 0;          // of the first estimated run (0: none)
   uint32_t timeOneIn = 1;               // the largest PathRun::timeOneIn of the selected runs
+  uint32_t walkGapMax = 1;              // the largest PathRun::walkGapMax of the selected runs
+  bool walkAuto = false;                // a run chose its gaps itself (walk_one_in 0) and sampled
   uint64_t droppedEntries = 0, truncatedWalks = 0;
   std::vector<std::string> unmatchedPatterns; // PathsAnalysisOptions::functions that matched none
   std::vector<std::string> badRuns;           // run numbers (1-based) out of range

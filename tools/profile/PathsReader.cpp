@@ -1,12 +1,15 @@
 //===- PathsReader.cpp - Read the paths sidecar ---------------------------===//
 #include "PathsReader.h"
 
+#include <cstring>
+
 #include "SidecarChunks.h"
 
 #include "causal/paths_format.h"
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <dirent.h>
 #include <memory>
 #include <set>
@@ -61,9 +64,13 @@ private:
                  std::string &error) {
     switch (pf::ChunkType(chunk.type)) {
     case pf::ChunkType::RunBegin: {
-      if (!fixedSize(chunk, sizeof(pf::RunBegin), at, error))
+      // Version 1 wrote the fields up to time_one_in; the others read as 0.
+      size_t size = out.version >= 2 ? sizeof(pf::RunBegin) : pf::kRunBeginV1Size;
+      if (!fixedSize(chunk, size, at, error))
         return false;
-      auto begin = loadRecord<pf::RunBegin>(payload.data());
+      pf::RunBegin begin;
+      memset(&begin, 0, sizeof(begin));
+      memcpy(&begin, payload.data(), size);
       // A run written again (the periodic flush): its state so far is
       // replaced by what follows, in the place of its first write.
       size_t index;
@@ -88,6 +95,9 @@ private:
       run.samplePeriodNs = begin.sample_period_ns;
       run.cpuEstimated = !(begin.flags & pf::kCpuClock);
       run.timeOneIn = begin.time_one_in > 1 ? begin.time_one_in : 1;
+      // Version 1: every entry walked.
+      run.walkOneIn = out.version >= 2 ? begin.walk_one_in : 1;
+      run.walkGapMax = begin.walk_gap_max > 1 ? begin.walk_gap_max : 1;
       pendingProgram.erase(index);
       if (begin.program_name != 0)
         pendingProgram[index] = begin.program_name;

@@ -78,6 +78,14 @@ struct PathRun {
   /// Times of one call in this many, after a path's first 64 in a thread,
   /// stand for all (paths_format.h RunBegin::time_one_in; 1: every call).
   uint32_t timeOneIn = 1;
+  /// How often the stack was walked (paths_format.h RunBegin::walk_one_in):
+  /// 1, at every entry; K, at one entry in K after a function's first 64 in
+  /// a thread; 0, auto (the gap chosen from how often the function was
+  /// entered). walkGapMax: the largest mean gap used, 1 if every entry was
+  /// walked; above 1 the paths' calls, times and samples are estimates, each
+  /// function's total calls exact.
+  uint32_t walkOneIn = 1;
+  uint32_t walkGapMax = 1;
   bool hasEnd = false;
   uint64_t endNs = 0;                                                // RunEnd (0 without one)
   uint64_t pathsWritten = 0, droppedEntries = 0, truncatedWalks = 0; // RunEnd totals

@@ -223,6 +223,20 @@ void htmlNode(std::string &html, const FunctionPaths &f, const PathNode &node, s
 
 } // namespace
 
+// How often the stack was walked, when not at every entry.
+std::string walkedText(const PathsAnalysis &a) {
+  std::string gap = std::to_string(a.walkGapMax);
+  if (a.walkAuto)
+    return "each thread walked the stack at every entry of a function entered less often than " +
+           std::to_string(CAUSAL_PATHS_WALK_BUDGET_PERMILLE * 1000000ull /
+                          CAUSAL_PATHS_WALK_COST_NS) +
+           " times a second, else at 1 entry in up to " + gap + " after its first " +
+           std::to_string(CAUSAL_PATHS_AUTO_EXACT_WALKS);
+  return "each thread walked the stack at a function's first " +
+         std::to_string(CAUSAL_PATHS_EXACT_WALKS) + " entries, then at 1 entry in " + gap +
+         " on average";
+}
+
 void renderPathsText(std::ostream &out, const PathsAnalysis &a, const PathsFile &file,
                      const PathsViewOptions &options) {
   size_t paths = 0;
@@ -239,7 +253,14 @@ void renderPathsText(std::ostream &out, const PathsAnalysis &a, const PathsFile 
                                       : "the runs")
         << " did not read the CPU clock (`causal run --paths-cpu-clock` does).\n";
   }
-  if (a.timeOneIn > 1)
+  if (a.walkGapMax > 1)
+    out << "Paths are estimates: " << walkedText(a)
+        << ", each walked entry standing for the entries since the last "
+        << "(`causal run --paths-walk-one-in 1` walks every entry); each function's calls are "
+        << "exact, its paths' calls, times and samples are estimates, and only samples inside "
+        << "walked entries are seen, so those of short calls (and the CPU times estimated from "
+        << "them) are coarse.\n";
+  else if (a.timeOneIn > 1)
     out << "Wall times" << (a.cpu == CpuSource::Measured ? " and CPU times" : "")
         << " are estimates: each thread timed a path's first " << CAUSAL_PATHS_EXACT_TIMED_CALLS
         << " calls, then 1 call in " << a.timeOneIn
@@ -320,6 +341,7 @@ void renderPathsJson(std::ostream &out, const PathsAnalysis &a, const PathsFile 
         << ",\"program\":\"" << jsonEscape(run.program)
         << "\",\"cpu_clock\":" << (run.cpuEstimated ? "false" : "true")
         << ",\"sample_period_ns\":" << run.samplePeriodNs << ",\"time_one_in\":" << run.timeOneIn
+        << ",\"walk_one_in\":" << run.walkOneIn << ",\"walk_gap_max\":" << run.walkGapMax
         << ",\"writes\":" << run.writes << ",\"complete\":" << (run.hasEnd ? "true" : "false")
         << ",\"dropped_entries\":" << run.droppedEntries
         << ",\"truncated_walks\":" << run.truncatedWalks << "}";
@@ -393,7 +415,9 @@ std::string pathsHtmlSection(const PathsAnalysis *a, const PathsFile *file,
   if (a->cpu == CpuSource::Estimated || a->cpu == CpuSource::Mixed)
     html += std::string(" CPU times ") + (a->cpu == CpuSource::Mixed ? "of some runs " : "") +
             "are estimated from samples (samples x " + duration(a->samplePeriodNs) + ").";
-  if (a->timeOneIn > 1)
+  if (a->walkGapMax > 1)
+    html += " Paths are estimates: " + walkedText(*a) + "; each function's calls are exact.";
+  else if (a->timeOneIn > 1)
     html += " Wall and CPU times are estimates from a path's first " +
             std::to_string(CAUSAL_PATHS_EXACT_TIMED_CALLS) + " calls per thread, then 1 call in " +
             std::to_string(a->timeOneIn) + " at random (the time blocked is exact).";

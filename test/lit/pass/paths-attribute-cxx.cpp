@@ -14,4 +14,4 @@ int use(ns::Server &s) { return s.handle(2); }
 // CHECK-DAG: @causal.path_fn._ZN2ns6Server6handleEi.name = private constant {{.*}} c"ns::Server::handle(int)\00"
 // CHECK-DAG: @causal.path_fn._ZN2ns6Server6handleEi = linkonce_odr hidden global
 // CHECK-LABEL: define {{.*}} @_ZN2ns6Server6handleEi(
-// CHECK:       call i32 @__causal_path_enter(ptr {{(nonnull )?}}@causal.path_fn._ZN2ns6Server6handleEi, ptr null)
+// CHECK:       call i32 @causal.path.count(ptr {{(nonnull )?}}@causal.path_fn._ZN2ns6Server6handleEi, ptr null)

@@ -34,12 +34,12 @@ __attribute__((causal_path(1))) int bad(int x) { return x; }
 // CHECK-NOT: causal_path_requests
 // CHECK-LABEL: define {{.*}}i32 @parse(
 // CHECK:       load atomic i8, ptr @causal.path_fn.parse monotonic
-// CHECK:       call i32 @__causal_path_enter(ptr {{(nonnull )?}}@causal.path_fn.parse, ptr null)
+// CHECK:       call i32 @causal.path.count(ptr {{(nonnull )?}}@causal.path_fn.parse, ptr null)
 // CHECK:       call void @__causal_path_exit(ptr {{(nonnull )?}}@causal.path_fn.parse,
 // CHECK-LABEL: define {{.*}}i32 @emit(
-// CHECK:       call i32 @__causal_path_enter(ptr {{(nonnull )?}}@causal.path_fn.emit, ptr null)
+// CHECK:       call i32 @causal.path.count(ptr {{(nonnull )?}}@causal.path_fn.emit, ptr null)
 // CHECK-LABEL: define {{.*}}i32 @by_macro(
-// CHECK:       call i32 @__causal_path_enter(ptr {{(nonnull )?}}@causal.path_fn.by_macro, ptr null)
+// CHECK:       call i32 @causal.path.count(ptr {{(nonnull )?}}@causal.path_fn.by_macro, ptr null)
 // CHECK-LABEL: define {{.*}}i32 @not_chosen(
 // CHECK-NOT:   __causal_path_enter
 // CHECK:       ret i32

@@ -29,7 +29,7 @@ define i32 @other(i32 %x) {
 ; CHECK-DAG: @__stop_causal_path_fns = extern_weak hidden constant i8
 ; CHECK-NOT: @causal.path_fn.other
 ; CHECK-LABEL: define i32 @_ZN2ns6Server6handleEi(
-; CHECK:       call i32 @__causal_path_enter(ptr @causal.path_fn._ZN2ns6Server6handleEi, ptr null)
+; CHECK:       call i32 @causal.path.count(ptr @causal.path_fn._ZN2ns6Server6handleEi, ptr null)
 ; CHECK-LABEL: define i32 @other(
 ; CHECK-NEXT:    ret i32 %x
 ; CHECK:       call void @__causal_register_path_fns(ptr @__start_causal_path_fns, ptr @__stop_causal_path_fns)

@@ -1,9 +1,15 @@
 ; The code of a chosen function (causal/abi.h): after the entry block's
 ; allocas, a relaxed atomic load of the descriptor's `enabled` byte and a
-; branch weighted unlikely to the call of __causal_path_enter; the token is a
-; phi of 0 and the call's result; before every return (before the musttail
-; call of a return that has one) a test of the token and, if nonzero, the
-; call of __causal_path_exit. Both functions are extern_weak and nounwind.
+; branch weighted unlikely to the call of the module's counter,
+; causal.path.count; the token is a phi of 0 and the call's result; before
+; every return (before the musttail call of a return that has one) a test of
+; the token and, if nonzero, the call of __causal_path_exit. The counter
+; (linkonce_odr hidden, one per image, noinline, cold) calls
+; __causal_path_enter at once unless `enabled` is CAUSAL_PATH_FN_COUNTED;
+; then only if the thread has no countdowns (a null thread-local) or the
+; function's countdown, decremented, falls below zero; its call is a
+; musttail call, so the runtime sees the chosen function's return address
+; and frame. Both runtime functions and the thread-local are extern_weak.
 ; The inserted code is on the function's line of its DISubprogram; in a
 ; function without one, it has no location. A nounwind function gets no
 ; landing pad. The result verifies (opt verifies its output).
@@ -35,6 +41,7 @@ define void @nodebug() {
   ret void
 }
 
+; CHECK:       @__causal_path_countdowns = extern_weak thread_local(initialexec) global ptr, align 8
 ; CHECK-LABEL: define i32 @work(i32 %x)
 ; CHECK-NOT:   landingpad
 ; CHECK:       entry:
@@ -43,7 +50,7 @@ define void @nodebug() {
 ; CHECK-NEXT:    %causal.path.on = icmp ne i8 %causal.path.enabled, 0, !dbg [[FNLOC]]
 ; CHECK-NEXT:    br i1 %causal.path.on, label %causal.path.enter, label %causal.path.body, !dbg [[FNLOC]], !prof [[UNLIKELY:![0-9]+]]
 ; CHECK:       causal.path.enter:
-; CHECK-NEXT:    %causal.path.entered = call i32 @__causal_path_enter(ptr @causal.path_fn.work, ptr null) #[[NOUNWIND:[0-9]+]], !dbg [[FNLOC]]
+; CHECK-NEXT:    %causal.path.entered = call i32 @causal.path.count(ptr @causal.path_fn.work, ptr null) #[[NOUNWIND:[0-9]+]], !dbg [[FNLOC]]
 ; CHECK-NEXT:    br label %causal.path.body, !dbg [[FNLOC]]
 ; CHECK:       causal.path.body:
 ; CHECK-NEXT:    %causal.path.token = phi i32 [ 0, %entry ], [ %causal.path.entered, %causal.path.enter ], !dbg [[FNLOC]]
@@ -61,21 +68,49 @@ define void @nodebug() {
 ; CHECK:         ret i32 %y
 ; CHECK-NOT:   __causal_path_exit
 ; CHECK-LABEL: define i32 @forward(
-; CHECK:         call i32 @__causal_path_enter(ptr @causal.path_fn.forward, ptr null)
+; CHECK:         call i32 @causal.path.count(ptr @causal.path_fn.forward, ptr null)
 ; CHECK:         call void @__causal_path_exit(ptr @causal.path_fn.forward, i32 %causal.path.token)
 ; CHECK:       causal.path.out:
 ; CHECK-NEXT:    %r = musttail call i32 @target(i32 %x)
 ; CHECK-NEXT:    ret i32 %r
 ; CHECK-LABEL: define void @nodebug()
 ; CHECK-NOT:   !dbg
-; CHECK:         call i32 @__causal_path_enter(ptr @causal.path_fn.nodebug, ptr null) #[[NOUNWIND]]{{$}}
+; CHECK:         call i32 @causal.path.count(ptr @causal.path_fn.nodebug, ptr null) #[[NOUNWIND]]{{$}}
 ; CHECK-NOT:   !dbg
 ; CHECK:         call void @__causal_path_exit(ptr @causal.path_fn.nodebug, i32 %causal.path.token) #[[NOUNWIND]]{{$}}
 ; CHECK:         ret void
 ; CHECK-NEXT:  }
-; CHECK-DAG:   declare extern_weak i32 @__causal_path_enter(ptr, ptr) #[[NOUNWIND]]
+; CHECK:       declare extern_weak i32 @__causal_path_enter(ptr, ptr) #[[NOUNWIND]]
+; CHECK-LABEL: define linkonce_odr hidden i32 @causal.path.count(
+; CHECK-SAME:    ptr %fn, ptr %inlined_at) #[[COUNTER:[0-9]+]] comdat {
+; CHECK-NEXT:  entry:
+; CHECK-NEXT:    %enabled = load atomic i8, ptr %fn monotonic, align 8
+; CHECK-NEXT:    %counted = icmp eq i8 %enabled, 2
+; CHECK-NEXT:    br i1 %counted, label %countdowns, label %enter
+; CHECK:       countdowns:
+; CHECK-NEXT:    [[TLS:%[0-9]+]] = call align 8 ptr @llvm.threadlocal.address.p0(ptr align 8 @__causal_path_countdowns)
+; CHECK-NEXT:    %countdowns1 = load ptr, ptr [[TLS]], align 8
+; CHECK-NEXT:    %uncounted = icmp eq ptr %countdowns1, null
+; CHECK-NEXT:    br i1 %uncounted, label %enter, label %countdown
+; CHECK:       countdown:
+; CHECK-NEXT:    [[IDAT:%[0-9]+]] = getelementptr inbounds i8, ptr %fn, i64 4
+; CHECK-NEXT:    %id = load atomic i32, ptr [[IDAT]] monotonic, align 4
+; CHECK-NEXT:    [[ID64:%[0-9]+]] = zext i32 %id to i64
+; CHECK-NEXT:    %slot = getelementptr inbounds i32, ptr %countdowns1, i64 [[ID64]]
+; CHECK-NEXT:    %count = load atomic i32, ptr %slot monotonic, align 4
+; CHECK-NEXT:    %left = add i32 %count, -1
+; CHECK-NEXT:    store atomic i32 %left, ptr %slot monotonic, align 4
+; CHECK-NEXT:    %due = icmp slt i32 %left, 0
+; CHECK-NEXT:    br i1 %due, label %enter, label %skip
+; CHECK:       skip:
+; CHECK-NEXT:    ret i32 0
+; CHECK:       enter:
+; CHECK-NEXT:    %token = musttail call i32 @__causal_path_enter(ptr %fn, ptr %inlined_at) #[[NOUNWIND]]
+; CHECK-NEXT:    ret i32 %token
+; CHECK-NEXT:  }
 ; CHECK-DAG:   declare extern_weak void @__causal_path_exit(ptr, i32) #[[NOUNWIND]]
 ; CHECK-DAG:   attributes #[[NOUNWIND]] = { nounwind }
+; CHECK-DAG:   attributes #[[COUNTER]] = { cold noinline nounwind "frame-pointer"="all" }
 ; CHECK-DAG:   [[UNLIKELY]] = !{!"branch_weights", i32 1, i32 1048576}
 ; CHECK-DAG:   [[FNLOC]] = !DILocation(line: 7, scope: [[SP:![0-9]+]])
 ; CHECK-DAG:   [[SP]] = distinct !DISubprogram(name: "work"

@@ -30,7 +30,7 @@ lp:
 }
 
 ; CHECK-LABEL: define void @may_throw_through() personality ptr @__gxx_personality_v0 {
-; CHECK:         call i32 @__causal_path_enter(ptr @causal.path_fn.may_throw_through, ptr null)
+; CHECK:         call i32 @causal.path.count(ptr @causal.path_fn.may_throw_through, ptr null)
 ; CHECK:       causal.path.body:
 ; CHECK-NEXT:    %causal.path.token = phi i32
 ; CHECK-NEXT:    call void @quiet()

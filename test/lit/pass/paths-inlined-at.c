@@ -26,13 +26,13 @@ int outer(int x) { return middle(x) - 4; }
 // CHECK-DAG: @[[SECOND:causal.inlined_at[.0-9]*]] = private unnamed_addr constant [{{[0-9]+}} x i8] c"second\09{{/.*}}paths-inlined-at.c:18\0A\00", align 1
 // CHECK-DAG: @[[OUTER:causal.inlined_at[.0-9]*]] = private unnamed_addr constant [{{[0-9]+}} x i8] c"middle\09{{/.*}}paths-inlined-at.c:21\0Aouter\09{{/.*}}paths-inlined-at.c:23\0A\00", align 1
 // CHECK-LABEL: define {{.*}}i32 @first(
-// CHECK:       call i32 @__causal_path_enter(ptr nonnull @causal.path_fn.helper, ptr @[[FIRST]])
+// CHECK:       call i32 @causal.path.count(ptr nonnull @causal.path_fn.helper, ptr @[[FIRST]])
 // CHECK-LABEL: define {{.*}}i32 @second(
-// CHECK:       call i32 @__causal_path_enter(ptr nonnull @causal.path_fn.helper, ptr @[[SECOND]])
+// CHECK:       call i32 @causal.path.count(ptr nonnull @causal.path_fn.helper, ptr @[[SECOND]])
 // CHECK-LABEL: define {{.*}}i32 @outer(
-// CHECK:       call i32 @__causal_path_enter(ptr nonnull @causal.path_fn.helper, ptr @[[OUTER]])
+// CHECK:       call i32 @causal.path.count(ptr nonnull @causal.path_fn.helper, ptr @[[OUTER]])
 // CHECK-NOT:   define {{.*}}@helper(
 
 // O0-NOT: causal.inlined_at
 // O0: define internal i32 @helper(
-// O0: call i32 @__causal_path_enter(ptr @causal.path_fn.helper, ptr null)
+// O0: call i32 @causal.path.count(ptr @causal.path_fn.helper, ptr null)

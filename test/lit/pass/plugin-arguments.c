@@ -23,6 +23,6 @@ int twice(int x) { return 2 * x; }
 // REGISTER: @llvm.global_ctors = {{.*}}@causal.module_ctor
 // PATHS: c"1\09twice\0A0\09ns::helper\0A0\09_Z5plaini\0A0\09ns::Server::run(int, char)\0A"
 // PATHS: define {{.*}}@twice(
-// PATHS: call i32 @__causal_path_enter(ptr nonnull @causal.path_fn.twice, ptr null)
+// PATHS: call i32 @causal.path.count(ptr nonnull @causal.path_fn.twice, ptr null)
 // BAD-PATHS: error: -fplugin-arg-causal-paths=a,,b: invalid function list 'a,,b': expected NAME[,NAME]... without empty names
 // MISSING: error: -fplugin-arg-causal-paths-file=[[FILE]]: cannot read the function list file '[[FILE]]': No such file or directory

@@ -288,7 +288,7 @@ TEST(PathsReader, UnknownChunkTypesAreSkipped) {
   ASSERT_EQ(file.runs.size(), 1u);
   EXPECT_EQ(file.runs[0].paths.size(), 3u);
   ASSERT_EQ(file.warnings.size(), 1u); // once per type
-  EXPECT_EQ(file.warnings[0], "p.coz.paths: skipped chunks of unknown type 99 (first at offset 72; "
+  EXPECT_EQ(file.warnings[0], "p.coz.paths: skipped chunks of unknown type 99 (first at offset 80; "
                               "written by a newer causal?)");
 }
 
@@ -314,7 +314,7 @@ TEST(PathsReader, Errors) {
               "p.coz.paths: offset 0: not a paths sidecar (bad magic; expected \"CAUSALP\")");
   }
   EXPECT_EQ(readError(PathsWriter(pf::kVersion + 1).bytes),
-            "p.coz.paths: offset 8: written in format version 2, newer than this reader's 1: "
+            "p.coz.paths: offset 8: written in format version 3, newer than this reader's 2: "
             "read it with the causal that recorded it");
   EXPECT_EQ(readError(PathsWriter(0).bytes),
             "p.coz.paths: offset 8: format version 0 does not exist");

@@ -111,11 +111,22 @@ __attribute__((constructor)) void registerPathFns() {
   __causal_register_path_fns(__start_causal_path_fns, __stop_causal_path_fns); // idempotent
 }
 
-// The code the pass puts at F's entry and at its ways out.
+// The code the pass puts at F's entry (with the module's counter,
+// causal.path.count, written out in F) and at its ways out.
+extern "C" __thread int32_t *__causal_path_countdowns __attribute__((tls_model("initial-exec")));
 #define PATH_ENTER(fn, inlined_at)                                                                 \
   uint32_t path_token = 0;                                                                         \
-  if (__builtin_expect(__atomic_load_n(&(fn).enabled, __ATOMIC_RELAXED) != 0, 0))                  \
-  path_token = __causal_path_enter(&(fn), inlined_at)
+  if (uint8_t path_on = __atomic_load_n(&(fn).enabled, __ATOMIC_RELAXED);                          \
+      __builtin_expect(path_on != 0, 0)) {                                                         \
+    int32_t *path_counts = path_on == CAUSAL_PATH_FN_COUNTED ? __causal_path_countdowns : nullptr; \
+    int32_t *path_slot =                                                                           \
+        path_counts ? path_counts + __atomic_load_n(&(fn).id, __ATOMIC_RELAXED) : nullptr;         \
+    int32_t path_left = path_slot ? __atomic_load_n(path_slot, __ATOMIC_RELAXED) - 1 : -1;         \
+    if (path_slot)                                                                                 \
+      __atomic_store_n(path_slot, path_left, __ATOMIC_RELAXED);                                    \
+    if (path_left < 0)                                                                             \
+      path_token = __causal_path_enter(&(fn), inlined_at);                                         \
+  }
 #define PATH_EXIT(fn)                                                                              \
   do {                                                                                             \
     if (path_token != 0)                                                                           \
@@ -289,6 +300,25 @@ CODE void *threadMain(void *) {
   return reinterpret_cast<void *>(intptr_t(sum));
 }
 
+// Runs |count| threads of |main| (at most 32) and waits for them.
+void runThreads(int count, void *(*main)(void *)) {
+  pthread_t threads[32];
+  for (int i = 0; i < count && i < 32; ++i)
+    pthread_create(&threads[i], nullptr, main, nullptr);
+  for (int i = 0; i < count && i < 32; ++i)
+    pthread_join(threads[i], nullptr);
+}
+
+CODE void *hotThreadMain(void *) {
+  int sum = 0;
+  for (int i = 0; i < 1000; ++i) {
+    sum += callerA();
+    for (int j = 0; j < g_three; ++j)
+      sum += callerB();
+  }
+  return reinterpret_cast<void *>(intptr_t(sum));
+}
+
 // The part files of the sidecar (profile.coz.paths.part-RUN, in the working
 // directory), the last one found copied to |copy| if not null.
 unsigned partFiles(const char *copy) {
@@ -404,11 +434,25 @@ CODE int runMode(const char *mode) {
       sum += callerA();
   } else if (!strcmp(mode, "threads")) {
     g_work_ns = 100000;
-    pthread_t threads[32];
-    for (pthread_t &thread : threads)
-      pthread_create(&thread, nullptr, threadMain, nullptr);
-    for (pthread_t &thread : threads)
-      pthread_join(thread, nullptr);
+    runThreads(32, threadMain);
+  } else if (!strcmp(mode, "hot-threads")) {
+    // Many short calls in 8 threads, 1:3 from callerA and callerB (in turn),
+    // for sampled walks (--paths-walk-one-in).
+    g_work_ns = 0;
+    g_work_steps = 200;
+    runThreads(8, hotThreadMain);
+  } else if (!strcmp(mode, "hot-one-thread")) {
+    // 2,000,000 short calls, 1:3 from callerA and callerB, then 3 calls of
+    // recurse() (which recurses 5 deep): for --paths-walk-one-in 0 (auto).
+    g_work_ns = 0;
+    g_work_steps = 50;
+    for (int i = 0; i < 500000; ++i) {
+      sum += callerA();
+      for (int j = 0; j < g_three; ++j)
+        sum += callerB();
+    }
+    for (int i = 0; i < g_three; ++i)
+      sum += recurse(5);
   } else if (!strcmp(mode, "fork")) {
     g_work_ns = 100000;
     for (int i = 0; i < g_two; ++i)

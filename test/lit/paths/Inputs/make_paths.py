@@ -4,7 +4,7 @@
     make_paths.py SCENARIO PROFILE
 
 writes PROFILE.paths laid out as include/causal/paths_format.h says (version
-1). Not the runtime's writer: a second, independent spelling of the same
+2; the scenario v1 writes version 1). Not the runtime's writer: a second, independent spelling of the same
 layout, so that the reader is checked against the header's prose.
 Inputs/demo.coz.paths is `make_paths.py demo Inputs/demo.coz` (paths.test
 checks that the two agree; run it again after changing the scenario).
@@ -18,7 +18,11 @@ Scenarios:
   flushed       demo written three times by one run (the periodic flush):
                 calls 1x, 2x, then 3x; the reader keeps the last
   truncated     demo cut in the middle of a chunk
-  newer         version 2 in the header
+  newer         version 3 in the header
+  v1            demo in version 1 (a RunBegin without walk_one_in)
+  walked        demo with the stack walked at one entry in 16 (walk_one_in)
+  walked-auto   demo with the gaps chosen per function (walk_one_in 0), up to 345
+  demo-auto     demo with walk_one_in 0 that walked every entry (walk_gap_max 1)
   badmagic      not a sidecar
   unknown-chunk a chunk of type 99 before the paths
   undefined-string  a frame naming string id 99, never defined
@@ -43,19 +47,22 @@ RUN = 0x1092_0000_ABCD
 
 
 class Sidecar:
-    def __init__(self, version=1):
+    def __init__(self, version=2):
+        self.version = version
         self.data = bytearray(struct.pack("<8sII", MAGIC, version, 16))
         self.ids = {}
 
     def chunk(self, kind, run, payload):
         self.data += struct.pack("<IIQ", kind, len(payload), run) + payload
 
-    def begin(self, run, pid=4242, flags=0, period=MS, program="./server"):
+    def begin(self, run, pid=4242, flags=0, period=MS, program="./server", walk=1, gap=None):
         # A new write of the run: its string ids are defined again.
         self.ids = {k: v for k, v in self.ids.items() if k[0] != run}
         name = self.reserve(run, program)
-        self.chunk(RUN_BEGIN, run, struct.pack("<QQIIQII", 1000, 1700000000 * 10**9, pid, flags,
-                                               period, name, 0))
+        payload = struct.pack("<QQIIQII", 1000, 1700000000 * 10**9, pid, flags, period, name, 0)
+        if self.version >= 2:  # walk_one_in, walk_gap_max
+            payload += struct.pack("<II", walk, walk if gap is None else gap)
+        self.chunk(RUN_BEGIN, run, payload)
         self.define(run, name, program)
 
     def reserve(self, run, value):
@@ -97,9 +104,9 @@ class Sidecar:
         self.chunk(RUN_END, run, struct.pack("<QQQQ", 9 * 10**9, paths, 0, truncated))
 
 
-def demo(s, run=RUN, pid=4242, flags=0, scale=1, with_end=True, begin=True):
+def demo(s, run=RUN, pid=4242, flags=0, scale=1, with_end=True, begin=True, walk=1, gap=None):
     if begin:
-        s.begin(run, pid=pid, flags=flags)
+        s.begin(run, pid=pid, flags=flags, walk=walk, gap=gap)
     s.function(run, 1, "_Z6helperv", "helper()")
     s.function(run, 2, "_Z5parsePKc", "parse(char const*)")
     s.function(run, 3, "_Z4idlev", "idle()", enabled=0)
@@ -121,9 +128,15 @@ def demo(s, run=RUN, pid=4242, flags=0, scale=1, with_end=True, begin=True):
 
 
 def scenario(name):
-    s = Sidecar(2 if name == "newer" else 1)
-    if name in ("demo", "newer", "truncated", "badmagic"):
+    s = Sidecar({"newer": 3, "v1": 1}.get(name, 2))
+    if name in ("demo", "newer", "truncated", "badmagic", "v1"):
         demo(s)
+    elif name == "walked":
+        demo(s, walk=16)
+    elif name == "walked-auto":
+        demo(s, walk=0, gap=345)
+    elif name == "demo-auto":
+        demo(s, walk=0, gap=1)
     elif name == "cpu-clock":
         demo(s, flags=CPU_CLOCK)
     elif name == "two-runs":
@@ -177,7 +190,9 @@ def scenario(name):
     return data
 
 
-SCENARIOS = ["demo", "cpu-clock", "two-runs", "flushed", "truncated", "newer", "badmagic",
+SCENARIOS = ["demo", "cpu-clock", "two-runs", "flushed", "truncated", "newer", "v1", "walked",
+             "walked-auto",
+             "badmagic",
              "unknown-chunk", "undefined-string", "undefined-function", "depth0",
              "size-mismatch", "no-runend", "long-name"]
 
