@@ -86,6 +86,8 @@ struct Record {
   uint32_t context_known; // context computed (the mode was on when it was interned)
   uint32_t exact_entries; // entries timed exactly (thread tables; up to
                           // CAUSAL_PATHS_EXACT_TIMED_CALLS)
+  uint32_t outer;         // thread tables, for sampled walks (outerPath): 0 not known, 1 F is
+                          // not among its callers, n + 2: it is, the outermost F's path is record n
   uint64_t calls, recursive_calls, blocked_ns, samples;
   // Times (docs/paths.md, "Sampled times"). A thread table's: CPU time and
   // running time (wall time less blocked_ns and the pauses that paid
@@ -920,6 +922,31 @@ const char *callerFunction(uint64_t ret) {
   return table ? causal_linetab_function(table, where.line) : nullptr;
 }
 
+// For sampled walks, where the outer entries of a recursive function may not
+// have been walked: whether F (function |id|, not inlined) is among the
+// callers of record |record|'s path (a frame whose line names F), and if it
+// is, the record of the outermost F's own entry: the same entry call's
+// return address, then the callers of that F. Returns Record::outer.
+uint32_t outerPath(PathThread *t, uint32_t record, uint32_t id) {
+  const Record &r = t->table.records[record];
+  const uint64_t *frames = t->table.frames + r.frames;
+  const char *name = g_functions[id - 1].name;
+  uint32_t outermost = 0;
+  for (uint32_t i = 1; i < r.depth; ++i)
+    if (const char *function = callerFunction(frames[i]); function && !strcmp(function, name))
+      outermost = i;
+  if (outermost == 0)
+    return 1;
+  uint64_t outer[kMaxDepth];
+  uint32_t depth = 0;
+  outer[depth++] = frames[0];
+  for (uint32_t i = outermost + 1; i < r.depth; ++i)
+    outer[depth++] = frames[i];
+  uint32_t at = intern(&t->table, keyHash(id, nullptr, r.flags, outer, depth), id, nullptr, r.flags,
+                       outer, depth);
+  return at == UINT32_MAX ? 1 : at + 2;
+}
+
 // The context of a new path (Paths.h): F's inlined_at chain first (the
 // callers that inlined it, innermost first), then the walked callers.
 uint32_t pathContext(const char *inlined_at, const uint64_t *frames, uint32_t depth) {
@@ -1391,6 +1418,16 @@ __causal_path_enter(struct causal_path_fn *fn, const char *inlined_at) {
     }
     if (end != kWalkEndOther && flags == 0)
       memo = {ret0, record, generation, uint32_t(end), 0};
+  }
+  // A sampled walk's entry of F inside an F whose entry was not walked:
+  // recursive, by its path (outerPath), as the active entries tell the others.
+  if (sampled_walk && !inlined_at && !(t->table.records[record].flags & pf::kPathTruncated)) {
+    if (t->table.records[record].outer == 0)
+      put(&t->table.records[record].outer, outerPath(t, record, id));
+    if (uint32_t outer = t->table.records[record].outer; outer >= 2) {
+      add(&t->table.records[outer - 2].recursive_calls, uint64_t(weight));
+      return done(kRecursiveToken);
+    }
   }
   Record &r = t->table.records[record];
   if (g_context_mode != PathContextMode::None && !r.context_known) {

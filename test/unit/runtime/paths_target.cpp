@@ -425,6 +425,11 @@ CODE int runMode(const char *mode) {
   } else if (!strcmp(mode, "recursion")) {
     for (int i = 0; i < g_three; ++i)
       sum += recurse(5);
+  } else if (!strcmp(mode, "recursion-many")) {
+    // 2,000 outermost calls of recurse(), each 5 deep (100 us at the
+    // bottom): for sampled walks of a recursive function.
+    for (int i = 0; i < 2000; ++i)
+      sum += recurse(5);
   } else if (!strcmp(mode, "longjmp")) {
     for (int i = 0; i < g_five; ++i)
       if (!setjmp(g_jump))
