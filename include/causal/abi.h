@@ -277,21 +277,31 @@ void __causal_register_path_fns(struct causal_path_fn *start, struct causal_path
  * inlined copy carries it):
  *
  *   entry:  token = 0;
- *           e = relaxed atomic load of fn.enabled;
- *           if (e != 0) {                                   (weighted unlikely)
- *             int32_t *c = 0, *slot;
- *             if (e == CAUSAL_PATH_FN_COUNTED)
- *               c = CAUSAL_PATH_COUNTDOWNS_SYMBOL;          (this thread's)
- *             if (c) slot = c + relaxed atomic load of fn.id;
- *             if (c == 0 || (*slot = *slot - 1) < 0)      (plain load and store)
- *               token = CAUSAL_PATH_ENTER_FN(&fn, inlined_at);
- *           }
+ *           if (relaxed atomic load of fn.enabled != 0)   (weighted unlikely)
+ *             token = causal.path.count(&fn, inlined_at);
  *   at every way out (each return; with C++ exceptions, a cleanup landing pad
  *   that then resumes unwinding, as the sanitizers' EscapeEnumerator makes):
  *           if (token != 0) CAUSAL_PATH_EXIT_FN(&fn, token);
  *
- * Both functions are extern_weak: an image linked without the runtime never
- * sees enabled != 0, so it never calls them. inlined_at is null when the pass
+ * and, once per module, the counter (linkonce_odr hidden, noinline, cold;
+ * out of F so that F stays as small for the inliner):
+ *
+ *   uint32_t causal.path.count(struct causal_path_fn *fn, const char *inlined_at) {
+ *     if (relaxed atomic load of fn->enabled == CAUSAL_PATH_FN_COUNTED) {
+ *       int32_t *c = CAUSAL_PATH_COUNTDOWNS_SYMBOL;       (this thread's)
+ *       if (c) {
+ *         int32_t *slot = c + relaxed atomic load of fn->id;
+ *         *slot = *slot - 1;                 (relaxed atomic load and store)
+ *         if (*slot >= 0) return 0;
+ *       }
+ *     }
+ *     return CAUSAL_PATH_ENTER_FN(fn, inlined_at);         (a musttail call)
+ *   }
+ *
+ * The musttail call leaves no frame between F and the runtime: it finds
+ * the return address into F and F's frame as if F had called it. Both
+ * runtime functions are extern_weak: an image linked without the runtime
+ * never sees enabled != 0, so it never calls them. inlined_at is null when the pass
  * places the call; at OptimizerLast, a call whose debug location says it was
  * inlined gets a private constant string naming the frames the inlining
  * removed, innermost first, one per line: "FUNCTION\tFILE:LINE\n" (the
