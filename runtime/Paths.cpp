@@ -407,7 +407,13 @@ std::atomic<uint32_t> g_bases_published{0}; // bases stored (after their address
 SpinLock g_paths_lock; // the process's table, the writer (lockPaths)
 Table g_process;       // paths of the threads that ended
 Table g_merged;        // the writer's
-uint64_t g_ended_dropped = 0, g_ended_truncated = 0, g_ended_walks = 0;
+// What merging threads' tables counts besides their paths (mergeThreadTable).
+struct MergeTotals {
+  uint64_t dropped;   // entries not recorded, and records that did not fit
+  uint64_t truncated; // walks that stopped early
+  uint64_t walks;     // entries that reached the runtime
+};
+MergeTotals g_ended = {0, 0, 0};            // of the threads that ended
 std::atomic<bool> g_ready{false};           // startCollecting allocated the tables
 std::atomic<bool> g_write_unenabled{false}; // a live flush writes with none enabled yet
 bool g_finished = false;
@@ -1280,6 +1286,14 @@ uint64_t addWalkTails(Table *into, const PathThread *t) {
   return lost;
 }
 
+// Merges thread |t|'s paths, with the entries after its last walks, into
+// |into|, and adds its counts to |totals|.
+void mergeThreadTable(Table *into, const PathThread *t, MergeTotals *totals) {
+  totals->dropped += read(&t->dropped) + mergeTable(into, &t->table, true) + addWalkTails(into, t);
+  totals->truncated += read(&t->truncated);
+  totals->walks += read(&t->walks);
+}
+
 static_assert(CAUSAL_PATHS_THREAD_PATHS &&
                   !(CAUSAL_PATHS_THREAD_PATHS & (CAUSAL_PATHS_THREAD_PATHS - 1)),
               "a power of two");
@@ -1480,7 +1494,7 @@ void startRun() {
   g_run = (uint64_t(getpid()) << 32) ^ (g_run_start_ns & 0xffffffffull);
   g_part_written = false; // in a fork child: the parent's
   g_finished = false;
-  g_ended_dropped = g_ended_truncated = g_ended_walks = 0;
+  g_ended = {0, 0, 0};
   clearTable(&g_process);
 }
 
@@ -1643,10 +1657,7 @@ void pathsThreadEnds(ThreadState *state) {
   endChange(t); // no entry left: a writer copies none and need not wait
   lockPaths();
   if (!g_finished) {
-    g_ended_dropped += read(&t->dropped) + mergeTable(&g_process, &t->table, true);
-    g_ended_dropped += addWalkTails(&g_process, t);
-    g_ended_truncated += read(&t->truncated);
-    g_ended_walks += read(&t->walks);
+    mergeThreadTable(&g_process, t, &g_ended);
   }
   resetThread(t, 0);
   unlockPaths();
@@ -1687,7 +1698,7 @@ void pathsForkChild(ThreadState *self) {
     r.exact_entries = 0;
   }
   t->dropped = t->truncated = t->walks = 0;
-  for (uint32_t id = 0; id < kFunctionIds; ++id) // the entries before the fork are the parent's
+  for (uint32_t id = 0, ids = functionIdsUsed(); id < ids; ++id) // the parent's entries
     t->armed[id] = t->countdown[id];
   t->busy = 0;
   t->tid = pid_t(rawSyscall(SYS_gettid));
@@ -2141,22 +2152,9 @@ void addOpenEntries(const ThreadState *state, const PathThread *t, bool own, uin
   }
 }
 
-// The entries that reached the runtime so far, in every thread.
-uint64_t walkedEntries() {
-  uint64_t walks = g_ended_walks;
-  for (uint32_t i = 0, used = g_threads.slotsUsed(); i < used; ++i) {
-    ThreadState *state = g_threads.slot(i);
-    PathThread *t = state ? __atomic_load_n(&state->paths, __ATOMIC_ACQUIRE) : nullptr;
-    if (t && read(&t->tid) != 0)
-      walks += read(&t->walks);
-  }
-  return walks;
-}
-
 // Merges every live thread's table into g_merged, with the entries under way
-// (above); |self|: the writing thread's state. Adds to |dropped| and
-// |truncated|.
-void mergeThreads(const ThreadState *self, uint64_t *dropped, uint64_t *truncated) {
+// (above); |self|: the writing thread's state. Adds to |totals|.
+void mergeThreads(const ThreadState *self, MergeTotals *totals) {
   for (uint32_t i = 0, used = g_threads.slotsUsed(); i < used; ++i) {
     ThreadState *state = g_threads.slot(i);
     PathThread *t = state ? __atomic_load_n(&state->paths, __ATOMIC_ACQUIRE) : nullptr;
@@ -2165,11 +2163,9 @@ void mergeThreads(const ThreadState *self, uint64_t *dropped, uint64_t *truncate
     pid_t tid = read(&t->tid);
     bool own = state == self;
     bool copied = tid != 0 && tid == threadId(state) && copyOpenEntries(t, own, &g_open_before);
-    *dropped += read(&t->dropped) + mergeTable(&g_merged, &t->table, true);
-    *dropped += addWalkTails(&g_merged, t);
-    *truncated += read(&t->truncated);
+    mergeThreadTable(&g_merged, t, totals);
     if (copied && g_open_before.depth != 0 && copyOpenEntries(t, own, &g_open_after))
-      addOpenEntries(state, t, own, dropped);
+      addOpenEntries(state, t, own, &totals->dropped);
   }
 }
 
@@ -2277,9 +2273,9 @@ void writeSidecar(PathsWrite when) {
   if (write) {
     // Everything so far, merged: the ended threads' and the live ones'.
     clearTable(&g_merged);
-    uint64_t dropped = g_ended_dropped, truncated = g_ended_truncated;
-    dropped += mergeTable(&g_merged, &g_process, false);
-    mergeThreads(self, &dropped, &truncated);
+    MergeTotals totals = g_ended;
+    totals.dropped += mergeTable(&g_merged, &g_process, false);
+    mergeThreads(self, &totals);
 
     memset(g_strings, 0, sizeof(StringSlot) * kStringSlots);
     g_next_string = 1;
@@ -2325,13 +2321,13 @@ void writeSidecar(PathsWrite when) {
     pf::RunEnd end;
     end.end_ns = fastMonotonicNs();
     end.paths = written;
-    end.dropped_entries = dropped;
-    end.truncated_walks = truncated;
+    end.dropped_entries = totals.dropped;
+    end.truncated_walks = totals.truncated;
     if (char *where = stageChunk(pf::ChunkType::RunEnd, sizeof(end)))
       memcpy(where, &end, sizeof(end));
     if (when == PathsWrite::End && g_config.verbose)
       message("paths: the stack was walked at %llu of %llu entries (--paths-walk-one-in %s%u)",
-              (unsigned long long)walkedEntries(), (unsigned long long)entries,
+              (unsigned long long)totals.walks, (unsigned long long)entries,
               g_walk_one_in ? "" : "auto: at most 1 in ",
               g_walk_one_in ? g_walk_one_in : g_walk_gap_max.load(std::memory_order_relaxed));
     bool whole = g_sidecar.close();
