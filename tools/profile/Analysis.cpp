@@ -938,22 +938,17 @@ ObservationsByLine collectObservations(const MeasuredProfile &measured,
     if (!ranked(profile, experiment))
       continue;
     ++analysis.experiments;
-    if (!(experiment.durationNs > 0)) {
-      // Ignored, but its points are still the profile's: listed, with the
-      // experiment counted apart (a run of one experiment at a high speedup
-      // may have no other).
-      ++analysis.droppedBadDuration;
-      for (const PointMeasurement &point : experiment.points) {
-        ProgressPointSummary &summary = pointSummaries[PointKey{int(point.kind), point.name}];
-        summary.name = std::string(point.name);
-        summary.kind = point.kind;
-        ++summary.ignoredExperiments;
-      }
-      continue;
-    }
-    analysis.experimentTimeNs += experiment.durationNs;
-    if (experiment.delayNs > 0)
-      analysis.insertedDelayNs += experiment.delayNs;
+    // A duration <= 0 (elapsed time less inserted delay; Coz's size_t wraps
+    // below zero) comes from a high speedup of a line that is nearly all of
+    // the run: the delay, a sample period x s at a time, is then about the
+    // experiment's length and scatters around it. For throughput it is an
+    // estimate like any other, and the group's sum is what must be positive:
+    // leaving out the windows that fell below zero keeps those whose delay
+    // fell short, and lowers the curve at the high speedups (bench/accuracy's
+    // lock case at 100 %). A latency window's in-flight count is per unit of
+    // that time and undefined then: its latency points are ignored (listed,
+    // counted apart).
+    bool nonPositive = !(experiment.durationNs > 0);
     int percent = int(std::lround(experiment.speedup * 100));
     bool used = false;
     for (size_t p = 0; p < experiment.points.size(); ++p) {
@@ -962,6 +957,10 @@ ObservationsByLine collectObservations(const MeasuredProfile &measured,
       ProgressPointSummary &summary = pointSummaries[key];
       summary.name = std::string(point.name);
       summary.kind = point.kind;
+      if (nonPositive && point.kind != PointKind::Throughput) {
+        ++summary.ignoredExperiments;
+        continue;
+      }
       ++summary.experiments;
       summary.visits += point.kind == PointKind::Throughput ? point.delta : point.arrivals;
       summary.durationNs += experiment.durationNs;
@@ -982,6 +981,13 @@ ObservationsByLine collectObservations(const MeasuredProfile &measured,
         baselines.add(key, ref);
       used = true;
     }
+    if (nonPositive)
+      ++(used ? analysis.nonPositiveDurationKept : analysis.droppedBadDuration);
+    if (!nonPositive || used) {
+      analysis.experimentTimeNs += experiment.durationNs;
+      if (experiment.delayNs > 0)
+        analysis.insertedDelayNs += experiment.delayNs;
+    }
     if (used)
       ++analysis.experimentsUsed;
   }
@@ -993,6 +999,11 @@ ObservationsByLine collectObservations(const MeasuredProfile &measured,
   if (analysis.droppedBadDuration)
     analysis.warnings.push_back(std::to_string(analysis.droppedBadDuration) +
                                 " experiment(s) with a duration <= 0 were ignored");
+  if (analysis.nonPositiveDurationKept)
+    analysis.warnings.push_back(
+        std::to_string(analysis.nonPositiveDurationKept) +
+        " experiment(s) with a duration <= 0 (their delay about their length) count towards "
+        "their throughput points' curves, as measured; their latency points were ignored");
   return data;
 }
 

@@ -245,14 +245,14 @@ struct LineLabel {
 struct ProgressPointSummary {
   std::string name;
   PointKind kind = PointKind::Throughput;
-  size_t experiments = 0; // experiments in which it was measured (duration > 0)
+  size_t experiments = 0; // experiments in which it was measured (latency: duration > 0)
   double visits = 0;      // delta or arrivals, summed
   double durationNs = 0;  // of those experiments, summed
   /// Throughput: experiments whose period came from the visits' times
   /// (docs/report.md, "Throughput from visit times"), not from their count.
   size_t periodFromTimes = 0;
   /// Experiments that measured it but were ignored for a duration <= 0
-  /// (not in the counts above).
+  /// (latency points only; not in the counts above).
   size_t ignoredExperiments = 0;
   /// Line/point pairs of this point left unranked for want of visits
   /// (NotEnoughData with a reason other than an invalid baseline).
@@ -316,13 +316,15 @@ struct Analysis {
   std::vector<ProgressPointSummary> progressPoints;
   size_t runs = 0;
   size_t runsWithRuntime = 0;
-  size_t experiments = 0;           // all experiments read
-  size_t experimentsUsed = 0;       // with at least one usable measurement
-  size_t droppedLowVisits = 0;      // (line, point, speedup) groups under minVisits
-  size_t droppedBadDuration = 0;    // experiments with a duration <= 0
-  double experimentTimeNs = 0;      // sum of experiment durations
-  double runtimeNs = 0;             // sum of the runs' runtimes
-  double insertedDelayNs = 0;       // sum of `delay=` (causal extension) where written
+  size_t experiments = 0;        // all experiments read
+  size_t experimentsUsed = 0;    // with at least one usable measurement
+  size_t droppedLowVisits = 0;   // (line, point, speedup) groups under minVisits
+  size_t droppedBadDuration = 0; // experiments with a duration <= 0, none of it used
+  size_t nonPositiveDurationKept =
+      0;                       // experiments with a duration <= 0 whose throughput points count
+  double experimentTimeNs = 0; // sum of experiment durations
+  double runtimeNs = 0;        // sum of the runs' runtimes
+  double insertedDelayNs = 0;  // sum of `delay=` (causal extension) where written
   bool latencyTimeAveraged = false; // every run was written by causal
   size_t runsWithAssumedPeriod =
       0;                     // runs with runtime but no sample-period: kDefaultSamplePeriodNs

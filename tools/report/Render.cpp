@@ -1055,6 +1055,7 @@ void writeAnalysisJson(std::ostream &out, const Analysis &analysis, const Report
       << ",\"inserted_delay_ns\":" << jsonNumber(analysis.insertedDelayNs)
       << ",\"dropped_low_visits\":" << analysis.droppedLowVisits
       << ",\"dropped_bad_duration\":" << analysis.droppedBadDuration
+      << ",\"kept_nonpositive_duration\":" << analysis.nonPositiveDurationKept
       << ",\"latency_time_averaged\":" << (analysis.latencyTimeAveraged ? "true" : "false")
       << ",\"runs_with_assumed_sample_period\":" << analysis.runsWithAssumedPeriod
       << ",\"samples_outside_instrumented_code\":" << jsonNumber(analysis.samplesOutside)

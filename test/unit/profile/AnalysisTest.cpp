@@ -568,15 +568,51 @@ TEST(Analysis, OnlySelectedProgressPoints) {
   EXPECT_NE(filtered.warnings[0].find("'missing'"), std::string::npos);
 }
 
-TEST(Analysis, IgnoresExperimentsWithNonPositiveDuration) {
+// Four baseline windows of 100 ms with 1,000 visits each, then |durations|
+// (ms, wrapped below zero as Coz's size_t is where negative) at 100 %, 1,000
+// visits each: the curve's point at 100 % with the phase correction off.
+double speedupAtFullFromDurations(const std::vector<long> &durationsMs, Analysis *out = nullptr) {
   Generator g;
-  g.curve("work.c:10", minHalf);
-  // Coz's size_t duration can wrap below zero.
-  g.text << "experiment\tselected=work.c:10\tspeedup=0.50\tduration=18446744073709551000\n"
-            "throughput-point\tname=tp\tdelta=1000\n";
-  Analysis analysis = analyze(g.profile(), AnalysisOptions());
-  EXPECT_EQ(analysis.droppedBadDuration, 1u);
-  EXPECT_NEAR(only(analysis, "work.c:10").maxImpact, 0.5, 1e-9);
+  for (int i = 0; i < 4; ++i)
+    g.throughput("work.c:10", 0, 0.9); // 100 ms
+  for (long ms : durationsMs)
+    g.text << "experiment\tselected=work.c:10\tspeedup=1.00\tduration="
+           << uint64_t(int64_t(ms) * 1000000) << "\tselected-samples=90\n"
+           << "throughput-point\tname=tp\tdelta=1000\n";
+  AnalysisOptions options;
+  options.phaseCorrection = false;
+  options.minSpeedups = 2;
+  options.minExperiments = 1;
+  options.bootstrapRounds = 0;
+  Analysis analysis = analyze(g.profile(), options);
+  if (out)
+    *out = analysis;
+  if (analysis.lines.empty())
+    return NAN;
+  const PointResult &point = only(analysis, "work.c:10");
+  return point.curve.back().speedup == 1 ? point.curve.back().programSpeedup : NAN;
+}
+
+TEST(Analysis, ThroughputCountsExperimentsWhoseDelayExceededTheirLength) {
+  // At a high speedup of a line that is nearly all of the run the delay is
+  // about each window's length and scatters around it: 30, 10, -6 and 2 ms
+  // of 1,000 visits each. The period is their sum over the visits, 9 us for
+  // 100 us: 91 % faster. Leaving the negative window out (as until
+  // 2026-12-05) keeps the windows whose delay fell short: 14 us, 86 %.
+  Analysis analysis;
+  EXPECT_NEAR(speedupAtFullFromDurations({30, 10, -6, 2}, &analysis), 0.91, 1e-9);
+  EXPECT_EQ(analysis.nonPositiveDurationKept, 1u);
+  EXPECT_EQ(analysis.droppedBadDuration, 0u);
+  ASSERT_EQ(analysis.progressPoints.size(), 1u);
+  EXPECT_EQ(analysis.progressPoints[0].experiments, 8u);
+  EXPECT_EQ(analysis.progressPoints[0].ignoredExperiments, 0u);
+  bool warned = false;
+  for (const std::string &warning : analysis.warnings)
+    warned |= warning.find("1 experiment(s) with a duration <= 0") != std::string::npos;
+  EXPECT_TRUE(warned);
+  // A group whose windows sum to zero or less has no point, and the rest of
+  // the analysis goes on.
+  EXPECT_TRUE(std::isnan(speedupAtFullFromDurations({3, -5})));
 }
 
 TEST(Analysis, PointsMeasuredOnlyInIgnoredExperimentsAreStillListed) {
@@ -586,16 +622,31 @@ TEST(Analysis, PointsMeasuredOnlyInIgnoredExperimentsAreStillListed) {
             "throughput-point\tname=done\tdelta=3000\n"
             "latency-point\tname=request\tarrivals=40\tdepartures=40\tdifference=1\n";
   Analysis analysis = analyze(g.profile(), AnalysisOptions());
-  EXPECT_EQ(analysis.droppedBadDuration, 1u);
+  // Its throughput point counts (its window is an estimate like any other,
+  // without a baseline here); its latency point is ignored, still listed.
+  EXPECT_EQ(analysis.droppedBadDuration, 0u);
+  EXPECT_EQ(analysis.nonPositiveDurationKept, 1u);
   ASSERT_EQ(analysis.progressPoints.size(), 2u);
-  for (const ProgressPointSummary &point : analysis.progressPoints) {
-    EXPECT_EQ(point.ignoredExperiments, 1u) << point.name;
-    EXPECT_EQ(point.experiments, 0u) << point.name;
-    EXPECT_EQ(point.visits, 0) << point.name;
-  }
-  EXPECT_EQ(analysis.progressPoints[0].name, "done");
-  EXPECT_EQ(analysis.progressPoints[1].name, "request");
+  const ProgressPointSummary &done = analysis.progressPoints[0];
+  const ProgressPointSummary &request = analysis.progressPoints[1];
+  EXPECT_EQ(done.name, "done");
+  EXPECT_EQ(done.experiments, 1u);
+  EXPECT_EQ(done.visits, 3000);
+  EXPECT_EQ(done.ignoredExperiments, 0u);
+  EXPECT_EQ(request.name, "request");
+  EXPECT_EQ(request.experiments, 0u);
+  EXPECT_EQ(request.visits, 0);
+  EXPECT_EQ(request.ignoredExperiments, 1u);
   EXPECT_TRUE(analysis.lines.empty());
+
+  // With the latency point alone, nothing of the experiment is used.
+  Generator latencyOnly;
+  latencyOnly.text << "experiment\tselected=work.c:10\tspeedup=1.00\tduration=0\n"
+                      "latency-point\tname=request\tarrivals=40\tdepartures=40\tdifference=1\n";
+  Analysis ignored = analyze(latencyOnly.profile(), AnalysisOptions());
+  EXPECT_EQ(ignored.droppedBadDuration, 1u);
+  EXPECT_EQ(ignored.nonPositiveDurationKept, 0u);
+  EXPECT_EQ(ignored.experimentsUsed, 0u);
 }
 
 TEST(Analysis, QuantileInterpolates) {
