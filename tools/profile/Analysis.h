@@ -316,16 +316,15 @@ struct Analysis {
   std::vector<ProgressPointSummary> progressPoints;
   size_t runs = 0;
   size_t runsWithRuntime = 0;
-  size_t experiments = 0;        // all experiments read
-  size_t experimentsUsed = 0;    // with at least one usable measurement
-  size_t droppedLowVisits = 0;   // (line, point, speedup) groups under minVisits
-  size_t droppedBadDuration = 0; // experiments with a duration <= 0, none of it used
-  size_t nonPositiveDurationKept =
-      0;                       // experiments with a duration <= 0 whose throughput points count
-  double experimentTimeNs = 0; // sum of experiment durations
-  double runtimeNs = 0;        // sum of the runs' runtimes
-  double insertedDelayNs = 0;  // sum of `delay=` (causal extension) where written
-  bool latencyTimeAveraged = false; // every run was written by causal
+  size_t experiments = 0;             // all experiments read
+  size_t experimentsUsed = 0;         // with at least one usable measurement
+  size_t droppedLowVisits = 0;        // (line, point, speedup) groups under minVisits
+  size_t droppedBadDuration = 0;      // experiments with a duration <= 0, none of it used
+  size_t nonPositiveDurationKept = 0; // the same, their throughput points used
+  double experimentTimeNs = 0;        // sum of experiment durations
+  double runtimeNs = 0;               // sum of the runs' runtimes
+  double insertedDelayNs = 0;         // sum of `delay=` (causal extension) where written
+  bool latencyTimeAveraged = false;   // every run was written by causal
   size_t runsWithAssumedPeriod =
       0;                     // runs with runtime but no sample-period: kDefaultSamplePeriodNs
   double samplesInLines = 0; // over runs: each run's last samples records
