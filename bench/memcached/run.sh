@@ -38,9 +38,14 @@
 #   docs/waits.md, with experiments) of N seconds to every round, and reports the sidecar's
 #   size (bytes per second of run and scaled to 60 s), episodes and drops, and the knots of
 #   `causal waits` over its runs, per thread and merged by role (<cache-dir>/waits.txt).
+#   --change-args "ARGS" adds a variant (g) `changed`: the plain build started with ARGS added to
+#   its command line (a real change to the server, e.g. "-o hashpower=18" for shorter hash
+#   chains), run as long as (a) in every round: its true effect is its ops/s over (a)'s of the
+#   same round, reported per round and as a median.
 #
 # usage: bench/memcached/run.sh [--build-dir DIR] [--cache-dir DIR] [--budget-s N] [--quick]
 #                               [--rounds N] [--skip-coz] [--waits-s N] [--before-build DIR]
+#                               [--change-args ARGS]
 #   --build-dir  causal build tree or install prefix (default: $CAUSAL_BUILD_DIR, else
 #                ../../build relative to this script)
 #   --cache-dir  source package, builds, profiles and results
@@ -51,6 +56,7 @@
 #   --skip-coz   leave out variant (d)
 #   --waits-s    add variant (e), runs of N seconds
 #   --before-build  a second causal build tree, variant (f)
+#   --change-args   server arguments of variant `changed` (the plain build otherwise)
 # Needs: libevent-dev (memcached's build), libmemcached-tools (memaslap), coz-profiler, dpkg-dev
 # (dpkg-source), network access for the one-time `apt-get source memcached`.
 # Results: stdout and <cache-dir>/results.md (Markdown); raw figures <cache-dir>/runs.tsv and
@@ -61,9 +67,9 @@ set -euo pipefail
 script_start=$SECONDS
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-budget=480 quick=0 rounds="" skip_coz=0 waits_s="" before=""
+budget=480 quick=0 rounds="" skip_coz=0 waits_s="" before="" change_args=""
 bench_args "--budget-s=budget --quick=quick! --rounds=rounds --skip-coz=skip_coz! --waits-s=waits_s \
-  --before-build=before" "$@"
+  --before-build=before --change-args=change_args" "$@"
 [ -z "$waits_s" ] || bench_positive --waits-s "$waits_s"
 bench_positive --budget-s "$budget"
 [ -n "$rounds" ] || { [ "$quick" = 1 ] && rounds=1 || rounds=3; }
@@ -86,6 +92,7 @@ if [ -n "$before" ]; then
   done
   variants="$variants before"
 fi
+[ -z "$change_args" ] || variants="$variants changed"
 
 # ---- 1. memcached's Debian source package, fetched once ------------------------------------
 # bench/common/fetch-debian-source.sh: a private apt configuration (deb-src entries derived from
@@ -206,6 +213,7 @@ run_one() {
   local -a server=(-u "$user" -l 127.0.0.1 -p "$port" -U 0 -t 2 -m 64 -c 1024 -P "$pidfile")
   case "$variant" in
     plain) bin=("$cache/bin/memcached.plain") ;;
+    changed) bin=("$cache/bin/memcached.plain" $change_args) ;;
     off) bin=(env CAUSAL_DISABLE=1 "$cache/bin/memcached.causal") ;;
     causal) bin=("$build/bin/causal" run --quiet --output "$profile" -- "$cache/bin/memcached.causal") ;;
     waits) bin=("$build/bin/causal" run --quiet --waits --output "$profile" -- "$cache/bin/memcached.causal") ;;
@@ -262,7 +270,7 @@ for round in $(seq 1 "$rounds"); do
   # (a) first in round 1: every other run's output is compared with it.
   for k in $(seq 0 $((nvariants - 1))); do
     variant="${variant_list[$(((k + round - 1) % nvariants))]}"
-    case "$variant" in plain | off) secs=$plain_s ;; waits) secs=$waits_s ;; *) secs=$profiled_s ;; esac
+    case "$variant" in plain | off | changed) secs=$plain_s ;; waits) secs=$waits_s ;; *) secs=$profiled_s ;; esac
     read -r ops status same exps <<<"$(run_one "$variant" "$round" "$secs")"
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$variant" "$secs" "$ops" "$status" "$same" \
       "$exps" >>"$runs"
@@ -297,11 +305,12 @@ python3 - "$runs" "$cache" "$rounds" <<EOF >"$cache/results.md"
 import csv, json, os, statistics, sys
 runs_path, cache, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
 rows = list(csv.DictReader(open(runs_path), delimiter="\t"))
-order = [v for v in ("plain", "off", "causal", "coz", "waits", "before")
+order = [v for v in ("plain", "off", "changed", "causal", "coz", "waits", "before")
          if any(r["variant"] == v for r in rows)]
 label = {"plain": "(a) plain clang -O2", "off": "(b) -fcausal-profile, CAUSAL_DISABLE=1",
          "causal": "(c) causal run", "coz": "(d) coz run", "waits": "(e) causal run --waits",
-         "before": "(f) causal run, the --before-build"}
+         "before": "(f) causal run, the --before-build",
+         "changed": "(g) plain, started with $change_args"}
 ops = {(r["variant"], r["round"]): float(r["ops_per_s"]) for r in rows if r["ops_per_s"] != "-"}
 secs = {r["variant"]: r["seconds"] for r in rows}
 
@@ -348,6 +357,14 @@ else:
     print("every server exited 0 after SIGTERM, printed what (a) printed and answered the check "
           "exchange (set, get, delete, get) as expected.")
 print()
+gains = [ops[("changed", r)] / ops[("plain", r)] - 1 for r in sorted({r["round"] for r in rows})
+         if ("changed", r) in ops and ("plain", r) in ops]
+if gains:
+    print("The change (\`$change_args\`), its true effect: ops/s of (g) over (a) of the same "
+          "round, minus one: median %+.1f %% (min %+.1f %%, max %+.1f %%) over %d rounds; per "
+          "round: %s." % (100 * statistics.median(gains), 100 * min(gains), 100 * max(gains),
+                          len(gains), ", ".join("%+.1f %%" % (100 * g) for g in gains)))
+    print()
 
 def top(profiler):
     path = os.path.join(cache, "report.%s.json" % profiler)
