@@ -1803,7 +1803,12 @@ std::vector<Confirmation> confirmationsOf(const Profile &profile, const Analysis
       if (std::isnan(entry.speedup))
         entry.speedup = experiment.abSpeedup;
       Waiting &pending = entry.pending[experiment.run];
-      if (!(experiment.durationNs > 0)) { // breaks the sequence: no pair across it
+      // A duration <= 0 is an arm-B window whose delay reached its length: for
+      // throughput an estimate like any other, as in the curves (dropping it
+      // keeps the B windows whose delay fell short, and lowers D at high
+      // speedups); a latency window's in-flight count is undefined then, and
+      // the window breaks the sequence: no pair across it.
+      if (!(experiment.durationNs > 0) && point.kind != PointKind::Throughput) {
         pending.present = false;
         continue;
       }

@@ -286,6 +286,55 @@ TEST(Confirmation, EachRunsFirstAndLastExperimentAreLeftOut) {
   EXPECT_EQ(c.verdict, Verdict::Refuted) << c.reason;
 }
 
+TEST(Confirmation, ArmBWindowsWhoseDelayReachedTheirLengthStillPair) {
+  // A line that is nearly all of the run, confirmed at a high speedup: arm
+  // B's delay is about each window's length, and its durations scatter
+  // around zero (34, 14, -6 and 6 ms in turn, for 200 visits each; arm A:
+  // 200 ms). All 18 pairs of the run count: D = 1 - (200 / 18) / 200 =
+  // 0.944. Leaving out the five pairs whose B window fell below zero keeps
+  // the B windows whose delay fell short: D = 1 - (230 / 13) / 200 = 0.912.
+  std::ostringstream text;
+  text << "startup\ttime=2\tprofiler=causal\n";
+  const double armB[] = {34e6, 14e6, -6e6, 6e6};
+  int bWindows = 0;
+  for (int i = 0; i < 40; ++i) {
+    bool b = i % 4 == 1 || i % 4 == 2;
+    double duration = b ? armB[bWindows++ % 4] : 2e8 * (1 + 0.002 * (i % 3));
+    text << "experiment\tselected=most.c:5\tspeedup=" << (b ? 0.95 : 0)
+         << "\tduration=" << std::llround(duration)
+         << "\tab-speedup=0.95\nthroughput-point\tname=tp\tdelta=200\n";
+  }
+  Profile profile;
+  std::string error;
+  ASSERT_TRUE(readProfileText(text.str(), "near.coz", profile, ReadOptions(), error)) << error;
+  const Confirmation &c = only(analyze(profile, AnalysisOptions()));
+  EXPECT_EQ(c.pairs, 18u);
+  EXPECT_NEAR(c.estimate, 1 - (200.0 / 18) / 200.2, 0.002);
+}
+
+TEST(Confirmation, ALatencyWindowWithoutLengthBreaksItsPairs) {
+  // The same for a latency point: its in-flight count is per unit of the
+  // window's duration, so a B window <= 0 pairs with nothing and the pair
+  // sequence starts again after it.
+  std::ostringstream text;
+  text << "startup\ttime=2\tprofiler=causal\n";
+  int bWindows = 0;
+  for (int i = 0; i < 40; ++i) {
+    bool b = i % 4 == 1 || i % 4 == 2;
+    bool empty = b && bWindows++ % 4 == 2;
+    text << "experiment\tselected=most.c:5\tspeedup=" << (b ? 0.5 : 0)
+         << "\tduration=" << (empty ? -6000000 : 1000000000) << "\tab-speedup=0.50\n"
+         << "latency-point\tname=req\tarrivals=100\tdepartures=100\tdifference="
+         << (b ? 7.5 : 10) << "\n";
+  }
+  Profile profile;
+  std::string error;
+  ASSERT_TRUE(readProfileText(text.str(), "lat0.coz", profile, ReadOptions(), error)) << error;
+  const Confirmation &c = only(analyze(profile, AnalysisOptions()));
+  EXPECT_EQ(c.pairs, 13u);
+  EXPECT_NEAR(c.estimate, 0.25, 1e-9);
+}
+
 TEST(Confirmation, IntervalsGrowWithExperimentToExperimentVariance) {
   AbProfile quiet, loud;
   quiet.ranking();
