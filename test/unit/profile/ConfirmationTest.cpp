@@ -324,8 +324,8 @@ TEST(Confirmation, ALatencyWindowWithoutLengthBreaksItsPairs) {
     bool empty = b && bWindows++ % 4 == 2;
     text << "experiment\tselected=most.c:5\tspeedup=" << (b ? 0.5 : 0)
          << "\tduration=" << (empty ? -6000000 : 1000000000) << "\tab-speedup=0.50\n"
-         << "latency-point\tname=req\tarrivals=100\tdepartures=100\tdifference="
-         << (b ? 7.5 : 10) << "\n";
+         << "latency-point\tname=req\tarrivals=100\tdepartures=100\tdifference=" << (b ? 7.5 : 10)
+         << "\n";
   }
   Profile profile;
   std::string error;
