@@ -48,6 +48,7 @@ std::atomic<uint64_t> g_drain_ns{0};
 std::atomic<uint64_t> g_spun_ns{0};
 std::atomic<uint64_t> g_spun_cpu_ns{0};
 PauseCounts g_pause_counts;
+std::atomic<uint64_t> g_pause_switches{0};
 std::atomic<uint64_t> g_latency_windows_timed{0}, g_latency_windows_sampled{0};
 // Over the last experiment (or the saturation probe): the CPUs available
 // less the time the process's threads were on a CPU or waiting for one, and
@@ -220,6 +221,11 @@ void pause(ThreadState *state, uint64_t ns, bool competing) {
   else if (whole)
     g_pause_counts.on_idle_cpu.fetch_add(1, std::memory_order_relaxed);
   uint64_t spun_cpu_ns = 0;
+  // Its switches, when it sleeps or yields and a switch window may look at
+  // them: the profiler's, not the thread's own (Sampler.cpp, closeSwitchWindow).
+  bool count_switches = (whole || spin_from != 0) && perfSwitchCostNs() != 0 &&
+                        state->sampler_moves < CAUSAL_PERF_SWITCH_MOVES_MAX;
+  uint64_t switches_before = count_switches ? threadContextSwitches() : 0;
   if (whole) { // until the pause ends or another thread could use the CPU
     suspendThreadSampling(state);
     uint64_t cpu_begin = threadCpuNs();
@@ -260,6 +266,14 @@ void pause(ThreadState *state, uint64_t ns, bool competing) {
     // The resume is part of the pause (an ioctl or a timer_settime, 6-12 us
     // on these VMs, about as long as the suspend, which the spin already
     // counts): left out, every spinning pause overran by it unaccounted.
+    elapsed = monotonicNs() - begin;
+  }
+  if (count_switches) {
+    uint64_t switches = threadContextSwitches();
+    if (switches > switches_before) {
+      state->pause_switches += switches - switches_before;
+      g_pause_switches.fetch_add(switches - switches_before, std::memory_order_relaxed);
+    }
     elapsed = monotonicNs() - begin;
   }
   g_spun_cpu_ns.fetch_add(spun_cpu_ns, std::memory_order_relaxed);

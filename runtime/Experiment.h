@@ -138,6 +138,9 @@ struct PauseCounts {
   std::atomic<uint64_t> all{0}, competing{0}, on_idle_cpu{0}, beside_other_processes{0};
 };
 extern PauseCounts g_pause_counts;
+/// Context switches inside pauses that slept or yielded, counted where a
+/// thread's switch window may look at them (verbose).
+extern std::atomic<uint64_t> g_pause_switches;
 /// Latency points' experiment windows whose in-flight area came from the
 /// visits' virtual times, and those that fell back to the count sampled
 /// every poll (visits that did not go through the runtime) (verbose).

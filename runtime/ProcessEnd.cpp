@@ -159,11 +159,13 @@ void sayWhatHappened(const SampleAccount &account) {
       (unsigned long long)g_spun_cpu_ns.load(), (unsigned long long)g_drain_ns.load(),
       g_progress.size());
   message("pauses: %llu, %llu of them spinning while competing for a CPU, %llu spinning on a CPU "
-          "that would idle, %llu sleeping where other processes wanted the CPUs",
+          "that would idle, %llu sleeping where other processes wanted the CPUs; %llu context "
+          "switches in pauses, not counted as their threads' own",
           (unsigned long long)g_pause_counts.all.load(),
           (unsigned long long)g_pause_counts.competing.load(),
           (unsigned long long)g_pause_counts.on_idle_cpu.load(),
-          (unsigned long long)g_pause_counts.beside_other_processes.load());
+          (unsigned long long)g_pause_counts.beside_other_processes.load(),
+          (unsigned long long)g_pause_switches.load());
   uint64_t timed = g_latency_windows_timed.load(), sampled = g_latency_windows_sampled.load();
   if (timed + sampled)
     message("latency windows: %llu, %llu of them timed by their visits, %llu from the in-flight "

@@ -130,10 +130,16 @@ bool perfSwitchesCostLittle(uint64_t switches, uint64_t cpu_ns, uint64_t cost_ns
   return cost_ns && cpu_ns && switches * cost_ns * 100 < cpu_ns * CAUSAL_PERF_SWITCH_BACK_PERCENT;
 }
 
-// The context switches and the CPU time (less pauses' spins) of the calling
-// thread since its switch window began; starts the next window.
+// The context switches (less those in its pauses) and the CPU time (less
+// pauses' spins) of the calling thread since its switch window began; starts
+// the next window. A pause's switches are the profiler's: their cost falls
+// inside the pause, which is timed to its end, and counted as the thread's
+// own they moved the workers of bench/accuracy's heartbeat case to the timer
+// at a sample period of 0.5 ms, whose ticks then put their delays in
+// bunches (docs/runtime.md, "Threads that switch often").
 void closeSwitchWindow(ThreadState *state, uint64_t total_ns, uint64_t switches, uint64_t *switched,
                        uint64_t *cpu_delta) {
+  switches = switches > state->pause_switches ? switches - state->pause_switches : 0;
   uint64_t cpu = total_ns - state->unsampled_ns;
   *cpu_delta = cpu > state->switch_window_cpu_ns ? cpu - state->switch_window_cpu_ns : 0;
   *switched =
@@ -911,6 +917,7 @@ SamplerKind startThreadSampling(ThreadState *state, bool is_main_thread) {
       state->stack.begin + std::min<uintptr_t>(CAUSAL_SAMPLE_STACK_RESERVE_BYTES, stack_size / 2);
   threadCpuSplit(&state->cpu_base_user_ns, &state->cpu_base_total_ns,
                  &state->switch_window_switches);
+  state->pause_switches = 0;
   __atomic_store_n(&state->unsampled_ns, uint64_t(0), __ATOMIC_RELAXED); // the profiler reads it
   __atomic_store_n(&state->unsampled_base_ns, uint64_t(0), __ATOMIC_RELAXED); // coveredCpu
   startLossWindow(state, state->cpu_base_user_ns, state->cpu_base_total_ns);
@@ -1110,6 +1117,13 @@ void forgetInheritedSampler(ThreadState *state) {
 }
 
 uint64_t perfSwitchCostNs() { return g_perf_switch_cost_ns.load(std::memory_order_relaxed); }
+
+uint64_t threadContextSwitches() {
+  struct rusage usage;
+  if (getrusage(RUSAGE_THREAD, &usage) != 0)
+    return 0;
+  return uint64_t(usage.ru_nvcsw) + uint64_t(usage.ru_nivcsw);
+}
 
 const char *processSamplerName() {
   if (!g_sampler_decided.load(std::memory_order_acquire))

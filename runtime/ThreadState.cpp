@@ -24,6 +24,7 @@ static void resetState(ThreadState *state) {
   state->loss_window_samples = state->loss_window_user_ns = 0;
   state->loss_window_total_ns = state->loss_window_unsampled_ns = 0;
   state->switch_window_samples = state->switch_window_cpu_ns = state->switch_window_switches = 0;
+  state->pause_switches = 0;
   state->unsampled_base_ns = 0;
   state->delay_scale_x1024 = 1024;
   state->stack = AddressRange{};

@@ -64,6 +64,9 @@ struct ThreadState {
   // The last window of CAUSAL_PERF_SWITCH_WINDOW_SAMPLES samples (Sampler.cpp,
   // closeSampleWindows): where it began, its CPU time less spins, its context switches.
   uint64_t switch_window_samples, switch_window_cpu_ns, switch_window_switches;
+  // Context switches inside its pauses that slept or yielded (Experiment.cpp,
+  // pause): the profiler's, left out of the windows above.
+  uint64_t pause_switches;
   uint32_t sampler_moves; // moves between perf and the timer so far (moveToTimer, moveBackToPerf)
   uint32_t delay_scale_x1024; // selected samples' delays x this / 1024 (1024: none lost)
 

@@ -29,6 +29,11 @@
 //   mainexit      main calls pthread_exit while a worker runs 150 ms
 //   forkexp MS    progress loop, fork, both loop MS ms more, child exits
 //   spin MS       workUnit for MS ms, no progress point
+//   pausing MS    two threads on CPUs of their own (the first two the
+//                 process may use; exits 3 if it has fewer): one loops
+//                 workUnit (visits "work"), the other systemWork, for MS ms;
+//                 the second pays the first's delays and does nothing else
+//                 that switches
 //   symbols       checks that every sync function has a hook and is interposed
 //   spinlocks N   N rounds of spin lock, trylock and unlock through the hooks
 //                 and the interposed functions; prints the runtime's call count
@@ -270,6 +275,50 @@ int foreignMode(uint64_t ms, int hogs) {
 
 // One CPU, kept busy by one thread in the selected line, beside a thread
 // that sleeps 1 ms at a time (and pays what it owes on waking).
+// The first |n| CPUs the process may use, or fewer.
+std::vector<int> firstCpus(int n) {
+  std::vector<int> cpus;
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+    return cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE && int(cpus.size()) < n; ++cpu)
+    if (CPU_ISSET(cpu, &allowed))
+      cpus.push_back(cpu);
+  return cpus;
+}
+
+bool pinTo(int cpu) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  return pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
+}
+
+int pausingMode(uint64_t ms) {
+  std::vector<int> cpus = firstCpus(2);
+  if (cpus.size() < 2)
+    return 3;
+  uint64_t end = nowNs() + ms * 1000000ull;
+  std::thread line([end, cpu = cpus[0]] {
+    if (!pinTo(cpu))
+      exit(1);
+    while (nowNs() < end) {
+      workUnit(200000);
+      visit(g_image_a[0]);
+    }
+  });
+  std::thread payer([end, cpu = cpus[1]] {
+    if (!pinTo(cpu))
+      exit(1);
+    while (nowNs() < end)
+      systemWork(200000);
+  });
+  line.join();
+  payer.join();
+  printf("done\n");
+  return 0;
+}
+
 int heartbeatMode(uint64_t ms) {
   if (!pinToOneCpu())
     return 1;
@@ -568,6 +617,8 @@ int main(int argc, char **argv) {
     return oversubMode(arg, argc > 3 ? atoi(argv[3]) : 4, !strcmp(mode, "oversubkernel"));
   if (!strcmp(mode, "heartbeat"))
     return heartbeatMode(arg);
+  if (!strcmp(mode, "pausing"))
+    return pausingMode(arg);
   if (!strcmp(mode, "foreign"))
     return foreignMode(arg, argc > 3 ? atoi(argv[3]) : 2);
   if (!strcmp(mode, "sync"))
