@@ -223,8 +223,7 @@ void pause(ThreadState *state, uint64_t ns, bool competing) {
   uint64_t spun_cpu_ns = 0;
   // Its switches, when it sleeps or yields and a switch window may look at
   // them: the profiler's, not the thread's own (Sampler.cpp, closeSwitchWindow).
-  bool count_switches = (whole || spin_from != 0) && perfSwitchCostNs() != 0 &&
-                        state->sampler_moves < CAUSAL_PERF_SWITCH_MOVES_MAX;
+  bool count_switches = (whole || spin_from != 0) && switchWindowsMayMove(state);
   uint64_t switches_before = count_switches ? threadContextSwitches() : 0;
   if (whole) { // until the pause ends or another thread could use the CPU
     suspendThreadSampling(state);

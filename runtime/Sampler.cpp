@@ -179,8 +179,7 @@ void closeSampleWindows(ThreadState *state) {
   bool loss_window = g_setup.experiments &&
                      state->samples - state->loss_window_samples >= CAUSAL_LOSS_WINDOW_SAMPLES;
   bool switch_window =
-      g_setup.requested == SamplerKind::None && switch_cost &&
-      state->sampler_moves < CAUSAL_PERF_SWITCH_MOVES_MAX &&
+      switchWindowsMayMove(state) &&
       state->samples - state->switch_window_samples >= CAUSAL_PERF_SWITCH_WINDOW_SAMPLES;
   if (!loss_window && !switch_window)
     return;
@@ -1117,6 +1116,12 @@ void forgetInheritedSampler(ThreadState *state) {
 }
 
 uint64_t perfSwitchCostNs() { return g_perf_switch_cost_ns.load(std::memory_order_relaxed); }
+
+bool switchWindowsMayMove(const ThreadState *state) {
+  return g_setup.requested == SamplerKind::None &&
+         g_perf_switch_cost_ns.load(std::memory_order_relaxed) != 0 &&
+         state->sampler_moves < CAUSAL_PERF_SWITCH_MOVES_MAX;
+}
 
 uint64_t threadContextSwitches() {
   struct rusage usage;

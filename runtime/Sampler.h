@@ -147,6 +147,9 @@ void forgetInheritedSampler(ThreadState *state);
 /// What a context switch costs a thread that perf samples, in ns (the
 /// setting, or measured at start-up; 0: unknown, or no thread moves).
 uint64_t perfSwitchCostNs();
+/// Whether its switch windows may still move |state| between perf and the
+/// timer (the auto sampler, a switch cost known, moves left). Signal-safe.
+bool switchWindowsMayMove(const ThreadState *state);
 /// The calling thread's context switches so far, voluntary and not (one
 /// getrusage; 0 if it fails). Signal-safe.
 uint64_t threadContextSwitches();

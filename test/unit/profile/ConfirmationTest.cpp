@@ -91,6 +91,14 @@ Confirmation only(const Analysis &analysis) {
   return analysis.confirmations.at(0);
 }
 
+/// The one confirmation of the profile |text|.
+Confirmation confirmationOf(const std::string &text) {
+  Profile profile;
+  std::string error;
+  EXPECT_TRUE(readProfileText(text, "ab.coz", profile, ReadOptions(), error)) << error;
+  return only(analyze(profile, AnalysisOptions()));
+}
+
 Confirmation judged(double estimate, double low, double high, double prediction, double predLow,
                     double predHigh, size_t pairs = 20, bool phaseCorrected = true) {
   Confirmation c;
@@ -277,10 +285,7 @@ TEST(Confirmation, EachRunsFirstAndLastExperimentAreLeftOut) {
            << "\tab-speedup=0.50\nthroughput-point\tname=tp\tdelta=200\n";
     }
   }
-  Profile profile;
-  std::string error;
-  ASSERT_TRUE(readProfileText(text.str(), "ends.coz", profile, ReadOptions(), error)) << error;
-  const Confirmation &c = only(analyze(profile, AnalysisOptions()));
+  const Confirmation c = confirmationOf(text.str());
   EXPECT_EQ(c.pairs, 4u * 18);
   EXPECT_NEAR(c.estimate, 0, 0.003);
   EXPECT_EQ(c.verdict, Verdict::Refuted) << c.reason;
@@ -304,10 +309,7 @@ TEST(Confirmation, ArmBWindowsWhoseDelayReachedTheirLengthStillPair) {
          << "\tduration=" << std::llround(duration)
          << "\tab-speedup=0.95\nthroughput-point\tname=tp\tdelta=200\n";
   }
-  Profile profile;
-  std::string error;
-  ASSERT_TRUE(readProfileText(text.str(), "near.coz", profile, ReadOptions(), error)) << error;
-  const Confirmation &c = only(analyze(profile, AnalysisOptions()));
+  const Confirmation c = confirmationOf(text.str());
   EXPECT_EQ(c.pairs, 18u);
   EXPECT_NEAR(c.estimate, 1 - (200.0 / 18) / 200.2, 0.002);
 }
@@ -327,10 +329,7 @@ TEST(Confirmation, ALatencyWindowWithoutLengthBreaksItsPairs) {
          << "latency-point\tname=req\tarrivals=100\tdepartures=100\tdifference=" << (b ? 7.5 : 10)
          << "\n";
   }
-  Profile profile;
-  std::string error;
-  ASSERT_TRUE(readProfileText(text.str(), "lat0.coz", profile, ReadOptions(), error)) << error;
-  const Confirmation &c = only(analyze(profile, AnalysisOptions()));
+  const Confirmation c = confirmationOf(text.str());
   EXPECT_EQ(c.pairs, 13u);
   EXPECT_NEAR(c.estimate, 0.25, 1e-9);
 }
@@ -381,10 +380,7 @@ TEST(Confirmation, LatencyPointsUseLittlesLaw) {
          << "latency-point\tname=req\tarrivals=100\tdepartures=100\tdifference="
          << (b ? 7.5 + 0.01 * (i % 3) : 10 - 0.01 * (i % 3)) << "\n";
   }
-  Profile profile;
-  std::string error;
-  ASSERT_TRUE(readProfileText(text.str(), "lat.coz", profile, ReadOptions(), error)) << error;
-  const Confirmation &c = only(analyze(profile, AnalysisOptions()));
+  const Confirmation c = confirmationOf(text.str());
   EXPECT_EQ(c.kind, PointKind::Latency);
   EXPECT_NEAR(c.estimate, 0.25, 0.005);
   EXPECT_EQ(c.verdict, Verdict::Confirmed) << c.reason;
