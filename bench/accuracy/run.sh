@@ -51,8 +51,8 @@
 #   (BEGIN to END) on standard error (PRINT_MEAN_LATENCY=1); their true effect is 1 - latency(P) / latency(100),
 #   the others' 1 - time(P) / time(100).
 #   True effect: the plain clang -O2 builds at P = 100 (baseline), 75, 50, 0 are run in
-#   each round; true program speedup at s = 1 - time(P) / time(100) of the same round
-#   (latency cases: mean latencies).
+#   each round (--truth-reps times each; the median counts); true program speedup at
+#   s = 1 - time(P) / time(100) of the same round (latency cases: mean latencies).
 #   Predicted: the baseline program (P = 100) is run under `causal run --fixed-line
 #   FILE:KNOB --fixed-speedup S` (causal-clang -fcausal-profile -O2) and under `coz run
 #   --fixed-line ... --fixed-speedup S` (clang -O2 -g -gdwarf-4, causal.h mapped to coz.h
@@ -79,7 +79,7 @@
 #
 # usage: bench/accuracy/run.sh [--build-dir DIR] [--cache-dir DIR] [--budget-s N] [--quick]
 #                              [--reps N] [--skip-coz] [--cases "serial parallel ..."]
-#                              [--free-runs N] [--ab] [--report-only]
+#                              [--free-runs N] [--ab] [--truth-reps N] [--report-only]
 #   --build-dir  causal build tree or install prefix (default: $CAUSAL_BUILD_DIR, else
 #                ../../build relative to this script)
 #   --cache-dir  binaries, profiles and results (default: <build-dir>/bench-cache/accuracy)
@@ -92,6 +92,8 @@
 #                speedup, appended to one profile per round): the prediction at s is read
 #                from the points of the line's curve within 10 points of s, each scaled
 #                linearly to s, weighted by their experiments (default 0: none)
+#   --truth-reps plain runs per knob value, case and round (default 1); the round's truth
+#                is the median of their times (latency cases: of their mean latencies)
 #   --ab         also A/B runs (line and wait cases): per speedup s > 0, `causal run
 #                --fixed-line FILE:KNOB --ab-speedup s` (experiments alternate 0 and s within
 #                the run, appended to one profile per round); the prediction is the report's
@@ -113,11 +115,12 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-reps=5 budget=480 quick=0 skip_coz=0 free_runs=0 report_only=0 ab=0
+reps=5 budget=480 quick=0 skip_coz=0 free_runs=0 report_only=0 ab=0 truth_reps=1
 cases="serial parallel lock openloop afterend closedloop heartbeat barrier"
 bench_args "--budget-s=budget --quick=quick! --reps=reps --skip-coz=skip_coz! --free-runs=free_runs --cases=cases \
---ab=ab! --report-only=report_only!" "$@"
+--ab=ab! --report-only=report_only! --truth-reps=truth_reps" "$@"
 bench_positive --reps "$reps"
+bench_positive --truth-reps "$truth_reps"
 wait_cases="devicewait waitbarrier shortwait waitoverlap netwait"
 path_cases="viaserial viaside pathline"
 cases="$(echo " $cases " | sed "s/ waits / $wait_cases /g; s/ paths / $path_cases /g")"
@@ -269,8 +272,12 @@ for round in $(seq 1 "$reps"); do
       list="plain$k $(variants_of "$c" "$s" | tr '\n' ' ')"
       [ $(((round + i) % 2)) = 0 ] || list="$(bench_reverse "$list")"
       for v in $list; do
-        read -r ns status <<<"$(run_one "$c" "$v" "$s" "$round")"
-        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$c" "$v" "$s" "$ns" "$status" >>"$runs"
+        n=1
+        [ "${v#plain}" = "$v" ] || n=$truth_reps
+        for _ in $(seq 1 "$n"); do
+          read -r ns status <<<"$(run_one "$c" "$v" "$s" "$round")"
+          printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$c" "$v" "$s" "$ns" "$status" >>"$runs"
+        done
       done
       i=$((i + 1))
     done
@@ -323,7 +330,7 @@ coz_version="$(dpkg-query -W -f='${Version}' coz-profiler 2>/dev/null || echo '?
 [ "$report_only" = 1 ] && [ -f "$cache/header.txt" ] || {
   echo "machine: $cpu, $(nproc) vCPUs, Linux $(uname -r)"
   echo "date: $started; $rounds_done round(s), $elapsed s in all; load average before $load_before," \
-       "after $load_after; priority: ${nice_cmd[*]:-normal}"
+       "after $load_after; priority: ${nice_cmd[*]:-normal}; plain runs per knob and round: $truth_reps"
   echo "compilers: $("$clang" --version | head -1); coz-profiler $coz_version"
 } >"$cache/header.txt"
 cases_lines=""

@@ -164,7 +164,11 @@ def main():
         name, path, line, point, kind = (spec.split(":") + ["line"])[:5]
         cases.append((name, path, int(line), point, kind))
     rows = list(csv.DictReader(open(args.runs), delimiter="\t"))
-    ns = {(r["case"], r["variant"], int(r["round"])): int(r["ns"]) for r in rows}
+    # A variant's time in a round: the median of its runs (plain runs repeat with --truth-reps).
+    times = {}
+    for r in rows:
+        times.setdefault((r["case"], r["variant"], int(r["round"])), []).append(int(r["ns"]))
+    ns = {key: statistics.median(values) for key, values in times.items()}
     rounds = sorted({int(r["round"]) for r in rows})
     profilers = [p for p in ("causal", "coz") if any(r["variant"] == p for r in rows)]
     if any(r["variant"].startswith("free") for r in rows):

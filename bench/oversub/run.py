@@ -31,12 +31,14 @@ import time
 SPEEDUPS = (25, 50)
 
 
-def cases(cpus, quick):
+def cases(cpus, quick, length=1):
     """(name, mode, threads, count, marker, knob, wrap). Work is fixed per mode, so that a
-    run takes about a second of plain run time on 2 CPUs whatever the thread count."""
+    run takes about a second of plain run time on 2 CPUs whatever the thread count (times
+    |length|; a quarter of it with |quick|)."""
     c = cpus
     scale = 4 if quick else 1
-    pool_total, stage_items, lock_total = 240000 // scale, 40000 // scale, 80000 // scale
+    pool_total, stage_items, lock_total = (length * 240000 // scale, length * 40000 // scale,
+                                           length * 80000 // scale)
     result = []
     for label, n in (("1", 1), ("C", c), ("2C", 2 * c), ("8C", 8 * c), ("64C", 64 * c)):
         result.append(("pool N=%s (%d)" % (label, n), "pool", n, pool_total // n, "POOL",
@@ -248,6 +250,8 @@ def main():
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--budget-s", type=int, default=1500)
     p.add_argument("--quick", action="store_true")
+    p.add_argument("--length", type=int, default=1,
+                   help="each run's work times this (default 1: about a second of plain run time)")
     p.add_argument("--only", default="", help="substring of case names to keep")
     p.add_argument("--nice", default="")
     p.add_argument("--truth-reps", type=int, default=3,
@@ -258,7 +262,7 @@ def main():
 
     source = os.path.join(args.src, "bench/accuracy/oversub.c")
     cpus = len(os.sched_getaffinity(0))
-    todo = [c for c in cases(cpus, args.quick) if args.only in c[0]]
+    todo = [c for c in cases(cpus, args.quick, args.length) if args.only in c[0]]
     for d in ("bin", "profiles", "out", "reports"):
         os.makedirs(os.path.join(args.cache, d), exist_ok=True)
     nice = args.nice.split() if args.nice else []
@@ -342,8 +346,9 @@ def main():
     machine = subprocess.run(["sh", "-c", "sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1"],
                              capture_output=True, text=True).stdout.strip()
     print("machine: %s, %d CPUs available; %d round(s) in %d s; load average before %s, after %s; "
-          "priority: %s" % (machine, cpus, rounds_done, time.monotonic() - t0, " ".join(load_before),
-                            " ".join(load_after), args.nice or "normal"))
+          "priority: %s; runs of %dx the default length" % (
+              machine, cpus, rounds_done, time.monotonic() - t0, " ".join(load_before),
+              " ".join(load_after), args.nice or "normal", args.length))
     print()
     names = {"causal": "causal", "before": "causal before", "coz": "Coz"}
     header = "| case | s | true effect | " + " | ".join(names[v] for v in variants) + " |"

@@ -27,7 +27,7 @@
 #
 # usage: bench/oversub/run.sh [--build-dir DIR] [--before-build DIR] [--cache-dir DIR]
 #                             [--budget-s N] [--reps N] [--quick] [--skip-coz] [--only TEXT]
-#                             [--truth-reps N] [--report-only]
+#                             [--truth-reps N] [--length N] [--report-only]
 #   --build-dir     causal build tree or install prefix (default: $CAUSAL_BUILD_DIR, else
 #                   ../../build relative to this script)
 #   --before-build  a second causal build (e.g. of the commit before a change), measured too
@@ -36,6 +36,8 @@
 #                   seconds of the start (default 1500; one round always runs)
 #   --only TEXT     only the cases whose name contains TEXT (e.g. "pool N=")
 #   --truth-reps    plain runs per knob value, case and round (default 3; their median counts)
+#   --length        each run's work N times the default (about a second of plain run time;
+#                   a run of the stage case holds only a handful of experiments at 1)
 #   --report-only   no builds or runs: the tables again from <cache-dir>/runs.tsv (give the
 #                   same --only as the run)
 # Results: stdout and <cache-dir>/results.md; raw data <cache-dir>/runs.tsv.
@@ -43,11 +45,12 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-before="" reps=3 budget=1500 quick=0 skip_coz=0 only="" report_only=0 truth_reps=3
-bench_args "--before-build=before --budget-s=budget --reps=reps --quick=quick! \
+before="" reps=3 budget=1500 quick=0 skip_coz=0 only="" report_only=0 truth_reps=3 length=1
+bench_args "--before-build=before --budget-s=budget --reps=reps --quick=quick! --length=length \
   --report-only=report_only! --truth-reps=truth_reps --skip-coz=skip_coz! --only=only" "$@"
 bench_positive --reps "$reps"
 bench_positive --truth-reps "$truth_reps"
+bench_positive --length "$length"
 bench_number --budget-s "$budget"
 [ "$quick" = 0 ] || reps=1
 bench_setup oversub "" bin/causal bin/causal-clang
@@ -55,7 +58,7 @@ bench_setup oversub "" bin/causal bin/causal-clang
 bench_check_coz
 bench_nice_cmd
 args=(--src "$src" --cache "$cache" --clang "$clang" --causal-build "$build"
-      --reps "$reps" --truth-reps "$truth_reps" --budget-s "$budget" --only "$only" --nice "${nice_cmd[*]:-}")
+      --reps "$reps" --truth-reps "$truth_reps" --length "$length" --budget-s "$budget" --only "$only" --nice "${nice_cmd[*]:-}")
 [ -z "$before" ] || args+=(--before-build "$before")
 [ "$skip_coz" = 1 ] || args+=(--coz)
 [ "$quick" = 0 ] || args+=(--quick)
