@@ -93,7 +93,8 @@
 #                from the points of the line's curve within 10 points of s, each scaled
 #                linearly to s, weighted by their experiments (default 0: none)
 #   --truth-reps plain runs per knob value, case and round (default 1); the round's truth
-#                is the median of their times (latency cases: of their mean latencies)
+#                is the median of their times (latency cases: of their mean latencies); a
+#                repeat whose output differs from the first run's is listed with status 98
 #   --ab         also A/B runs (line and wait cases): per speedup s > 0, `causal run
 #                --fixed-line FILE:KNOB --ab-speedup s` (experiments alternate 0 and s within
 #                the run, appended to one profile per round); the prediction is the report's
@@ -274,8 +275,16 @@ for round in $(seq 1 "$reps"); do
       for v in $list; do
         n=1
         [ "${v#plain}" = "$v" ] || n=$truth_reps
-        for _ in $(seq 1 "$n"); do
+        out="$cache/out/$c.$v.$s.$round.txt"
+        for rep in $(seq 1 "$n"); do
           read -r ns status <<<"$(run_one "$c" "$v" "$s" "$round")"
+          # The runs of one build write the same output file: a repeat whose output differs
+          # from the first run's fails with status 98 (the table compares the last one only).
+          if [ "$rep" = 1 ]; then
+            cp "$out" "$out.first"
+          elif [ "$status" = 0 ] && ! cmp -s "$out" "$out.first"; then
+            status=98
+          fi
           printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$c" "$v" "$s" "$ns" "$status" >>"$runs"
         done
       done
