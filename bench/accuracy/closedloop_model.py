@@ -79,7 +79,8 @@ def removals(line, fixed, period, jitter, delays, s, requests, rng):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--line", type=float, default=0.73, help="ms in the line per request")
     parser.add_argument("--fixed", type=float, default=0.49, help="ms in the rest per request")
     parser.add_argument("--think", type=float, default=1.09, help="ms of think time")
