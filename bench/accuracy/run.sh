@@ -209,13 +209,17 @@ for c in $cases; do
   } >>"$build_log" 2>&1 || { echo "run.sh: building $c failed, see $build_log" >&2; exit 1; }
 done
 
-# run_one CASE VARIANT SPEEDUP ROUND: prints "ns status"; program output to $cache/out/.
+# out_file CASE VARIANT SPEEDUP ROUND: where run_one puts that run's standard output.
+out_file() { echo "$cache/out/$1.$2.$3.$4.txt"; }
+
+# run_one CASE VARIANT SPEEDUP ROUND: prints "ns status"; program output to out_file.
 # VARIANT: plainP (knob P, no profiler), causal, coz, freeI (I-th free run). ns: the run time, or for a plain run
 # of a latency case the mean latency the program printed on standard error.
 run_one() {
   local c="$1" variant="$2" speedup="$3" round="$4"
-  local out="$cache/out/$c.$variant.$speedup.$round.txt"
-  local err="$cache/out/$c.$variant.$speedup.$round.err"
+  local out err
+  out="$(out_file "$c" "$variant" "$speedup" "$round")"
+  err="${out%.txt}.err"
   local profile="$cache/profiles/$c.$variant.$round.coz"
   local line="$here/$(source_of "$c").c:$(knob_line "$c")"
   local start end status=0 select=--fixed-line via=() free=()
@@ -275,7 +279,7 @@ for round in $(seq 1 "$reps"); do
       for v in $list; do
         n=1
         [ "${v#plain}" = "$v" ] || n=$truth_reps
-        out="$cache/out/$c.$v.$s.$round.txt"
+        out="$(out_file "$c" "$v" "$s" "$round")"
         for rep in $(seq 1 "$n"); do
           read -r ns status <<<"$(run_one "$c" "$v" "$s" "$round")"
           # The runs of one build write the same output file: a repeat whose output differs

@@ -3,10 +3,9 @@
 // first woken by the holder at its unlock line, the others by the waiter
 // before them. The holder lets the lock go only once every waiter sleeps in
 // its lock: on a loaded machine a waiter that came late would find the lock
-// free, or wait less than 30 ms. The holder takes the lock only once: when it
-// took it again after a 1 us pause, a waiter woken by its unlock sometimes
-// got there first and the holder then waited for that waiter (a real wait,
-// but not the scene the test checks). Prints a checksum; exit status 3.
+// free, or wait less than 30 ms. Once only: a holder that took the lock again
+// sometimes lost it to the waiter it had woken and waited for that waiter.
+// Prints a checksum; exit status 3.
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
