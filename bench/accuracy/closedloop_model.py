@@ -3,7 +3,7 @@
 
     closedloop_model.py [--line MS] [--fixed MS] [--think MS] [--noise MS]
                         [--period MS] [--delays lump|spread] [--jitter J]
-                        [--requests N] [--seeds K]
+                        [--cost MS] [--requests N] [--seeds K]
 
 The program: CLIENTS (2) clients each think for --think ms (plus, with
 --noise, an exponential extra of that mean), then send a request and wait
@@ -18,16 +18,22 @@ timeline, the way a virtual speedup's pauses of every other thread do. With
 --delays lump (the runtime's way) the whole of it comes off the request
 whose line drew the sample; with --delays spread it comes off the server's
 next --period ms of CPU time, at rate s, whatever request that time belongs
-to. Clients that think through a removal pay it after they wake (a timed
+to. With --cost C, each sample costs the server C ms of the period's CPU
+time (a perf task clock counts its own interrupt, the signal and the
+handler): the program works P - C between samples, and the profiled
+program's requests are longer by C a sample. Clients that think through a removal pay it after they wake (a timed
 sleep ends that much later), so in virtual time the think time is unchanged:
 the virtual program is the closed loop with each request's service reduced
 by its removal. The prediction is 1 - W(s) / W(0), W the virtual mean
-latency; with nothing removed at 0 %, W(0) is the program's own.
+latency; W(0) is the profiled program's own (the plain one's without --cost).
 
 Prints, for s = 25, 50 and 100 %, the true effect and the mean prediction
-over --seeds sampling phases. No pause costs, wake-up times or sample costs:
-what is left is the method's own error. Standard library only; a run of the
-defaults takes a few seconds.
+over --seeds sampling phases; with --cost also the true effect of the
+profiled program (line and rest P / (P - C) as long), which is what the
+emulation emulates: prediction less that is the emulation's error, that less
+the plain program's truth what sampling's cost changed in the program. No
+pause costs or wake-up times. Standard library only; a run of the defaults
+takes a few seconds.
 """
 import argparse
 import random
@@ -54,15 +60,19 @@ def mean_latency(services, think, noise, seed):
     return total / counted
 
 
-def removals(line, fixed, period, jitter, delays, s, requests, rng):
-    """Virtual time removed from each request's service: samples every
-    period of the server's CPU time (the requests' service back to back)."""
+def removals(line, fixed, period, jitter, delays, s, requests, rng, cost):
+    """Virtual time removed from each request's service, and the samples
+    each drew: a sample every period of the server's CPU time, cost of it
+    the sample's own (the requests' work back to back)."""
     per_request = line + fixed
     removed = [0.0] * requests
+    drawn = [0] * requests
     end = requests * per_request
-    sample = rng.uniform(0, period)
+    work = period - cost  # the program's own work between two samples
+    sample = rng.uniform(0, work)
     while sample < end:
         k = int(sample // per_request)
+        drawn[k] += 1
         if sample - k * per_request < line:
             if delays == "lump":
                 removed[k] += s * period
@@ -74,8 +84,8 @@ def removals(line, fixed, period, jitter, delays, s, requests, rng):
                     if overlap > 0:
                         removed[j] += s * overlap
                     j += 1
-        sample += period * (1 + rng.uniform(-jitter, jitter)) if jitter else period
-    return removed
+        sample += work * (1 + rng.uniform(-jitter, jitter)) if jitter else work
+    return removed, drawn
 
 
 def main():
@@ -88,29 +98,47 @@ def main():
     parser.add_argument("--period", type=float, default=1.0, help="ms of CPU time between samples")
     parser.add_argument("--delays", choices=("lump", "spread"), default="lump")
     parser.add_argument("--jitter", type=float, default=0.0, help="periods drawn from (1-J .. 1+J) x period")
+    parser.add_argument("--cost", type=float, default=0.0,
+                        help="ms of the server's CPU time a sample costs, inside its period")
     parser.add_argument("--requests", type=int, default=20000)
     parser.add_argument("--seeds", type=int, default=3)
     args = parser.parse_args()
     if min(args.line, args.fixed, args.think, args.period) <= 0 or args.noise < 0 \
-            or not 0 <= args.jitter < 1 or args.requests < 100 or args.seeds < 1:
-        parser.error("times must be > 0, noise >= 0, 0 <= jitter < 1, requests >= 100, seeds >= 1")
-    base = mean_latency([args.line + args.fixed] * args.requests, args.think, args.noise, 7)
+            or not 0 <= args.jitter < 1 or not 0 <= args.cost < args.period \
+            or args.requests < 100 or args.seeds < 1:
+        parser.error("times must be > 0, noise >= 0, 0 <= jitter < 1, 0 <= cost < period, "
+                     "requests >= 100, seeds >= 1")
+
+    def true_effect(s, stretch):
+        line, fixed = args.line * stretch, args.fixed * stretch
+        latency = [mean_latency([(1 - x) * line + fixed] * args.requests, args.think, args.noise, 7)
+                   for x in (0, s)]
+        return 1 - latency[1] / latency[0]
+
     cells = []
     for s in (0.25, 0.5, 1.0):
-        true = 1 - mean_latency([(1 - s) * args.line + args.fixed] * args.requests, args.think,
-                                args.noise, 7) / base
+        true = true_effect(s, 1.0)
         predictions = []
         for seed in range(args.seeds):
-            removed = removals(args.line, args.fixed, args.period, args.jitter, args.delays, s,
-                               args.requests, random.Random(1000 + seed))
-            services = [args.line + args.fixed - r for r in removed]
-            predictions.append(1 - mean_latency(services, args.think, args.noise, 7) / base)
+            services = []
+            for x in (0, s):
+                removed, drawn = removals(args.line, args.fixed, args.period, args.jitter,
+                                          args.delays, x, args.requests,
+                                          random.Random(1000 + seed), args.cost)
+                services.append([args.line + args.fixed + n * args.cost - r
+                                 for r, n in zip(removed, drawn)])
+            latency = [mean_latency(v, args.think, args.noise, 7) for v in services]
+            predictions.append(1 - latency[1] / latency[0])
         predicted = sum(predictions) / len(predictions)
-        cells.append("%3d %%: true %+5.1f %%, predicted %+5.1f %% (%+5.1f)" %
-                     (s * 100, true * 100, predicted * 100, (predicted - true) * 100))
-    print("line %.2f fixed %.2f think %.2f noise %.2f period %.2f %s jitter %.2f | %s" %
+        cell = "%3d %%: true %+5.1f %%, predicted %+5.1f %% (%+5.1f)" % (
+            s * 100, true * 100, predicted * 100, (predicted - true) * 100)
+        if args.cost:
+            profiled = true_effect(s, args.period / (args.period - args.cost))
+            cell += ", profiled program's true %+5.1f %%" % (profiled * 100)
+        cells.append(cell)
+    print("line %.2f fixed %.2f think %.2f noise %.2f period %.2f %s jitter %.2f cost %.3f | %s" %
           (args.line, args.fixed, args.think, args.noise, args.period, args.delays, args.jitter,
-           " | ".join(cells)))
+           args.cost, " | ".join(cells)))
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@
 #     afterend   openloop's bookkeeping after END: no request waits for it  (0)
 #     closedloop latency: two clients wait for their replies from one server; the line is
 #                60 % of the service                    (>= 0.6 s: queueing shrinks too)
+#     closedshort the closed loop with the line 15 % of the service (0.18 ms a request, less
+#                than a sample period); not in the default list
 #     heartbeat  throughput of two workers (the line 40 % of a round) beside a thread
 #                that sleeps 1 ms between heartbeats                 (0.4 s)
 #     barrier    two threads sleep 200 / 800 us, compute 1000 (the line) / 200 us, meet at
@@ -106,7 +108,7 @@
 #                <cache-dir>/runs.tsv of an earlier run (give the same --cases and
 #                --free-runs), read by this build's `causal report`
 #   --cases      subset of: serial parallel lock openloop afterend closedloop heartbeat
-#                barrier (the default: all of these) and the wait cases devicewait
+#                barrier (the default: all of these), closedshort, and the wait cases devicewait
 #                waitbarrier shortwait waitoverlap netwait and the path cases viaserial
 #                viaside pathline; the word "waits" stands for the five wait cases,
 #                "paths" for the three path cases
@@ -143,7 +145,7 @@ args_of() {                  # about 1-2.5 s of plain run time each on a 2-vCPU 
     parallel:0) echo 1000 ;; parallel:1) echo 200 ;;  # rounds of two threads
     lock:0) echo 4000 ;;     lock:1) echo 800 ;;      # items per thread
     openloop:0|afterend:0) echo 600 ;; openloop:1|afterend:1) echo 150 ;; # requests
-    closedloop:0) echo 300 ;; closedloop:1) echo 80 ;; # requests per client
+    closedloop:0|closedshort:0) echo 300 ;; closedloop:1|closedshort:1) echo 80 ;; # requests per client
     heartbeat:0) echo 1500 ;; heartbeat:1) echo 300 ;; # rounds per worker
     barrier:0) echo 1000 ;;  barrier:1) echo 200 ;;   # rounds
     devicewait:0|netwait:0) echo 1000 ;; devicewait:1|netwait:1) echo 200 ;; # rounds
@@ -155,10 +157,12 @@ args_of() {                  # about 1-2.5 s of plain run time each on a 2-vCPU 
 }
 source_of() {
   case "$1" in
-    afterend) echo openloop ;; shortwait) echo waitbarrier ;; viaserial|viaside|pathline) echo pathcaller ;;
+    afterend) echo openloop ;; closedshort) echo closedloop ;; shortwait) echo waitbarrier ;;
+    viaserial|viaside|pathline) echo pathcaller ;;
     *) echo "$1" ;;
   esac
 }
+cflags_of() { case "$1" in closedshort) echo -DKNOB_SHARE=15 ;; esac; } # one flag besides the knob's
 marker_of() { case "$1" in afterend) echo AFTER_END ;; shortwait) echo SHORT_KNOB ;; *) echo KNOB ;; esac; }
 knob_macro_of() {
   case "$1" in
@@ -168,7 +172,7 @@ knob_macro_of() {
 }
 knob_line() { grep -n "// $(marker_of "$1")\$" "$here/$(source_of "$1").c" | cut -d: -f1; }
 point_of() {
-  case "$1" in lock|waitoverlap) echo item ;; openloop|afterend|closedloop) echo request ;; *) echo round ;; esac
+  case "$1" in lock|waitoverlap) echo item ;; openloop|afterend|closedloop|closedshort) echo request ;; *) echo round ;; esac
 }
 is_latency() { [ "$(point_of "$1")" = request ]; }
 # A wait case: the knob shortens a wait, the prediction is a wait experiment (--fixed-wait), no Coz.
@@ -192,7 +196,9 @@ for c in $cases; do
   [ "$(knob_line "$c" | wc -l)" = 1 ] ||
     { echo "run.sh: no single $(marker_of "$c") line in $(source_of "$c").c" >&2; exit 1; }
   [ "$report_only" = 0 ] || continue
-  common=(-O2 -I"$src/include" -pthread "$here/$(source_of "$c").c")
+  extra=()
+  [ -z "$(cflags_of "$c")" ] || extra=("$(cflags_of "$c")")
+  common=(-O2 -I"$src/include" -pthread "${extra[@]}" "$here/$(source_of "$c").c")
   {
     set -x
     for k in $knobs; do
