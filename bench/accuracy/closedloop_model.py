@@ -115,20 +115,22 @@ def main():
                    for x in (0, s)]
         return 1 - latency[1] / latency[0]
 
+    def sampled(s, seed):
+        """The profiled program's services at virtual speedup s, one sampling
+        phase: the samples fall where they do whatever s is."""
+        removed, drawn = removals(args.line, args.fixed, args.period, args.jitter, args.delays,
+                                  s, args.requests, random.Random(1000 + seed), args.cost)
+        return [args.line + args.fixed + n * args.cost - r for r, n in zip(removed, drawn)]
+
+    baselines = [mean_latency(sampled(0, seed), args.think, args.noise, 7)
+                 for seed in range(args.seeds)]
     cells = []
     for s in (0.25, 0.5, 1.0):
         true = true_effect(s, 1.0)
         predictions = []
         for seed in range(args.seeds):
-            services = []
-            for x in (0, s):
-                removed, drawn = removals(args.line, args.fixed, args.period, args.jitter,
-                                          args.delays, x, args.requests,
-                                          random.Random(1000 + seed), args.cost)
-                services.append([args.line + args.fixed + n * args.cost - r
-                                 for r, n in zip(removed, drawn)])
-            latency = [mean_latency(v, args.think, args.noise, 7) for v in services]
-            predictions.append(1 - latency[1] / latency[0])
+            latency = mean_latency(sampled(s, seed), args.think, args.noise, 7)
+            predictions.append(1 - latency / baselines[seed])
         predicted = sum(predictions) / len(predictions)
         cell = "%3d %%: true %+5.1f %%, predicted %+5.1f %% (%+5.1f)" % (
             s * 100, true * 100, predicted * 100, (predicted - true) * 100)

@@ -162,7 +162,7 @@ source_of() {
     *) echo "$1" ;;
   esac
 }
-cflags_of() { case "$1" in closedshort) echo -DKNOB_SHARE=15 ;; esac; } # one flag besides the knob's
+cflags_of() { case "$1" in closedshort) echo -DKNOB_SHARE=15 ;; esac; } # besides the knob's
 marker_of() { case "$1" in afterend) echo AFTER_END ;; shortwait) echo SHORT_KNOB ;; *) echo KNOB ;; esac; }
 knob_macro_of() {
   case "$1" in
@@ -196,8 +196,7 @@ for c in $cases; do
   [ "$(knob_line "$c" | wc -l)" = 1 ] ||
     { echo "run.sh: no single $(marker_of "$c") line in $(source_of "$c").c" >&2; exit 1; }
   [ "$report_only" = 0 ] || continue
-  extra=()
-  [ -z "$(cflags_of "$c")" ] || extra=("$(cflags_of "$c")")
+  read -ra extra <<<"$(cflags_of "$c")"
   common=(-O2 -I"$src/include" -pthread "${extra[@]}" "$here/$(source_of "$c").c")
   {
     set -x
