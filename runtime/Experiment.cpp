@@ -949,7 +949,8 @@ void *profilerMain(void *) {
   const ExperimentConfig &c = g_setup.config;
   Rng rng(c.seed);
   uint64_t length = c.min_length_ns;
-  bool probed = false; // probeSaturation, once per profiler thread
+  bool probed = false;     // probeSaturation, once per profiler thread
+  bool calibrated = false; // calibrateSampleCost, once per profiler thread
   while (!stopping()) {
     doPollStepChores();
     if (!c.enabled || (!c.end_to_end && g_progress.size() == 0)) {
@@ -969,6 +970,12 @@ void *profilerMain(void *) {
     uint64_t min_visits = runExperiment(rng, line, length);
     if (c.end_to_end)
       break; // one experiment per run
+    if (!calibrated) {
+      // What a sample costs, measured once per process tree after the first
+      // experiment (before it, a short program would have none; Sampler.h).
+      calibrateSampleCost(stopping);
+      calibrated = true;
+    }
     length = nextExperimentLength(length, min_visits, c.min_length_ns);
     waitNs(c.cooloff_ns);
   }
@@ -1043,14 +1050,8 @@ void onSampledLine(ThreadState *state, const ResolvedAddress &where, uint64_t we
   }
   if (g_experiment.active.load(std::memory_order_acquire)) {
     uint64_t selected = g_experiment.selected.load(std::memory_order_relaxed);
-    if (packed == selected || in_context == selected) {
-      uint64_t delay = g_experiment.delay_per_sample_ns.load(std::memory_order_relaxed);
-      // Minimize delays: only this thread's count grows (settleDelays adds
-      // it to the local count, or to the shared-CPU delay when the thread
-      // competes for a CPU, and publishes).
-      state->selected_delay_ns += delay * weight;
-      g_experiment.selected_samples.fetch_add(weight, std::memory_order_relaxed);
-    }
+    if (packed == selected || in_context == selected)
+      state->line_hits += weight; // chargeSignal turns them into delay
   }
   // The next experiment's line, in proportion to samples: a reservoir of one
   // over every sample since the last choice (during the experiment and the
@@ -1068,13 +1069,63 @@ void onSampledLine(ThreadState *state, const ResolvedAddress &where, uint64_t we
                                  std::memory_order_release);
 }
 
+void onFinerSample(ThreadState *state, const ResolvedAddress &where) {
+  if (!g_experiment.active.load(std::memory_order_acquire))
+    return;
+  uint64_t selected = g_experiment.selected.load(std::memory_order_relaxed);
+  uint64_t packed = packLine(where.module, where.line);
+  uint32_t context = __atomic_load_n(&state->path_context, __ATOMIC_RELAXED);
+  if (packed == selected || (context && packContext(packed, context) == selected))
+    state->line_hits++;
+}
+
+void chargeSignal(ThreadState *state, uint32_t divisor, uint64_t cost_ns) {
+  if (uint64_t hits = state->line_hits) {
+    state->line_hits = 0;
+    // Minimize delays: only this thread's count grows (settleDelays adds
+    // it to the local count, or to the shared-CPU delay when the thread
+    // competes for a CPU, and publishes). The speedup of the program's CPU
+    // time the signal stands for: the period, or the finer one, less the
+    // sample's own cost when that is taken out.
+    uint32_t speedup = g_experiment.speedup_percent.load(std::memory_order_relaxed);
+    state->selected_delay_ns +=
+        hits * lineDelayPerSignal(speedup, g_setup.period_ns / divisor, cost_ns);
+    // |divisor| signals at the finer period make one selected sample, as
+    // they make one ordinary sample.
+    state->line_hit_parts += hits;
+    uint64_t whole = state->line_hit_parts / divisor;
+    state->line_hit_parts -= whole * divisor;
+    if (whole)
+      g_experiment.selected_samples.fetch_add(whole, std::memory_order_relaxed);
+  }
+  state->cost_delay_ns += cost_ns;
+}
+
+bool experimentTakesSampleCosts() {
+  if (!g_experiment.active.load(std::memory_order_relaxed) ||
+      g_experiment.selected.load(std::memory_order_relaxed) == kNoLine)
+    return false; // no experiment, or its drain: what is owed is paid, nothing new added
+  return !(g_setup.config.shared_cpus &&
+           (g_process_oversubscribed.load(std::memory_order_relaxed) ||
+            g_process_waits_for_others.load(std::memory_order_relaxed)));
+}
+
 void settleDelays(ThreadState *state) {
   bool active = g_experiment.active.load(std::memory_order_acquire) != 0;
   uint64_t selected = state->selected_delay_ns;
   state->selected_delay_ns = 0;
+  uint64_t cost = state->cost_delay_ns;
+  state->cost_delay_ns = 0;
   uint64_t local = state->local_delay_ns.load(std::memory_order_relaxed);
   uint64_t global = g_experiment.global_delay_ns.load(std::memory_order_relaxed);
   SchedWindow window;
+  if (active && cost) {
+    // The thread's samples' cost: a virtual speedup of the sampler by 100 %
+    // (docs/runtime.md, "What the samples cost"). Threads sampled alike
+    // cancel out; the others pay it, as they pay a line's delays.
+    local += cost;
+    state->local_delay_ns.store(local, std::memory_order_relaxed);
+  }
   if (active && (selected || global > local)) {
     // Only when there is a delay to add or to pay.
     uint32_t share_scale_x1024 = 1024;

@@ -151,6 +151,18 @@ void onSampledLine(ThreadState *state, const ResolvedAddress &where, uint64_t we
 
 /// Signal-safe: after a thread processed samples: publish or pay delays.
 void settleDelays(ThreadState *state);
+/// A signal at the selected line's finer period (Sampler.cpp): counts for
+/// the line if |where| is in it, and for nothing else.
+void onFinerSample(ThreadState *state, const ResolvedAddress &where);
+/// After a signal's samples: turns its samples in the selected line into
+/// delay, each standing for period / |divisor| of CPU time less |cost_ns|,
+/// counts whole selected samples, and adds |cost_ns|, what the signal cost
+/// the thread (0: not taken out), to what settleDelays adds to its count.
+void chargeSignal(ThreadState *state, uint32_t divisor, uint64_t cost_ns);
+/// True while an experiment runs (not its drain) whose delays are accounted
+/// per thread, not from shared CPUs: then samples' costs are taken out and
+/// the selected line's thread may sample at the finer period.
+bool experimentTakesSampleCosts();
 
 /// Pays the delays |state| owes now (before waking another thread). Safe
 /// in the sample handler's absence only: does nothing inside it.

@@ -48,6 +48,21 @@ uint64_t nextExperimentLength(uint64_t length_ns, uint64_t min_visits, uint64_t 
   return length_ns < minimum_ns ? minimum_ns : length_ns;
 }
 
+uint32_t linePeriodDivisor(uint64_t period_ns, int64_t line_period_ns, uint64_t cost_ns) {
+  if (line_period_ns == 0)
+    return 1;
+  uint64_t k = CAUSAL_LINE_PERIOD_DIVISOR;
+  if (line_period_ns > 0)
+    k = period_ns / uint64_t(line_period_ns);
+  else
+    while (k > 1 && period_ns / k < CAUSAL_LINE_PERIOD_COST_MULTIPLE * cost_ns)
+      --k;
+  k = std::min<uint64_t>(k, CAUSAL_LINE_PERIOD_DIVISOR_MAX);
+  while (k > 1 && period_ns / k < CAUSAL_MIN_SAMPLE_PERIOD_NS)
+    --k;
+  return k ? uint32_t(k) : 1;
+}
+
 DelaySettlement settleDelayCounts(uint64_t local, uint64_t global, uint64_t floor,
                                   bool experiment_active) {
   if (!experiment_active) // between experiments nobody pauses: skip to the global count

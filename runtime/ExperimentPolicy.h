@@ -112,6 +112,29 @@ inline uint64_t delayPerSample(uint32_t speedup_percent, uint64_t period_ns) {
   return period_ns * speedup_percent / 100;
 }
 
+/// The divisor k of the selected line's finer period (docs/runtime.md, "What
+/// the samples cost, and the experiment's line at a finer period"): during
+/// an experiment a perf-sampled thread whose sample falls in the selected
+/// line samples every |period_ns| / k until the experiment ends. 1: never.
+/// |line_period_ns| is CAUSAL_LINE_SAMPLE_PERIOD_NS: 0, never; above 0, k =
+/// |period_ns| / it; -1 (unset), CAUSAL_LINE_PERIOD_DIVISOR, lowered while
+/// period / k is under CAUSAL_LINE_PERIOD_COST_MULTIPLE x |cost_ns|, what a
+/// sample costs its thread. Either way, period / k stays at least
+/// CAUSAL_MIN_SAMPLE_PERIOD_NS and k at most CAUSAL_LINE_PERIOD_DIVISOR_MAX.
+uint32_t linePeriodDivisor(uint64_t period_ns, int64_t line_period_ns, uint64_t cost_ns);
+
+/// The delay a signal of the selected line adds when it falls in the line:
+/// the speedup of the program's CPU time it stands for, |signal_period_ns|
+/// (the period, or the finer one) less what the sample itself cost,
+/// |cost_ns| (0: the costs are not taken out). The cost is added to the
+/// thread's count for every signal (chargeSignal, Experiment.cpp), so a
+/// signal in the line adds speedup x (period - cost) + cost in all.
+inline uint64_t lineDelayPerSignal(uint32_t speedup_percent, uint64_t signal_period_ns,
+                                   uint64_t cost_ns) {
+  uint64_t work = signal_period_ns > cost_ns ? signal_period_ns - cost_ns : 0;
+  return work * speedup_percent / 100;
+}
+
 /// What a thread does with its delay counts after processing samples (the
 /// paper's rules, counts in ns). |floor| is the global count when the
 /// running experiment started (older debts are forgiven).

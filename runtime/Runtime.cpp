@@ -115,6 +115,8 @@ void giveSamplerItsSetup() {
   sampler.requested = g_config.requested;
   sampler.period_ns = g_config.period_ns;
   sampler.perf_switch_cost_ns = g_config.perf_switch_cost_ns;
+  sampler.sample_cost_ns = g_config.sample_cost_ns;
+  sampler.line_sample_period_ns = g_config.line_sample_period_ns;
   sampler.batch = g_config.batch;
   sampler.verbose = g_config.verbose;
   sampler.experiments = g_experiment_setup.config.enabled;

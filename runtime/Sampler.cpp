@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,6 +50,13 @@ std::atomic<SamplerKind> g_process_sampler{SamplerKind::None};
 // to the timer): the setting, or measured when the first thread started perf.
 std::atomic<uint64_t> g_perf_switch_cost_ns{0};
 std::atomic<bool> g_sampler_decided{false};
+// What a perf sample's delivery costs its thread (ns; -1: not known yet; 0:
+// costs are not taken out): the setting, or calibrateSampleCost. And the
+// selected line's finer period's divisor that follows (1: none).
+std::atomic<int64_t> g_sample_cost_ns{-1};
+std::atomic<uint32_t> g_line_period_divisor{1};
+// Signals that reached a thread without sampler state: the cost probe's.
+__thread uint32_t tls_probe_signals CAUSAL_RT_TLS = 0;
 std::atomic<bool> g_said_thread_fallback{false};
 std::atomic<bool> g_said_thread_failure{false};
 std::atomic<bool> g_said_fd_reserve{false};
@@ -279,6 +287,77 @@ void rearmPerfEvent(ThreadState *state, const siginfo_t *info) {
 
 void handleSample(ThreadState *state, siginfo_t *info, void *ucontext);
 
+// ---- The selected line at a finer period -----------------------------------
+//
+// docs/runtime.md, "What the samples cost, and the experiment's line at a
+// finer period". While an experiment runs, a perf-sampled thread whose
+// sample falls in the selected line samples every period / k (k =
+// g_line_period_divisor) until the experiment ends. Every k-th signal is its
+// ordinary sample (line counts, the next line's choice, samples expected and
+// arrived, loss and switch windows, batches); the others count only for the
+// selected line's delay (onFinerSample). Ending, the thread sets the period
+// that brings its next signal where its ordinary sample is due, then the
+// full period again (first_period), so that the profile's samples are the
+// full period's.
+
+// Whether this perf signal of |state|'s thread is an ordinary sample.
+bool takesOrdinarySample(ThreadState *state) {
+  if (state->line_period_divisor <= 1)
+    return true;
+  return ++state->line_period_signals % state->line_period_divisor == 0;
+}
+
+// Back to the full period (see above); the signal is blocked (the handler).
+void leaveLinePeriod(ThreadState *state) {
+  uint32_t k = state->line_period_divisor;
+  uint64_t left = k - state->line_period_signals % k; // finer periods to the ordinary sample
+  state->line_period_divisor = 0;
+  state->line_period_signals = 0;
+  state->line_hit_parts = 0;
+  if (!ownsPerfFd(state))
+    return;
+  uint64_t period = left * (g_setup.period_ns / k);
+  ioctl(state->perf_fd, PERF_EVENT_IOC_PERIOD, &period);
+  state->first_period = true; // the next signal's re-arm sets the full period
+}
+
+// After a perf signal of |state|'s thread that found |line_hits| samples in
+// the selected line (|ordinary|: an ordinary sample): enters the finer
+// period, or leaves it once its experiment is over.
+void adjustLinePeriod(ThreadState *state, bool ordinary, uint64_t line_hits) {
+  if (state->line_period_divisor > 1) {
+    if (state->kind != SamplerKind::Perf) { // moved to the timer (closeSampleWindows)
+      state->line_period_divisor = 0;
+      state->line_period_signals = 0;
+      state->line_hit_parts = 0;
+    } else if (!experimentTakesSampleCosts() ||
+               g_experiment.start_ns.load(std::memory_order_relaxed) != state->line_period_start) {
+      leaveLinePeriod(state);
+    }
+    return;
+  }
+  uint32_t k = g_line_period_divisor.load(std::memory_order_relaxed);
+  if (k <= 1 || !ordinary || !line_hits || state->kind != SamplerKind::Perf ||
+      !experimentTakesSampleCosts() || !ownsPerfFd(state))
+    return;
+  uint64_t period = g_setup.period_ns / k;
+  if (ioctl(state->perf_fd, PERF_EVENT_IOC_PERIOD, &period) != 0)
+    return;
+  state->first_period = false; // the period just set stands
+  state->line_period_divisor = k;
+  state->line_period_signals = 0;
+  state->line_hit_parts = 0;
+  state->line_period_start = g_experiment.start_ns.load(std::memory_order_relaxed);
+}
+
+// One signal at the finer period that is not an ordinary sample: only
+// whether it fell in the selected line.
+void processFinerSample(ThreadState *state, void *ucontext) {
+  ResolvedAddress where;
+  if (attributeSignalContext(ucontext, state, &where) == SampleOutcome::Line)
+    onFinerSample(state, where);
+}
+
 // True if the caller's frame lies on the thread's own stack within its
 // reserve (startThreadSampling). A frame elsewhere (an alternate signal
 // stack, a coroutine's stack) is not judged.
@@ -288,8 +367,12 @@ __attribute__((always_inline)) inline bool onNearlyFullStack(const ThreadState *
 }
 
 void onSampleSignal(int, siginfo_t *info, void *ucontext) {
-  int saved_errno = errno;
   ThreadState *state = tls_thread;
+  if (!state) { // no sampler here (the profiler thread's cost probe)
+    __atomic_store_n(&tls_probe_signals, tls_probe_signals + 1, __ATOMIC_RELAXED);
+    return;
+  }
+  int saved_errno = errno;
   if (state && g_sampling_ended.load(std::memory_order_relaxed)) {
     // Profiling ended (endSampling): this thread's sampler goes quiet; its
     // descriptor is released when the thread ends.
@@ -323,7 +406,8 @@ void onSampleSignal(int, siginfo_t *info, void *ucontext) {
   // would re-arm it: the thread would go unsampled for the rest of the run.
   if (state && state->in_handler && state->kind == SamplerKind::Perf && isPerfSampleSignal(info)) {
     ResolvedAddress nowhere;
-    recordSample(state, SampleOutcome::Overhead, nowhere, 1);
+    if (takesOrdinarySample(state))
+      recordSample(state, SampleOutcome::Overhead, nowhere, 1);
     if (ownsPerfFd(state))
       rearmPerfEvent(state, info);
   }
@@ -344,12 +428,27 @@ __attribute__((noinline)) void handleSample(ThreadState *state, siginfo_t *info,
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
   // CPU time of the handler (CAUSAL_VERBOSE only: costs two system calls).
   uint64_t started = g_setup.verbose ? threadCpuNs() : 0;
+  bool perf_signal = state->kind == SamplerKind::Perf && isPerfSampleSignal(info);
+  // What the signal costs the thread, taken out during experiments: its
+  // delivery (measured once) and the handler's time, up to its delays.
+  int64_t delivery_cost = g_sample_cost_ns.load(std::memory_order_relaxed);
+  bool charged =
+      perf_signal && g_setup.experiments && delivery_cost > 0 && experimentTakesSampleCosts();
+  uint64_t entered = charged ? monotonicNs() : 0;
+  uint32_t divisor = state->line_period_divisor > 1 ? state->line_period_divisor : 1;
   {
     ModuleTablesRead reading(*g_setup.modules);
-    if (state->kind == SamplerKind::Perf && isPerfSampleSignal(info)) {
-      processPerfSample(state, ucontext);
+    if (perf_signal) {
+      bool ordinary = takesOrdinarySample(state);
+      if (ordinary)
+        processPerfSample(state, ucontext);
+      else
+        processFinerSample(state, ucontext);
       rearmPerfEvent(state, info);
-      closeSampleWindows(state); // after the re-arm: it may close the event
+      if (ordinary)
+        closeSampleWindows(state); // after the re-arm: it may close the event
+      if (g_setup.experiments)
+        adjustLinePeriod(state, ordinary, state->line_hits);
     } else if (info && info->si_code == SI_TIMER && state->kind == SamplerKind::Timer) {
       // (A tick still pending when the thread went back to perf is not a sample.)
       processTimerTick(state, info, ucontext);
@@ -365,8 +464,11 @@ __attribute__((noinline)) void handleSample(ThreadState *state, siginfo_t *info,
   }
   // The paper: delays are checked and inserted right after processing
   // samples (every signal: the kernel signals each perf sample).
-  if (g_setup.experiments)
+  if (g_setup.experiments) {
+    uint64_t cost = charged ? uint64_t(delivery_cost) + (monotonicNs() - entered) : 0;
+    chargeSignal(state, divisor, cost);
     settleDelays(state);
+  }
   if (g_setup.write_profile_if_due)
     g_setup.write_profile_if_due();
   g_counters.signals.fetch_add(1, std::memory_order_relaxed);
@@ -711,7 +813,43 @@ AddressRange stackOfCurrentThread(bool is_main_thread) {
 
 } // namespace
 
-void setupSampler(const SamplerSetup &setup) { g_setup = setup; }
+// The finer period's divisor once a sample's cost is known.
+void setSampleCost(uint64_t cost_ns) {
+  g_line_period_divisor.store(
+      linePeriodDivisor(g_setup.period_ns, g_setup.line_sample_period_ns, cost_ns),
+      std::memory_order_relaxed);
+  g_sample_cost_ns.store(int64_t(cost_ns), std::memory_order_relaxed);
+}
+
+uint64_t measureSampleCost(bool (*should_stop)(), bool *stopped); // below
+
+void calibrateSampleCost(bool (*should_stop)()) {
+  if (g_sample_cost_ns.load(std::memory_order_relaxed) >= 0 ||
+      g_process_sampler.load(std::memory_order_relaxed) != SamplerKind::Perf)
+    return; // set, measured in a parent, or no perf sampling to take out
+  bool stopped = false;
+  uint64_t cost = measureSampleCost(should_stop, &stopped);
+  if (stopped)
+    return; // the program ends: it does not wait for the probe
+  setSampleCost(cost);
+  if (g_setup.verbose)
+    message("a perf sample's delivery costs a thread %llu ns (measured; CAUSAL_SAMPLE_COST_NS "
+            "sets it); the selected line's thread samples every %llu ns",
+            (unsigned long long)cost,
+            (unsigned long long)(g_setup.period_ns /
+                                 g_line_period_divisor.load(std::memory_order_relaxed)));
+}
+
+uint64_t sampleCostNs() {
+  int64_t cost = g_sample_cost_ns.load(std::memory_order_relaxed);
+  return cost > 0 ? uint64_t(cost) : 0;
+}
+
+void setupSampler(const SamplerSetup &setup) {
+  g_setup = setup;
+  if (setup.sample_cost_ns >= 0)
+    setSampleCost(uint64_t(setup.sample_cost_ns));
+}
 
 const SampleCounters &sampleCounters() { return g_counters; }
 
@@ -895,6 +1033,99 @@ uint64_t measurePerfSwitchCost(int sampling_fd) {
   return pairs[1] > pairs[0] && pairs[0] ? pairs[1] - pairs[0] : 0;
 }
 
+// ---- What a sample costs (calibrateSampleCost) ----------------------------
+
+// A fixed chain of dependent multiplications, |steps| long: the same work
+// sampled or not (runtime code: never the program's).
+__attribute__((noinline)) uint64_t costProbeWork(uint64_t steps) {
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (uint64_t i = 0; i < steps; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    asm volatile("" : "+r"(x));
+  }
+  return x;
+}
+
+// The calling thread's CPU time for |steps| of the probe's work.
+uint64_t costProbeCpuNs(uint64_t steps) {
+  uint64_t start = threadCpuNs();
+  costProbeWork(steps);
+  return threadCpuNs() - start;
+}
+
+// What a perf sample's delivery costs the calling thread, in ns (0: could
+// not tell): CAUSAL_SAMPLE_COST_PROBE_ROUNDS rounds of the probe's work
+// unsampled, then sampled by an event made like the sampler's (task clock,
+// user mode, a signal per overflow) every CAUSAL_SAMPLE_COST_PROBE_PERIOD_NS;
+// the median of the rounds' extra CPU time per signal. The thread is pinned
+// to its CPU meanwhile (moved between CPUs, four runs read 29-43 us where
+// pinned ones read 30.5-32.9 us), and the event takes a descriptor of the
+// reserve, moved high (the program's open() must not see a number taken).
+// The signal's handler does nothing on a thread without sampler state but
+// count it (onSampleSignal): the handler's own time is measured per signal.
+// Between rounds, |should_stop| may end it (*|stopped|: the program exits).
+uint64_t measureSampleCost(bool (*should_stop)(), bool *stopped) {
+  uint64_t floor;
+  if (!takeFdFromReserve(&floor, /*quietly=*/true))
+    return 0;
+  perf_event_attr attr;
+  memset(&attr, 0, sizeof(attr));
+  attr.size = sizeof(attr);
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_TASK_CLOCK;
+  attr.sample_period = CAUSAL_SAMPLE_COST_PROBE_PERIOD_NS;
+  attr.disabled = 1;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  int fd = perfEventOpen(&attr);
+  if (fd >= 0)
+    fd = moveFdHigh(fd, floor);
+  struct f_owner_ex owner = {F_OWNER_TID, currentTid()};
+  if (fd < 0 || fcntl(fd, F_SETSIG, g_sample_signal) != 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0 ||
+      fcntl(fd, F_SETFL, O_ASYNC) != 0) {
+    if (fd >= 0)
+      ownClose(fd);
+    giveFdToReserve();
+    return 0;
+  }
+  cpu_set_t allowed, one;
+  bool pinned = false;
+  int cpu = sched_getcpu();
+  if (cpu >= 0 && sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
+  }
+  // Steps for about a round's CPU time.
+  uint64_t steps = 1u << 16;
+  uint64_t trial = costProbeCpuNs(steps);
+  steps = trial ? steps * CAUSAL_SAMPLE_COST_PROBE_ROUND_NS / trial : steps;
+  uint64_t costs[CAUSAL_SAMPLE_COST_PROBE_ROUNDS];
+  uint32_t rounds = 0;
+  for (uint32_t round = 0; round < CAUSAL_SAMPLE_COST_PROBE_ROUNDS; ++round) {
+    if (should_stop && should_stop()) {
+      *stopped = true;
+      break;
+    }
+    uint64_t plain = costProbeCpuNs(steps);
+    __atomic_store_n(&tls_probe_signals, 0u, __ATOMIC_RELAXED);
+    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+    uint64_t sampled = costProbeCpuNs(steps);
+    ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+    uint32_t signals = __atomic_load_n(&tls_probe_signals, __ATOMIC_RELAXED);
+    if (signals)
+      costs[rounds++] = sampled > plain ? (sampled - plain) / signals : 0;
+  }
+  ownClose(fd);
+  giveFdToReserve();
+  if (pinned)
+    sched_setaffinity(0, sizeof(allowed), &allowed);
+  if (!rounds || *stopped)
+    return 0;
+  std::sort(costs, costs + rounds);
+  return costs[rounds / 2];
+}
+
 // perf for the calling thread if the descriptor reserve has room (said
 // once if not, unless |quietly|: ENFILE then), else an errno value.
 int startPerfWithinReserve(ThreadState *state, bool quietly) {
@@ -924,6 +1155,8 @@ SamplerKind startThreadSampling(ThreadState *state, bool is_main_thread) {
   state->switch_window_cpu_ns = state->cpu_base_total_ns;
   state->sampler_moves = 0;
   state->delay_scale_x1024 = 1024;
+  state->line_period_divisor = state->line_period_signals = 0;
+  state->line_hits = state->line_hit_parts = state->cost_delay_ns = 0;
   tls_thread = state;
   if (g_sampling_ended.load(std::memory_order_acquire)) {
     state->kind = SamplerKind::None;
@@ -1086,7 +1319,8 @@ void resumeThreadSampling(ThreadState *state) {
     return; // a pause that ends after profiling ended leaves the sampler off
   if (state->kind == SamplerKind::Perf && ownsPerfFd(state)) {
     if (state->suspended_by_period) {
-      uint64_t period = g_setup.period_ns;
+      uint64_t period =
+          g_setup.period_ns / (state->line_period_divisor > 1 ? state->line_period_divisor : 1);
       ioctl(state->perf_fd, PERF_EVENT_IOC_PERIOD, &period);
     } else {
       ioctl(state->perf_fd, PERF_EVENT_IOC_ENABLE, 0);

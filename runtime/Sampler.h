@@ -53,6 +53,12 @@ struct SamplerSetup {
   /// when the first thread starts perf (auto only: threads that switch
   /// often move to the timer).
   int64_t perf_switch_cost_ns = -1;
+  /// What a perf sample's delivery costs its thread (ns); -1: measured by
+  /// calibrateSampleCost; 0: samples' costs are not taken out.
+  int64_t sample_cost_ns = -1;
+  /// The selected line's finer period (ns); -1: period / k (linePeriodDivisor);
+  /// 0: never finer.
+  int64_t line_sample_period_ns = -1;
   uint32_t batch = 0;                ///< samples per batch (batch count, drains)
   bool verbose = false;              ///< time the handler (two more system calls)
   bool experiments = false;          ///< hand samples to the experiments
@@ -153,6 +159,16 @@ bool switchWindowsMayMove(const ThreadState *state);
 /// The calling thread's context switches so far, voluntary and not (one
 /// getrusage; 0 if it fails). Signal-safe.
 uint64_t threadContextSwitches();
+
+/// Measures what a perf sample's delivery costs a thread, on the calling
+/// thread (the profiler thread's, after the first experiment: about 45 ms of
+/// its CPU time, once per process tree), unless CAUSAL_SAMPLE_COST_NS set it
+/// or the process does not sample with perf; then sets the selected line's
+/// finer period (docs/runtime.md, "What the samples cost"). Between its
+/// rounds |should_stop| may end it, leaving the cost unknown.
+void calibrateSampleCost(bool (*should_stop)());
+/// That cost in ns (0: not known, or not taken out).
+uint64_t sampleCostNs();
 
 /// Name of the sampler chosen for the process ("perf_event task-clock",
 /// "timer (CLOCK_THREAD_CPUTIME_ID)", "none").

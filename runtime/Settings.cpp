@@ -134,6 +134,10 @@ void readRuntimeSettings(RuntimeConfig *c) {
   c->period_ns = readSetting(Setting::SAMPLE_PERIOD).number;
   SettingValue switch_cost = readSetting(Setting::PERF_SWITCH_COST);
   c->perf_switch_cost_ns = switch_cost.set ? int64_t(switch_cost.number) : -1;
+  SettingValue sample_cost = readSetting(Setting::SAMPLE_COST);
+  c->sample_cost_ns = sample_cost.set ? int64_t(sample_cost.number) : -1;
+  SettingValue line_period = readSetting(Setting::LINE_SAMPLE_PERIOD);
+  c->line_sample_period_ns = line_period.set ? int64_t(line_period.number) : -1;
   c->batch = uint32_t(readSetting(Setting::SAMPLE_BATCH).number);
   c->stack_copy_bytes = uint32_t(readSetting(Setting::STACK_COPY).number);
   absolutePath(readSetting(Setting::OUTPUT).text, c->output_path, sizeof(c->output_path));

@@ -27,7 +27,9 @@ struct RuntimeConfig {
   bool verbose = false;
   SamplerKind requested = SamplerKind::None; ///< None = auto
   uint64_t period_ns = 0;
-  int64_t perf_switch_cost_ns = -1; ///< CAUSAL_PERF_SWITCH_COST_NS (-1: measure it)
+  int64_t perf_switch_cost_ns = -1;   ///< CAUSAL_PERF_SWITCH_COST_NS (-1: measure it)
+  int64_t sample_cost_ns = -1;        ///< CAUSAL_SAMPLE_COST_NS (-1: measure it; 0: off)
+  int64_t line_sample_period_ns = -1; ///< CAUSAL_LINE_SAMPLE_PERIOD_NS (-1: auto; 0: off)
   uint32_t batch = 0;
   uint32_t stack_copy_bytes = 0;
   char output_path[PATH_MAX] = {};

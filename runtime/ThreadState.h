@@ -47,6 +47,12 @@ struct ThreadState {
   timer_t timer;
   bool timer_armed;
   bool first_period; // the first period is a random phase (short threads get their share)
+  // The selected line's finer period (Sampler.cpp, adjustLinePeriod): while
+  // |line_period_divisor| > 1 the event samples every period / it, and every
+  // |line_period_divisor|-th signal is an ordinary sample; |line_period_start|
+  // is the experiment's start (ExperimentGlobals::start_ns) it began in.
+  uint32_t line_period_divisor, line_period_signals;
+  uint64_t line_period_start;
   std::atomic<sig_atomic_t> in_handler; // in the sample handler or the runtime's own work;
                                         // the profiler thread reads it
 
@@ -98,6 +104,10 @@ struct ThreadState {
                                // applied after the blocking call's own credit (applyWaitCredit,
                                // WaitTargets.h); next to the count every hook reads already
   uint64_t excess_delay_ns;    // pause overshoot, subtracted from the next pause
+  uint64_t line_hits;          // this signal's samples in the selected line (onSampledLine,
+                               // onFinerSample), turned into delay by chargeSignal
+  uint64_t line_hit_parts;     // finer signals in the line not yet a whole selected sample
+  uint64_t cost_delay_ns;      // this signal's cost, not yet counted (chargeSignal)
   uint64_t selected_delay_ns;  // delay of this signal's selected samples, not yet
                                // counted (settleDelays adds it to the local count,
                                // or to the shared-CPU delay if the thread competes)

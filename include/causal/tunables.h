@@ -127,6 +127,27 @@
 #define CAUSAL_PERF_SWITCH_MOVES_MAX 8u
 #define CAUSAL_MAX_PERF_SWITCH_COST_NS 1000000ull
 
+/* What a sample costs, and the experiment's line at a finer period
+ * (docs/runtime.md, "What the samples cost, and the experiment's line at a
+ * finer period"). A perf sample takes CPU time from its thread: the
+ * interrupt, the signal's delivery and return, the handler. The runtime
+ * measures it once, on the profiler thread after the run's first experiment
+ * (CAUSAL_SAMPLE_COST_PROBE_ROUNDS rounds of a fixed computation of about
+ * CAUSAL_SAMPLE_COST_PROBE_ROUND_NS of CPU time, unsampled and then sampled
+ * every CAUSAL_SAMPLE_COST_PROBE_PERIOD_NS, pinned to its CPU; the median
+ * extra CPU time per signal). During an experiment a thread whose sample
+ * falls in the selected line samples every period / k until the experiment
+ * ends: k = CAUSAL_LINE_PERIOD_DIVISOR, lowered while period / k is under
+ * CAUSAL_LINE_PERIOD_COST_MULTIPLE times a sample's cost. */
+#define CAUSAL_SAMPLE_COST_PROBE_ROUNDS 7u
+#define CAUSAL_SAMPLE_COST_PROBE_ROUND_NS 3000000ull
+#define CAUSAL_SAMPLE_COST_PROBE_PERIOD_NS 200000ull
+#define CAUSAL_MAX_SAMPLE_COST_NS 1000000ull
+#define CAUSAL_LINE_PERIOD_DIVISOR 4u
+#define CAUSAL_LINE_PERIOD_COST_MULTIPLE 6u
+#define CAUSAL_LINE_PERIOD_DIVISOR_MAX 64u
+#define CAUSAL_MAX_LINE_SAMPLE_PERIOD_NS 1000000000ull
+
 /* Most images (executable + DSOs) the runtime keeps tables for. */
 #define CAUSAL_MAX_MODULES 1024u
 

@@ -85,6 +85,48 @@ TEST(ExperimentPolicyTest, ExperimentLengthDoublesOnFewVisitsAndShrinksBack) {
   EXPECT_EQ(delayPerSample(100, 1000000), 1000000u);
 }
 
+TEST(ExperimentPolicyTest, TheLinesFinerPeriodKeepsClearOfTheSamplesCost) {
+  const uint64_t ms = 1000000;
+  // Unset: a quarter of the period while that is 6 samples' costs or more.
+  EXPECT_EQ(linePeriodDivisor(ms, -1, 0), 4u);
+  EXPECT_EQ(linePeriodDivisor(ms, -1, 30000), 4u) << "250 us >= 180 us";
+  EXPECT_EQ(linePeriodDivisor(ms, -1, 50000), 3u) << "250 us < 300 us, 333 us is not";
+  EXPECT_EQ(linePeriodDivisor(ms, -1, 90000), 1u) << "even 500 us < 540 us: never finer";
+  // 0: never; set: the period over it, whatever the cost.
+  EXPECT_EQ(linePeriodDivisor(ms, 0, 0), 1u);
+  EXPECT_EQ(linePeriodDivisor(ms, 250000, 999999), 4u);
+  EXPECT_EQ(linePeriodDivisor(ms, 400000, 0), 2u) << "period / k, a whole k";
+  EXPECT_EQ(linePeriodDivisor(ms, 2 * ms, 0), 1u) << "coarser than the period: never";
+  // Never finer than the shortest sample period, nor k above its cap.
+  EXPECT_EQ(linePeriodDivisor(ms, 1000, 0), CAUSAL_LINE_PERIOD_DIVISOR_MAX);
+  EXPECT_EQ(linePeriodDivisor(20000, -1, 0), 2u) << "10 us, not 6.7 or 5";
+  EXPECT_EQ(linePeriodDivisor(CAUSAL_MIN_SAMPLE_PERIOD_NS, 1000, 0), 1u);
+}
+
+TEST(ExperimentPolicyTest, ASamplesCostIsTakenOutButNotAsTheLinesTime) {
+  const uint64_t ms = 1000000, cost = 30000;
+  // A signal in the line stands for its period of the program's CPU time
+  // less what the sample cost; that cost is added on its own (chargeSignal),
+  // so at 100 % a signal adds exactly its period, and at 0 % only its cost.
+  EXPECT_EQ(lineDelayPerSignal(100, ms, cost) + cost, ms);
+  EXPECT_EQ(lineDelayPerSignal(0, ms, cost), 0u);
+  EXPECT_EQ(lineDelayPerSignal(50, ms, cost), (ms - cost) / 2);
+  EXPECT_EQ(lineDelayPerSignal(50, ms / 4, cost), (ms / 4 - cost) / 2) << "the finer period";
+  // Without a cost: the paper's speedup x period.
+  EXPECT_EQ(lineDelayPerSignal(50, ms, 0), delayPerSample(50, ms));
+  EXPECT_EQ(lineDelayPerSignal(100, cost, 2 * cost), 0u) << "a cost above the period";
+  // A serial program of W of work, a fraction f of it in the line, sampled
+  // every P at a cost c: W / (P - c) signals, W P / (P - c) of CPU time.
+  // Less the costs and the line's delays, the time left is the program's
+  // with the line sped up: W (1 - s f).
+  const double W = 1e9, f = 0.25, P = double(ms), c = double(cost);
+  for (uint32_t s : {25u, 50u, 100u}) {
+    double signals = W / (P - c);
+    double inserted = signals * c + f * signals * double(lineDelayPerSignal(s, ms, cost));
+    EXPECT_NEAR(W * P / (P - c) - inserted, W * (1 - s / 100.0 * f), W * 1e-6) << s;
+  }
+}
+
 TEST(ExperimentPolicyTest, DelayArithmeticFollowsThePaper) {
   // No experiment: skip to the global count, never pause.
   DelaySettlement idle = settleDelayCounts(10, 500, 0, false);

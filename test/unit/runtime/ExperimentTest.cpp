@@ -41,6 +41,9 @@ using ProcessResult = causal::test::TargetResult;
 
 struct OneCpuTotals;
 
+bool signalsAndSamples(const std::string &err, unsigned long long *signals,
+                       unsigned long long *expected, unsigned long long *arrived);
+
 class ExperimentTest : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -60,6 +63,27 @@ protected:
   // Experiments on workUnit's line at |speedup| %, the runtime's summary at
   // exit (what was paused and spun), and the pauses alone, not the
   // shared-CPU model.
+  // One thread that runs the selected line most of its time, 400 ms under
+  // perf_event at |speedup| %, CAUSAL_SAMPLE_COST_NS=|cost| and
+  // CAUSAL_LINE_SAMPLE_PERIOD_NS=|finer|, into a fresh profile; with its
+  // summary's signals and samples (|perf| false: perf_event not used here).
+  struct OneLineRun {
+    ProcessResult result;
+    unsigned long long signals = 0, expected = 0, arrived = 0;
+    bool perf = false;
+  };
+  OneLineRun runOneLineThread(const char *speedup, const char *cost, const char *finer) {
+    unlink(profile_.c_str());
+    std::map<std::string, std::string> env = pausesEnv(speedup);
+    env[CAUSAL_ENV_SAMPLE_COST] = cost;
+    env[CAUSAL_ENV_LINE_SAMPLE_PERIOD] = finer;
+    env[CAUSAL_ENV_SAMPLER] = "perf";
+    OneLineRun one;
+    one.result = run({"delays", "400", "1"}, env);
+    one.perf = signalsAndSamples(one.result.err, &one.signals, &one.expected, &one.arrived);
+    return one;
+  }
+
   std::map<std::string, std::string> pausesEnv(const char *speedup) const {
     std::map<std::string, std::string> env = baseEnv();
     env[CAUSAL_ENV_FIXED_LINE] = "exp_work.cpp:10";
@@ -315,6 +339,8 @@ TEST_F(ExperimentTest, FixedSpeedupInsertsDelaysBoundedBySelectedSamples) {
   // Each thread is meant to have a CPU of its own; on a busy machine they
   // would compete with other processes and be accounted from shared CPUs.
   env[CAUSAL_ENV_SHARED_CPUS] = "0";
+  // The line's own bound: no sample's cost in the delay (tested below).
+  env[CAUSAL_ENV_SAMPLE_COST] = "0";
   ProcessResult r = run({"delays", "500", "2"}, env);
   ASSERT_TRUE(r.exited && r.status == 0) << r.err;
   // The run above is still checked for races; how many samples of the
@@ -347,6 +373,88 @@ TEST_F(ExperimentTest, FixedSpeedupInsertsDelaysBoundedBySelectedSamples) {
   size_t at = r.err.find("ns paused by all threads");
   ASSERT_NE(at, std::string::npos) << r.err;
   EXPECT_EQ(r.err.find(" 0 ns paused"), std::string::npos) << r.err;
+}
+
+namespace {
+// The runtime's summary: sample signals handled and samples arrived ("...,
+// arrived: N"); false if it has neither (no summary, or no perf sampling).
+bool signalsAndSamples(const std::string &err, unsigned long long *signals,
+                       unsigned long long *expected, unsigned long long *arrived) {
+  size_t at = err.find("arrived: ");
+  if (err.find("perf_event sampling is not used") != std::string::npos || at == std::string::npos ||
+      !numberBefore(err, "sample signals handled", signals) ||
+      !numberBefore(err, "arrived:", expected))
+    return false;
+  *arrived = strtoull(err.c_str() + at + strlen("arrived: "), nullptr, 10);
+  return true;
+}
+} // namespace
+
+TEST_F(ExperimentTest, TheSelectedLinesThreadSamplesFinerWithoutCountingMoreSamples) {
+  if (causal::test::kSamplesHeldBack)
+    GTEST_SKIP() << causal::test::kSamplesHeldBackWhy;
+  // One thread that runs the selected line most of its time: during the
+  // experiments (most of the run) it samples at a quarter of the period.
+  for (const char *finer : {"250000", "0"}) {
+    // The cost known at once (no probe) and not taken out.
+    OneLineRun one = runOneLineThread("50", "0", finer);
+    const ProcessResult &r = one.result;
+    ASSERT_TRUE(r.exited && r.status == 0) << r.err;
+    if (!one.perf)
+      GTEST_SKIP() << "no perf_event sampling here: " << r.err;
+    unsigned long long signals = one.signals, expected = one.expected, arrived = one.arrived;
+    ASSERT_GT(arrived, 100u) << r.err;
+    // The ordinary samples keep the full period: only every fourth signal
+    // counts, so the samples expected from the CPU time still arrive.
+    EXPECT_GT(double(arrived), 0.6 * double(expected)) << finer << "\n" << r.err;
+    EXPECT_LT(double(arrived), 1.4 * double(expected)) << finer << "\n" << r.err;
+    if (!strcmp(finer, "0")) {
+      EXPECT_LE(double(signals), 1.1 * double(arrived)) << "one signal per sample\n" << r.err;
+      continue;
+    }
+    EXPECT_GT(double(signals), 1.5 * double(arrived)) << "finer signals\n" << r.err;
+    // Four finer signals in the line make one selected sample, and add half
+    // a period in all: the delay per selected sample is that of the full
+    // period (the bound of FixedSpeedupInsertsDelaysBoundedBySelectedSamples).
+    unsigned long long delay = 0, bound = 0;
+    for (const Experiment &e : experiments(profile())) {
+      delay += number(e.record, "delay");
+      bound += number(e.record, "selected-samples") * CAUSAL_DEFAULT_SAMPLE_PERIOD_NS / 2;
+    }
+    EXPECT_GT(bound, 0u) << r.err;
+    EXPECT_LE(delay, bound * CAUSAL_LOSS_SCALE_MAX_PERCENT / 100) << r.err;
+    EXPECT_GE(delay, bound / 2) << r.err;
+  }
+}
+
+TEST_F(ExperimentTest, TheSamplesCostIsTakenOutInVirtualTime) {
+  if (causal::test::kSamplesHeldBack)
+    GTEST_SKIP() << causal::test::kSamplesHeldBackWhy;
+  // At 0 % no line adds a delay; what is inserted is the samples' cost: a
+  // set 100 us per signal (and the handler's time) against a period of 1 ms
+  // of CPU time is about a tenth of the one thread's time in experiments.
+  // Generous bounds: the thread may wait for its CPU (a busy machine), and
+  // experiments' drains and edges are not sampled alike.
+  for (const char *cost : {"100000", "0"}) {
+    OneLineRun one = runOneLineThread("0", cost, "0");
+    const ProcessResult &r = one.result;
+    ASSERT_TRUE(r.exited && r.status == 0) << r.err;
+    if (!one.perf)
+      GTEST_SKIP() << "no perf_event sampling here: " << r.err;
+    double delay = 0, elapsed = 0;
+    std::vector<Experiment> exps = experiments(profile());
+    ASSERT_GE(exps.size(), 3u) << r.err;
+    for (const Experiment &e : exps) {
+      delay += double(number(e.record, "delay"));
+      elapsed += double(number(e.record, "duration")) + double(number(e.record, "delay"));
+    }
+    if (!strcmp(cost, "0")) {
+      EXPECT_EQ(delay, 0) << "no cost, no line sped up: nothing inserted\n" << r.err;
+      continue;
+    }
+    EXPECT_GT(delay, 0.02 * elapsed) << r.err;
+    EXPECT_LT(delay, 0.6 * elapsed) << r.err;
+  }
 }
 
 TEST_F(ExperimentTest, AbSpeedupAlternatesZeroAndSAndMarksEveryExperiment) {

@@ -52,9 +52,16 @@ protected:
   // machine the busy thread would otherwise be accounted from shared CPUs
   // and insert no delay that others pay).
   std::map<std::string, std::string> delaysEnv(const char *speedup = "100") const {
-    return {{CAUSAL_ENV_OUTPUT, dir_ + "/profile.coz"}, {CAUSAL_ENV_FIXED_LINE, "sleep_busy.cpp:5"},
-            {CAUSAL_ENV_FIXED_SPEEDUP, speedup},        {CAUSAL_ENV_EXPERIMENT_NS, "200000000"},
-            {CAUSAL_ENV_COOLOFF_NS, "2000000"},         {CAUSAL_ENV_SHARED_CPUS, "0"}};
+    return {{CAUSAL_ENV_OUTPUT, dir_ + "/profile.coz"},
+            {CAUSAL_ENV_FIXED_LINE, "sleep_busy.cpp:5"},
+            {CAUSAL_ENV_FIXED_SPEEDUP, speedup},
+            {CAUSAL_ENV_EXPERIMENT_NS, "200000000"},
+            {CAUSAL_ENV_COOLOFF_NS, "2000000"},
+            {CAUSAL_ENV_SHARED_CPUS, "0"},
+            // Set, so that no cost probe (45 ms of the profiler thread's CPU
+            // time after the first experiment, twice that beside a busy CPU)
+            // leaves a wait of the target without an experiment.
+            {CAUSAL_ENV_SAMPLE_COST, "0"}};
   }
 
   TargetResult run(const std::vector<std::string> &args,
