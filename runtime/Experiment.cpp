@@ -1101,13 +1101,22 @@ void chargeSignal(ThreadState *state, uint32_t divisor, uint64_t cost_ns) {
   state->cost_delay_ns += cost_ns;
 }
 
+// How --shared-cpus accounts this experiment's delays (docs/runtime.md):
+// from the CPUs threads compete for (the process outnumbers its CPUs), or by
+// each thread's CPU share (other processes hold its CPUs); neither: per
+// thread, as Coz does.
+bool delaysFromSharedCpus() {
+  return g_setup.config.shared_cpus && g_process_oversubscribed.load(std::memory_order_relaxed);
+}
+bool delaysByCpuShare() {
+  return g_setup.config.shared_cpus && g_process_waits_for_others.load(std::memory_order_relaxed);
+}
+
 bool experimentTakesSampleCosts() {
   if (!g_experiment.active.load(std::memory_order_relaxed) ||
       g_experiment.selected.load(std::memory_order_relaxed) == kNoLine)
     return false; // no experiment, or its drain: what is owed is paid, nothing new added
-  return !(g_setup.config.shared_cpus &&
-           (g_process_oversubscribed.load(std::memory_order_relaxed) ||
-            g_process_waits_for_others.load(std::memory_order_relaxed)));
+  return !delaysFromSharedCpus() && !delaysByCpuShare();
 }
 
 void settleDelays(ThreadState *state) {
@@ -1129,10 +1138,9 @@ void settleDelays(ThreadState *state) {
   if (active && (selected || global > local)) {
     // Only when there is a delay to add or to pay.
     uint32_t share_scale_x1024 = 1024;
-    if (g_setup.config.shared_cpus && g_process_oversubscribed.load(std::memory_order_relaxed)) {
+    if (delaysFromSharedCpus()) {
       window = observeScheduler(state);
-    } else if (selected && g_setup.config.shared_cpus &&
-               g_process_waits_for_others.load(std::memory_order_relaxed)) {
+    } else if (selected && delaysByCpuShare()) {
       // Coz's model, but the thread shares its CPU with other processes:
       // the line's wall time is its CPU time / the thread's CPU share, and
       // that is what its speedup saves (docs/runtime.md). The share is the

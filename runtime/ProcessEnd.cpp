@@ -108,6 +108,7 @@ ProfileBlock blockNow(const char *experiments, size_t experiments_size, bool las
   block.samples_outside = counters.outside.load();
   block.samples_attributed = counters.attributed.load();
   block.samples_expected = account.expected;
+  block.samples_expected_spread = account.spread;
   block.samples_arrived = account.arrived;
   block.timer_samples = counters.timer_samples.load();
   block.first = g_parts_written == 0;
@@ -142,12 +143,13 @@ void sayWhatHappened(const SampleAccount &account) {
           (unsigned long long)counters.outside.load(), (unsigned long long)counters.overhead.load(),
           (unsigned long long)counters.near_stack_end.load(), (unsigned long long)signals,
           signals ? double(handler_ns) / double(signals) / 1000.0 : 0.0, g_config.output_path);
-  message("samples expected from the sampled threads' CPU time: %llu, arrived: %llu (%llu "
+  message("samples expected from the sampled threads' CPU time: %llu (give or take %llu), "
+          "arrived: %llu (%llu "
           "threads sampled with the CPU-time timer, %llu of them moved from perf_event as they "
           "switched often, %llu moves back to perf_event once they switched less); sample "
           "signal %d",
-          (unsigned long long)account.expected, (unsigned long long)account.arrived,
-          (unsigned long long)counters.timer_threads.load(),
+          (unsigned long long)account.expected, (unsigned long long)account.spread,
+          (unsigned long long)account.arrived, (unsigned long long)counters.timer_threads.load(),
           (unsigned long long)counters.moved_to_timer.load(),
           (unsigned long long)counters.moved_back.load(), sampleSignal());
   message(

@@ -83,6 +83,7 @@ void writeRun(Sink &out, const ModuleRegistry &registry, const ProfileBlock &blo
   runtime.samples_expected = block.samples_expected;
   runtime.samples_arrived = block.samples_arrived;
   runtime.timer_samples = block.timer_samples;
+  runtime.samples_expected_spread = block.samples_expected_spread;
   if (block.first) {
     records::Startup startup;
     startup.time = block.startup_realtime_ns;

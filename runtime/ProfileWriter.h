@@ -182,7 +182,8 @@ struct ProfileBlock {
   /// runtime samples-expected= and samples-arrived= (docs/runtime.md)
   uint64_t samples_expected = 0;
   uint64_t samples_arrived = 0;
-  uint64_t timer_samples = 0; ///< runtime timer-samples= (0: left out)
+  uint64_t samples_expected_spread = 0; ///< runtime samples-expected-spread= (0: left out)
+  uint64_t timer_samples = 0;           ///< runtime timer-samples= (0: left out)
   /// Null: the run is written whole, in this one block. Else the run's
   /// identity: every part names it, the first in startup, the others in the
   /// runtime record they start with; the last part ends with shutdown.

@@ -307,13 +307,18 @@ bool takesOrdinarySample(ThreadState *state) {
   return ++state->line_period_signals % state->line_period_divisor == 0;
 }
 
+// |state|'s thread at period / |divisor| (0: the full period), from now.
+void setLinePeriodState(ThreadState *state, uint32_t divisor) {
+  state->line_period_divisor = divisor;
+  state->line_period_signals = 0;
+  state->line_hit_parts = 0;
+}
+
 // Back to the full period (see above); the signal is blocked (the handler).
 void leaveLinePeriod(ThreadState *state) {
   uint32_t k = state->line_period_divisor;
   uint64_t left = k - state->line_period_signals % k; // finer periods to the ordinary sample
-  state->line_period_divisor = 0;
-  state->line_period_signals = 0;
-  state->line_hit_parts = 0;
+  setLinePeriodState(state, 0);
   if (!ownsPerfFd(state))
     return;
   uint64_t period = left * (g_setup.period_ns / k);
@@ -321,32 +326,27 @@ void leaveLinePeriod(ThreadState *state) {
   state->first_period = true; // the next signal's re-arm sets the full period
 }
 
-// After a perf signal of |state|'s thread that found |line_hits| samples in
-// the selected line (|ordinary|: an ordinary sample): enters the finer
-// period, or leaves it once its experiment is over.
-void adjustLinePeriod(ThreadState *state, bool ordinary, uint64_t line_hits) {
+// After a perf signal of |state|'s thread (|ordinary|: an ordinary sample),
+// its samples in the selected line counted (line_hits, not yet charged):
+// enters the finer period, or leaves it once its experiment is over.
+void adjustLinePeriod(ThreadState *state, bool ordinary) {
   if (state->line_period_divisor > 1) {
-    if (state->kind != SamplerKind::Perf) { // moved to the timer (closeSampleWindows)
-      state->line_period_divisor = 0;
-      state->line_period_signals = 0;
-      state->line_hit_parts = 0;
-    } else if (!experimentTakesSampleCosts() ||
-               g_experiment.start_ns.load(std::memory_order_relaxed) != state->line_period_start) {
+    if (state->kind != SamplerKind::Perf) // moved to the timer (closeSampleWindows)
+      setLinePeriodState(state, 0);
+    else if (!experimentTakesSampleCosts() ||
+             g_experiment.start_ns.load(std::memory_order_relaxed) != state->line_period_start)
       leaveLinePeriod(state);
-    }
     return;
   }
   uint32_t k = g_line_period_divisor.load(std::memory_order_relaxed);
-  if (k <= 1 || !ordinary || !line_hits || state->kind != SamplerKind::Perf ||
+  if (k <= 1 || !ordinary || !state->line_hits || state->kind != SamplerKind::Perf ||
       !experimentTakesSampleCosts() || !ownsPerfFd(state))
     return;
   uint64_t period = g_setup.period_ns / k;
   if (ioctl(state->perf_fd, PERF_EVENT_IOC_PERIOD, &period) != 0)
     return;
   state->first_period = false; // the period just set stands
-  state->line_period_divisor = k;
-  state->line_period_signals = 0;
-  state->line_hit_parts = 0;
+  setLinePeriodState(state, k);
   state->line_period_start = g_experiment.start_ns.load(std::memory_order_relaxed);
 }
 
@@ -448,7 +448,7 @@ __attribute__((noinline)) void handleSample(ThreadState *state, siginfo_t *info,
       if (ordinary)
         closeSampleWindows(state); // after the re-arm: it may close the event
       if (g_setup.experiments)
-        adjustLinePeriod(state, ordinary, state->line_hits);
+        adjustLinePeriod(state, ordinary);
     } else if (info && info->si_code == SI_TIMER && state->kind == SamplerKind::Timer) {
       // (A tick still pending when the thread went back to perf is not a sample.)
       processTimerTick(state, info, ucontext);
@@ -566,20 +566,44 @@ uint64_t randomPhase(pid_t tid) {
   return phase < CAUSAL_MIN_SAMPLE_PERIOD_NS ? CAUSAL_MIN_SAMPLE_PERIOD_NS : phase;
 }
 
-// CPU time the sampler of |state| should have turned into samples since it
-// started, given the thread's user and total CPU time now.
-uint64_t coveredCpu(const ThreadState *state, uint64_t user_ns, uint64_t total_ns) {
-  // perf samples user mode only (exclude_kernel); the timer counts both.
-  // The bases change when the thread moves to the timer (moveToTimer), and
-  // accountSamples reads a live thread's: stored and loaded atomically.
-  bool perf = state->kind == SamplerKind::Perf;
-  uint64_t now = perf ? user_ns : total_ns;
-  uint64_t base = __atomic_load_n(perf ? &state->cpu_base_user_ns : &state->cpu_base_total_ns,
-                                  __ATOMIC_RELAXED);
+// The CPU time of |state| from |base| (one of its bases) to |now| less the
+// pauses spun with sampling suspended. The bases change when the thread
+// moves to the timer (moveToTimer), and accountSamples reads a live
+// thread's: stored and loaded atomically.
+uint64_t cpuSinceBase(const ThreadState *state, uint64_t now, const uint64_t *base_ns) {
+  uint64_t base = __atomic_load_n(base_ns, __ATOMIC_RELAXED);
   uint64_t covered = now > base ? now - base : 0;
   uint64_t unsampled = __atomic_load_n(&state->unsampled_ns, __ATOMIC_RELAXED) -
                        __atomic_load_n(&state->unsampled_base_ns, __ATOMIC_RELAXED);
   return covered > unsampled ? covered - unsampled : 0;
+}
+
+// CPU time the sampler of |state| should have turned into samples since it
+// started, given the thread's user and total CPU time now: perf samples user
+// mode only (exclude_kernel); the timer counts both.
+uint64_t coveredCpu(const ThreadState *state, uint64_t user_ns, uint64_t total_ns) {
+  return state->kind == SamplerKind::Perf
+             ? cpuSinceBase(state, user_ns, &state->cpu_base_user_ns)
+             : cpuSinceBase(state, total_ns, &state->cpu_base_total_ns);
+}
+
+// Whether a thread's user and system times (getrusage) say nothing of how
+// its CPU time splits. The kernel splits a thread's exact CPU time by its
+// ticks; a thread that no tick found has it all called user time, however
+// much of it went on system calls (a short thread's start and end, the
+// runtime's ~30 among them, are mostly that).
+bool cpuSplitUnknown(uint64_t user_ns, uint64_t total_ns) {
+  return user_ns == total_ns && total_ns < CAUSAL_KERNEL_TICK_MAX_NS;
+}
+
+// The variance of a thread's user time as the kernel's split estimates it,
+// per ns of tick: the split is the share of n = total / tick ticks that
+// found the thread in user mode, a binomial share; user time is total x that
+// share, of variance total^2 p (1 - p) / n = tick x user x system / total.
+double userTimeVariancePerTick(uint64_t user_ns, uint64_t total_ns) {
+  if (!total_ns || user_ns >= total_ns)
+    return 0;
+  return double(user_ns) * double(total_ns - user_ns) / double(total_ns);
 }
 
 int startTimer(ThreadState *state);
@@ -858,6 +882,8 @@ void resetSampleCounters() {
   // pipe is the child's too.
   g_runtime_fds.store(g_kept_fds);
   g_counters.covered_cpu_ns.store(0);
+  g_counters.unsplit_cpu_ns.store(0);
+  g_counters.user_split_variance_ns.store(0);
   g_counters.timer_threads.store(0);
   g_counters.moved_to_timer.store(0);
   g_counters.moved_back.store(0);
@@ -925,24 +951,45 @@ int installSampleHandler() {
 }
 
 bool SampleAccount::thin() const {
-  return expected >= CAUSAL_THIN_PROFILE_MIN_EXPECTED &&
-         arrived * 100 < expected * CAUSAL_THIN_PROFILE_PERCENT;
+  return causal_thin_profile(double(expected), double(spread), double(arrived));
 }
+
+namespace {
+// The square root of |x| >= 0 by Newton's method (the runtime does not link
+// libm); to well within a sample for the spreads it is used for.
+double squareRoot(double x) {
+  if (!(x > 0))
+    return 0;
+  double root = x > 1 ? x : 1;
+  for (int i = 0; i < 200; ++i) {
+    double next = (root + x / root) / 2;
+    if (next >= root)
+      break;
+    root = next;
+  }
+  return root;
+}
+} // namespace
 
 SampleAccount accountSamples(const ThreadRegistry &threads) {
   SampleAccount account;
-  uint64_t covered = g_counters.covered_cpu_ns.load();
   // Live threads (not the caller: writeProfileOnce stopped its sampler,
   // which counted it): their CPU clock (user + system, precise); for perf
-  // threads the user share of it is the process's (getrusage).
+  // threads the user share of it is the process's (getrusage), and so for
+  // ended perf threads whose split the kernel could not tell: the process's
+  // is that of all its threads' ticks together.
   struct rusage self;
-  double user_share = 1;
+  double user_share = 1, process_ns = 0;
   if (getrusage(RUSAGE_SELF, &self) == 0) {
-    double user = double(self.ru_utime.tv_sec) + double(self.ru_utime.tv_usec) / 1e6;
-    double sys = double(self.ru_stime.tv_sec) + double(self.ru_stime.tv_usec) / 1e6;
-    if (user + sys > 0)
-      user_share = user / (user + sys);
+    double user = double(self.ru_utime.tv_sec) * 1e9 + double(self.ru_utime.tv_usec) * 1e3;
+    double sys = double(self.ru_stime.tv_sec) * 1e9 + double(self.ru_stime.tv_usec) * 1e3;
+    process_ns = user + sys;
+    if (process_ns > 0)
+      user_share = user / process_ns;
   }
+  uint64_t unsplit = g_counters.unsplit_cpu_ns.load();
+  uint64_t covered = g_counters.covered_cpu_ns.load() + uint64_t(double(unsplit) * user_share);
+  double at_share_ns = double(unsplit); // CPU time counted at the process's share
   for (uint32_t i = 0, used = threads.slotsUsed(); i < used; ++i) {
     const ThreadState *state = threads.slot(i);
     if (!state || !state->in_use.load(std::memory_order_acquire) ||
@@ -952,8 +999,18 @@ SampleAccount accountSamples(const ThreadRegistry &threads) {
     if (!total)
       continue;
     covered += coveredCpu(state, uint64_t(double(total) * user_share), total);
+    if (state->kind == SamplerKind::Perf)
+      at_share_ns += double(cpuSinceBase(state, total, &state->cpu_base_total_ns));
   }
   account.expected = covered / g_setup.period_ns;
+  // The spread: the ended perf threads' own splits, and the share's (its
+  // variance is p (1 - p) / n of the process's n = CPU time / tick ticks),
+  // times the CPU time counted at it, squared.
+  double share_variance_per_tick = process_ns > 0 ? user_share * (1 - user_share) / process_ns : 0;
+  double variance =
+      double(CAUSAL_KERNEL_TICK_MAX_NS) * (double(g_counters.user_split_variance_ns.load()) +
+                                           at_share_ns * at_share_ns * share_variance_per_tick);
+  account.spread = uint64_t(squareRoot(variance) / double(g_setup.period_ns));
   account.arrived = g_counters.attributed.load() + g_counters.outside.load() +
                     g_counters.overhead.load() + g_counters.near_stack_end.load();
   return account;
@@ -972,11 +1029,13 @@ void sayIfSamplesWereLost(const SampleAccount &account) {
     used += formatTo(reasons + used, sizeof(reasons) - used,
                      " The program replaced the handler of signal %d, the profiler's.",
                      g_sample_signal);
-  message("this profile is thin: %llu samples arrived of the %llu the sampled threads' CPU "
-          "time should have given (%llu %%; period %llu ns). Threads that block signals (the "
+  message("this profile is thin: %llu samples arrived of the %llu (give or take %llu) the "
+          "sampled threads' CPU time should have given (%llu %%; period %llu ns). Threads that "
+          "block signals (the "
           "profiler's is %d), threads much shorter than a period, or a program that takes over "
           "the profiler's signal lose samples; `causal report` marks the profile as thin.%s",
           (unsigned long long)account.arrived, (unsigned long long)account.expected,
+          (unsigned long long)account.spread,
           (unsigned long long)(account.arrived * 100 / account.expected),
           (unsigned long long)g_setup.period_ns, g_sample_signal, reasons);
 }
@@ -1155,8 +1214,8 @@ SamplerKind startThreadSampling(ThreadState *state, bool is_main_thread) {
   state->switch_window_cpu_ns = state->cpu_base_total_ns;
   state->sampler_moves = 0;
   state->delay_scale_x1024 = 1024;
-  state->line_period_divisor = state->line_period_signals = 0;
-  state->line_hits = state->line_hit_parts = state->cost_delay_ns = 0;
+  setLinePeriodState(state, 0);
+  state->line_hits = state->cost_delay_ns = 0;
   tls_thread = state;
   if (g_sampling_ended.load(std::memory_order_acquire)) {
     state->kind = SamplerKind::None;
@@ -1254,8 +1313,19 @@ void stopThreadSampling(ThreadState *state) {
   if (state == tls_thread) {
     uint64_t user_ns, total_ns;
     threadCpuSplit(&user_ns, &total_ns);
-    g_counters.covered_cpu_ns.fetch_add(coveredCpu(state, user_ns, total_ns),
-                                        std::memory_order_relaxed);
+    bool perf = state->kind == SamplerKind::Perf;
+    if (perf && cpuSplitUnknown(user_ns, total_ns)) {
+      g_counters.unsplit_cpu_ns.fetch_add(cpuSinceBase(state, total_ns, &state->cpu_base_total_ns),
+                                          std::memory_order_relaxed);
+    } else {
+      g_counters.covered_cpu_ns.fetch_add(coveredCpu(state, user_ns, total_ns),
+                                          std::memory_order_relaxed);
+      if (perf)
+        g_counters.user_split_variance_ns.fetch_add(
+            uint64_t(userTimeVariancePerTick(user_ns - state->cpu_base_user_ns,
+                                             total_ns - state->cpu_base_total_ns)),
+            std::memory_order_relaxed);
+    }
   }
   if (state->kind == SamplerKind::Perf) {
     releasePerfEvent(state); // the signal is blocked

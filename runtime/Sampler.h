@@ -81,6 +81,14 @@ struct SampleCounters {
   /// CPU time the samplers of ended threads covered (ns; perf: user time,
   /// timer: user + system; pauses with sampling suspended left out).
   std::atomic<uint64_t> covered_cpu_ns{0};
+  /// CPU time of ended perf threads whose user/system split the kernel
+  /// could not tell (no tick found them; cpuSplitUnknown), pauses left out:
+  /// counted at the process's user share at exit.
+  std::atomic<uint64_t> unsplit_cpu_ns{0};
+  /// Over the other ended perf threads, user x system / total time (ns):
+  /// times the kernel's tick, the variance of their user time as its
+  /// tick-based split estimates it (the spread of the samples expected).
+  std::atomic<uint64_t> user_split_variance_ns{0};
   std::atomic<uint64_t> timer_threads{0};  ///< threads that used the timer (perf or fd reserve)
   std::atomic<uint64_t> moved_to_timer{0}; ///< of them, moved from perf (they switched often)
   std::atomic<uint64_t> moved_back{0};     ///< moves back to perf (they stopped switching often)
@@ -98,9 +106,13 @@ int sampleSignal();
 /// over ended threads and the live ones of |threads|.
 struct SampleAccount {
   uint64_t expected = 0;
+  /// One standard error of |expected|: the kernel estimates user time from
+  /// its ticks (docs/runtime.md, "Samples expected and arrived").
+  uint64_t spread = 0;
   uint64_t arrived = 0;
   /// True if fewer than CAUSAL_THIN_PROFILE_PERCENT % of enough expected
-  /// samples arrived.
+  /// samples, less CAUSAL_THIN_PROFILE_SPREADS spreads, arrived
+  /// (causal_thin_profile).
   bool thin() const;
 };
 SampleAccount accountSamples(const ThreadRegistry &threads);

@@ -14,8 +14,9 @@ namespace causal::profile_schema {
 /// The newest `since` in profile_records.def: bump it with every record or
 /// field added, or format change (5: text values escaped as
 /// causal/profile_text.h says; function=, run=, samples-expected/arrived=;
-/// 6: a throughput point's span= and gap-squares=; 7: an experiment's idle=).
-inline constexpr unsigned kSchemaVersion = 8;
+/// 6: a throughput point's span= and gap-squares=; 7: an experiment's idle=;
+/// 8: runtime timer-samples=; 9: runtime samples-expected-spread=).
+inline constexpr unsigned kSchemaVersion = 9;
 
 /// The kinds of a wait target as its name spells them, "FILE:LINE (KIND
 /// wait)" (docs/report.md, "Wait targets"), by number: 0 is no wait (a

@@ -74,17 +74,38 @@
 /* Sample loss (docs/runtime.md, "Samples expected and arrived"): at exit the
  * runtime compares the samples that arrived with those the sampled threads'
  * CPU time should have given (CPU time / period; user time for perf, which
- * samples user mode only). When fewer than CAUSAL_THIN_PROFILE_PERCENT % of
- * them arrived, and at least CAUSAL_THIN_PROFILE_MIN_EXPECTED were expected
- * (fewer is too little CPU time to judge: one period more or less is a large
- * share), it says so once and `causal report` marks the profile as thin. */
+ * samples user mode only). The kernel tells user from system time by its
+ * ticks, so the user time of a thread that spends much of its time in
+ * system calls is an estimate; the runtime also gives its spread, one
+ * standard error in samples, taking ticks CAUSAL_KERNEL_TICK_MAX_NS apart
+ * (HZ = 100, the longest: the widest spread). When fewer than
+ * CAUSAL_THIN_PROFILE_PERCENT % of the expected samples, less
+ * CAUSAL_THIN_PROFILE_SPREADS spreads, arrived, and at least
+ * CAUSAL_THIN_PROFILE_MIN_EXPECTED were expected (fewer is too little CPU
+ * time to judge: one period more or less is a large share), it says so once
+ * and `causal report` marks the profile as thin (causal_thin_profile). */
 #define CAUSAL_THIN_PROFILE_PERCENT 50u
+#define CAUSAL_THIN_PROFILE_MIN_EXPECTED 50u
+#define CAUSAL_THIN_PROFILE_SPREADS 2u
+#define CAUSAL_KERNEL_TICK_MAX_NS 10000000ull
+/* The verdict, the runtime's at exit and `causal report`'s from the profile
+ * alike: |expected| samples with a spread of |spread|, |arrived| of them. */
+static inline int causal_thin_profile(double expected, double spread, double arrived) {
+  double judged = expected - CAUSAL_THIN_PROFILE_SPREADS * spread;
+  return expected >= CAUSAL_THIN_PROFILE_MIN_EXPECTED &&
+         arrived * 100 < judged * CAUSAL_THIN_PROFILE_PERCENT;
+}
+/* An ended perf thread with no system time and less CPU time than
+ * CAUSAL_KERNEL_TICK_MAX_NS: the kernel calls all of a thread's time user
+ * time when no tick found it, so its split is unknown; its CPU time counts at
+ * the process's user share (that of all its threads' ticks). Otherwise a
+ * program of 10,000 short threads, mostly system calls, expected samples
+ * that could never arrive. */
 /* The runtime says at exit that no sample landed in instrumented code only
  * when at least this many landed outside it (fewer: a run too short to tell:
  * the start-up alone, the loader and the runtime's dlopen of libunwind, took
  * 5 ms of CPU time on a loaded CI machine, and the first period is random). */
 #define CAUSAL_MIN_OUTSIDE_SAMPLES_TO_WARN 20u
-#define CAUSAL_THIN_PROFILE_MIN_EXPECTED 50u
 /* Samples lost while experiments run (docs/runtime.md, "Delays for samples
  * the kernel did not deliver"): every CAUSAL_LOSS_WINDOW_SAMPLES samples, a
  * perf-sampled thread compares the samples that arrived with its user CPU

@@ -897,8 +897,7 @@ void summarizeRuns(const Profile &profile, Analysis &analysis) {
       analysis.samplesArrived += run.samplesArrived;
       analysis.timerSamples += run.timerSamples;
       // The runtime's own rule (it says so at exit by the same numbers).
-      if (run.samplesExpected >= CAUSAL_THIN_PROFILE_MIN_EXPECTED &&
-          run.samplesArrived * 100 < run.samplesExpected * CAUSAL_THIN_PROFILE_PERCENT)
+      if (causal_thin_profile(run.samplesExpected, run.samplesExpectedSpread, run.samplesArrived))
         ++analysis.thinRuns;
     }
   }

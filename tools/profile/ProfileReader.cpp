@@ -847,6 +847,8 @@ private:
     if (fields.samples_expected != -1 && fields.samples_arrived != -1) {
       run.samplesExpected = fields.samples_expected;
       run.samplesArrived = fields.samples_arrived;
+      run.samplesExpectedSpread =
+          fields.samples_expected_spread != -1 ? fields.samples_expected_spread : 0;
     }
     if (fields.timer_samples != -1)
       run.timerSamples = fields.timer_samples;

@@ -209,7 +209,8 @@ struct Run {
   bool shutdownSeen = false;
   double samplesExpected = -1; // last `runtime samples-expected=` (causal, schema 5), -1 if none
   double samplesArrived = -1;  // last `runtime samples-arrived=`, -1 if none
-  double timerSamples = 0;     // last `runtime timer-samples=` (schema 8), 0 if none
+  double samplesExpectedSpread = 0; // last `runtime samples-expected-spread=` (schema 9), 0 if none
+  double timerSamples = 0;          // last `runtime timer-samples=` (schema 8), 0 if none
 };
 
 /// The samples of one FILE:LINE summed over runs. Coz writes cumulative

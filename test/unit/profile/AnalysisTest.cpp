@@ -211,6 +211,35 @@ TEST(Analysis, WithoutRuntimeRecordsNoCorrectionAndANote) {
   EXPECT_NEAR(point.maxImpact, 0.5, 1e-9);
 }
 
+// A run is thin when fewer than half the samples expected arrived, less two
+// spreads of the expected count (the kernel's user time is an estimate from
+// its ticks); too few expected, and it is not judged. The runtime says so
+// at exit by the same rule (causal_thin_profile).
+TEST(Analysis, AThinRunAllowsForTheSpreadOfTheSamplesExpected) {
+  struct Case {
+    const char *runtime;
+    unsigned thin;
+  } cases[] = {
+      {"samples-expected=100\tsamples-arrived=40", 1},
+      {"samples-expected=100\tsamples-arrived=40\tsamples-expected-spread=15", 0},
+      {"samples-expected=100\tsamples-arrived=34\tsamples-expected-spread=15", 1},
+      {"samples-expected=100\tsamples-arrived=0\tsamples-expected-spread=60", 0},
+      {"samples-expected=40\tsamples-arrived=0", 0},
+      {"samples-expected=100\tsamples-arrived=50", 0},
+  };
+  for (const Case &c : cases) {
+    Generator g;
+    g.curve("work.c:10", minHalf);
+    g.text << "runtime\ttime=1000000000\t" << c.runtime << "\n";
+    Analysis analysis = analyze(g.profile(), AnalysisOptions());
+    EXPECT_EQ(analysis.thinRuns, c.thin) << c.runtime;
+    EXPECT_EQ(analysis.warnings.size() > 0 &&
+                  analysis.warnings.back().rfind("thin profile:", 0) == 0,
+              c.thin == 1)
+        << c.runtime;
+  }
+}
+
 TEST(Analysis, PhaseCorrectionSumsRunsOfTheFile) {
   // Two runs of 10 s; the line is sampled 10000 times in the first, never
   // in the second: overall rate is half the baseline rate.

@@ -96,6 +96,7 @@ std::string writeEveryRecord() {
   block.samples_attributed = 42;
   block.samples_expected = 60;
   block.samples_arrived = 48;
+  block.samples_expected_spread = 7;
   block.timer_samples = 5;
   block.first = false;
   block.last = true;
@@ -138,7 +139,7 @@ TEST(ProfileRoundTrip, EveryRecordTypeAndFieldIsWrittenAndReadBack) {
           "runtime\ttime=5000\tsamples-outside=6\tsamples-expected=50\tsamples-arrived=46\n"
           "samples\tlocation=/src/a.c:3\tcount=40\t"
           "function=ns::work(int)\nruntime\ttime=6000\tsamples-outside=6\tsamples-expected=60\t"
-          "samples-arrived=48\ttimer-samples=5\trun=77-100\n"
+          "samples-arrived=48\ttimer-samples=5\trun=77-100\tsamples-expected-spread=7\n"
           "samples\tlocation=/src/"
           "a.c:3\tcount=42\tfunction=ns::work(int)\nshutdown\ttime=6000\tsamples=42\n"),
       std::string::npos)
@@ -163,6 +164,7 @@ TEST(ProfileRoundTrip, EveryRecordTypeAndFieldIsWrittenAndReadBack) {
   EXPECT_EQ(run.samplesOutside, 6);
   EXPECT_EQ(run.samplesExpected, 60) << "the last runtime record counts";
   EXPECT_EQ(run.samplesArrived, 48);
+  EXPECT_EQ(run.samplesExpectedSpread, 7);
   EXPECT_EQ(run.timerSamples, 5);
   EXPECT_EQ(profile.samples.at("/src/a.c:3").all, 42) << "cumulative: the last count";
   EXPECT_EQ(profile.functions.at("/src/a.c:3"), "ns::work(int)");

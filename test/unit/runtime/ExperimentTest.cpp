@@ -376,15 +376,18 @@ TEST_F(ExperimentTest, FixedSpeedupInsertsDelaysBoundedBySelectedSamples) {
 }
 
 namespace {
-// The runtime's summary: sample signals handled and samples arrived ("...,
-// arrived: N"); false if it has neither (no summary, or no perf sampling).
+// The runtime's summary: sample signals handled, samples expected and
+// arrived ("samples expected from the sampled threads' CPU time: E (give or
+// take S), arrived: N"); false if it has none (no summary, or no perf
+// sampling).
 bool signalsAndSamples(const std::string &err, unsigned long long *signals,
                        unsigned long long *expected, unsigned long long *arrived) {
-  size_t at = err.find("arrived: ");
+  const char *const expected_words = "samples expected from the sampled threads' CPU time: ";
+  size_t at = err.find("arrived: "), expected_at = err.find(expected_words);
   if (err.find("perf_event sampling is not used") != std::string::npos || at == std::string::npos ||
-      !numberBefore(err, "sample signals handled", signals) ||
-      !numberBefore(err, "arrived:", expected))
+      expected_at == std::string::npos || !numberBefore(err, "sample signals handled", signals))
     return false;
+  *expected = strtoull(err.c_str() + expected_at + strlen(expected_words), nullptr, 10);
   *arrived = strtoull(err.c_str() + at + strlen("arrived: "), nullptr, 10);
   return true;
 }
@@ -455,6 +458,36 @@ TEST_F(ExperimentTest, TheSamplesCostIsTakenOutInVirtualTime) {
     EXPECT_GT(delay, 0.02 * elapsed) << r.err;
     EXPECT_LT(delay, 0.6 * elapsed) << r.err;
   }
+}
+
+TEST_F(ExperimentTest, TheSamplesCostIsMeasuredWhenNotSet) {
+  if (causal::test::kSamplesHeldBack)
+    GTEST_SKIP() << causal::test::kSamplesHeldBackWhy;
+  // Unset, the cost is measured once after the first experiment (a probe on
+  // the profiler thread) and said with --verbose. A perf signal's delivery
+  // and handler take microseconds (6-25 us on the development VMs); a
+  // reading of 1 ms, the period, would take out every sample. The probe
+  // compares CPU times of a few ms, so beside a busy CPU one run may read
+  // nothing (0: nothing taken out); of three runs one must read a cost.
+  const char *const said = "a perf sample's delivery costs a thread ";
+  unsigned long long cost = 0;
+  for (int attempt = 0; attempt < 3 && cost == 0; ++attempt) {
+    unlink(profile_.c_str());
+    std::map<std::string, std::string> env = pausesEnv("0");
+    env[CAUSAL_ENV_SAMPLER] = "perf";
+    ProcessResult r = run({"delays", "400", "1"}, env);
+    ASSERT_TRUE(r.exited && r.status == 0) << r.err;
+    unsigned long long signals, expected, arrived;
+    if (!signalsAndSamples(r.err, &signals, &expected, &arrived))
+      GTEST_SKIP() << "no perf_event sampling here: " << r.err;
+    ASSERT_GE(experiments(profile()).size(), 2u) << r.err;
+    size_t at = r.err.find(said);
+    ASSERT_NE(at, std::string::npos) << "the probe ran after the first experiment\n" << r.err;
+    EXPECT_NE(r.err.find("ns (measured;", at), std::string::npos) << r.err;
+    cost = strtoull(r.err.c_str() + at + strlen(said), nullptr, 10);
+    EXPECT_LT(cost, 1000000u) << r.err;
+  }
+  EXPECT_GT(cost, 0u) << "three runs measured no cost";
 }
 
 TEST_F(ExperimentTest, AbSpeedupAlternatesZeroAndSAndMarksEveryExperiment) {

@@ -57,9 +57,11 @@ inline std::vector<ProfileRecord> parseProfile(const std::string &text,
             (parts.size() == 4 + named && record.fields.count("sample-period"))) &&
            record.fields.count("time") && record.fields["profiler"] == "causal";
     // ... samples-outside= when samples landed outside instrumented code,
-    // always samples-expected= and samples-arrived= (schema 5), and
-    // timer-samples= when a CPU-time timer took any (schema 8).
-    size_t extra = named + record.fields.count("timer-samples");
+    // always samples-expected= and samples-arrived= (schema 5),
+    // timer-samples= when a CPU-time timer took any (schema 8), and
+    // samples-expected-spread= when the expected count has one (schema 9).
+    size_t extra = named + record.fields.count("timer-samples") +
+                   record.fields.count("samples-expected-spread");
     if (ok && record.type == "runtime")
       ok = (parts.size() == 4 + extra ||
             (parts.size() == 5 + extra && record.fields.count("samples-outside"))) &&
