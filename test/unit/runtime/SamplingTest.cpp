@@ -614,7 +614,10 @@ TEST(RuntimeTest, ThreadsThatSwitchOftenMoveToTheTimer) {
 // most one per 2 ms of CPU for the move back: a few under light load; a
 // machine loaded with other CPU-bound work preempts it more often, so the
 // move back, like the sample count, is checked in up to three runs, the
-// moves to the timer in every run).
+// moves to the timer in every run). Both threads move; one may move twice
+// (a slow run under ASan on a loaded CI machine moved one back during the
+// hand-offs and again to the timer), so the check is that every move to
+// the timer was followed by one back.
 TEST(RuntimeTest, ThreadsThatStopSwitchingOftenGoBackToPerf) {
   if (causal::test::kSamplesHeldBack)
     GTEST_SKIP() << causal::test::kSamplesHeldBackWhy;
@@ -627,12 +630,13 @@ TEST(RuntimeTest, ThreadsThatStopSwitchingOftenGoBackToPerf) {
     if (perfUnavailable(r))
       GTEST_SKIP() << "perf_event unavailable here";
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(verboseSampleCount(r.err, "of them moved from perf_event"), 2) << r.err;
+    double moved = verboseSampleCount(r.err, "of them moved from perf_event");
+    EXPECT_GE(moved, 2) << r.err;
     double back = verboseSampleCount(r.err, "moves back to perf_event");
     double expected = double(outputValue(r.out, "cpu_ns")) / kPeriodNs;
     unsigned long long count = samplesAt(readProfile(dir.file("p.coz")), kSpinLine);
     unlink(dir.file("p.coz").c_str());
-    done = back == 2 && plausibleAcrossMoves(count, expected);
+    done = moved >= 2 && back == moved && plausibleAcrossMoves(count, expected);
     runs += " " + std::to_string(int(back)) + " back, " + std::to_string(count) +
             " samples of about " + std::to_string(int(expected)) + ";";
   }
