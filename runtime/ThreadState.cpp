@@ -40,7 +40,7 @@ static void resetState(ThreadState *state) {
   state->path_block_since = 0;
   state->path_paused_ns = state->path_paused_cpu_ns = 0;
   state->excess_delay_ns = 0;
-  state->window_runnable_ns = 0;
+  __atomic_store_n(&state->window_runnable_ns, uint64_t(0), __ATOMIC_RELAXED); // profiler's too
   __atomic_store_n(&state->cpu_share_scale_x1024, 1024, __ATOMIC_RELAXED);
   state->sync_calls = 0;
   state->paused_ns = 0;
@@ -51,9 +51,11 @@ static void resetState(ThreadState *state) {
   state->competing = false;
   state->sched_next_samples = 0;
   state->recent_cpu_ns = state->recent_wait_ns = 0;
+  // watch_stat and watch_unsampled_ns are the profiler thread's alone: it may
+  // be reading the thread that just gave this state back (its schedstat
+  // stays readable while it exits) and write them now. An epoch of 0 says
+  // they are not this thread's: the next experiment counts it from birth.
   __atomic_store_n(&state->watch_epoch, 0, __ATOMIC_RELEASE);
-  state->watch_stat = SchedStat();
-  state->watch_unsampled_ns = 0;
 }
 
 // New states come from chunks of kStatesPerChunk, carved lock-free (a
