@@ -1031,9 +1031,9 @@ void sayIfSamplesWereLost(const SampleAccount &account) {
                      g_sample_signal);
   message("this profile is thin: %llu samples arrived of the %llu (give or take %llu) the "
           "sampled threads' CPU time should have given (%llu %%; period %llu ns). Threads that "
-          "block signals (the "
-          "profiler's is %d), threads much shorter than a period, or a program that takes over "
-          "the profiler's signal lose samples; `causal report` marks the profile as thin.%s",
+          "block signals (the profiler's is %d), threads much shorter than a period, or a "
+          "program that takes over the profiler's signal lose samples; `causal report` marks "
+          "the profile as thin.%s",
           (unsigned long long)account.arrived, (unsigned long long)account.expected,
           (unsigned long long)account.spread,
           (unsigned long long)(account.arrived * 100 / account.expected),

@@ -87,6 +87,12 @@
 #define CAUSAL_THIN_PROFILE_PERCENT 50u
 #define CAUSAL_THIN_PROFILE_MIN_EXPECTED 50u
 #define CAUSAL_THIN_PROFILE_SPREADS 2u
+/* The longest tick also bounds the threads whose split is unknown: an ended
+ * perf thread with no system time and less CPU time than this may have been
+ * found by no tick, and the kernel then calls all of its time user time; its
+ * CPU time counts at the process's user share (that of all its threads'
+ * ticks). Otherwise a program of 10,000 short threads, mostly system calls,
+ * expected samples that could never arrive. */
 #define CAUSAL_KERNEL_TICK_MAX_NS 10000000ull
 /* The verdict, the runtime's at exit and `causal report`'s from the profile
  * alike: |expected| samples with a spread of |spread|, |arrived| of them. */
@@ -95,12 +101,6 @@ static inline int causal_thin_profile(double expected, double spread, double arr
   return expected >= CAUSAL_THIN_PROFILE_MIN_EXPECTED &&
          arrived * 100 < judged * CAUSAL_THIN_PROFILE_PERCENT;
 }
-/* An ended perf thread with no system time and less CPU time than
- * CAUSAL_KERNEL_TICK_MAX_NS: the kernel calls all of a thread's time user
- * time when no tick found it, so its split is unknown; its CPU time counts at
- * the process's user share (that of all its threads' ticks). Otherwise a
- * program of 10,000 short threads, mostly system calls, expected samples
- * that could never arrive. */
 /* The runtime says at exit that no sample landed in instrumented code only
  * when at least this many landed outside it (fewer: a run too short to tell:
  * the start-up alone, the loader and the runtime's dlopen of libunwind, took
