@@ -914,7 +914,8 @@ void summarizeRuns(const Profile &profile, Analysis &analysis) {
     analysis.warnings.push_back(
         "thin profile: " + std::to_string(analysis.thinRuns) + " run(s) got fewer than " +
         std::to_string(CAUSAL_THIN_PROFILE_PERCENT) +
-        " % of the samples their threads' CPU time should have given (" +
+        " % of the samples their threads' CPU time should have given, less " +
+        std::to_string(CAUSAL_THIN_PROFILE_SPREADS) + " x that estimate's spread (" +
         std::to_string((unsigned long long)analysis.samplesArrived) + " of " +
         std::to_string((unsigned long long)analysis.samplesExpected) + " over the runs, " + share +
         " %): threads that blocked the profiler's signal, or a program that took it "
