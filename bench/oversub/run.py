@@ -215,8 +215,10 @@ def run_cases(args, todo, source, profilers, nice, skipped):
                                str(s), "---", os.path.join(bindir, "coz")] + program_args
                     else:
                         cmd = [os.path.join(profilers[variant], "bin/causal"), "run", "--output",
-                               profile, "--fixed-line", line, "--fixed-speedup", str(s), "--",
-                               os.path.join(bindir, variant)] + program_args
+                               profile, "--fixed-line", line, "--fixed-speedup", str(s)]
+                        if variant == "cozmodel":
+                            cmd.append("--no-shared-cpus")
+                        cmd += ["--", os.path.join(bindir, variant)] + program_args
                     if wrap == "taskset":
                         cmd = ["taskset", "-c", "0"] + cmd
                     elif wrap == "quota":
@@ -247,6 +249,8 @@ def main():
     p.add_argument("--causal-build", required=True)
     p.add_argument("--before-build", default="")
     p.add_argument("--coz", action="store_true")
+    p.add_argument("--coz-model", action="store_true",
+                   help="also run this build with --no-shared-cpus (variant 'cozmodel')")
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--budget-s", type=int, default=1500)
     p.add_argument("--quick", action="store_true")
@@ -269,6 +273,8 @@ def main():
     profilers = {"causal": args.causal_build}
     if args.before_build:
         profilers["before"] = args.before_build
+    if args.coz_model:
+        profilers["cozmodel"] = args.causal_build  # the same build, run with --no-shared-cpus
 
     skipped = {}
     if args.report_only:
@@ -288,7 +294,7 @@ def main():
                                                                    skipped)
 
     # Truth and predictions per case and speedup.
-    variants = [v for v in ("causal", "before", "coz") if any(r[2] == v for r in rows)]
+    variants = [v for v in ("causal", "before", "cozmodel", "coz") if any(r[2] == v for r in rows)]
     table = []
     saturation = {}  # case name: this build's saturation of the line, one per round's profile
     failures = []
@@ -350,7 +356,8 @@ def main():
               machine, cpus, rounds_done, time.monotonic() - t0, " ".join(load_before),
               " ".join(load_after), args.nice or "normal", args.length))
     print()
-    names = {"causal": "causal", "before": "causal before", "coz": "Coz"}
+    names = {"causal": "causal", "before": "causal before", "cozmodel": "causal, Coz's model",
+             "coz": "Coz"}
     header = "| case | s | true effect | " + " | ".join(names[v] for v in variants) + " |"
     print(header)
     print("|" + "---|" * (3 + len(variants)))

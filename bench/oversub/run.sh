@@ -17,7 +17,9 @@
 #   True effect: plain clang -O2 builds at knob 100, 75, 50 %, timed in the same round
 #   (the median of --truth-reps runs each: the lock and stage cases vary a lot run to run);
 #   predicted: `causal run --fixed-line LINE --fixed-speedup 0/25/50` of this build, of an
-#   earlier build (--before-build) and `coz run` (Coz 0.2.2 from Debian) in the same round,
+#   earlier build (--before-build), this build in Coz's model (--coz-model: `causal run
+#   --no-shared-cpus`, every thread treated as having a CPU of its own) and `coz run` (Coz
+#   0.2.2 from Debian) in the same round,
 #   one profile per round and profiler read by `causal report --json --min-speedups 2`.
 #   A second table: wall time of the profiled runs over the plain build's (the cost); a
 #   third: how saturated the process was in this build's experiments on the line (threads
@@ -27,7 +29,7 @@
 #
 # usage: bench/oversub/run.sh [--build-dir DIR] [--before-build DIR] [--cache-dir DIR]
 #                             [--budget-s N] [--reps N] [--quick] [--skip-coz] [--only TEXT]
-#                             [--truth-reps N] [--length N] [--report-only]
+#                             [--truth-reps N] [--length N] [--coz-model] [--report-only]
 #   --build-dir     causal build tree or install prefix (default: $CAUSAL_BUILD_DIR, else
 #                   ../../build relative to this script)
 #   --before-build  a second causal build (e.g. of the commit before a change), measured too
@@ -38,6 +40,8 @@
 #   --truth-reps    plain runs per knob value, case and round (default 3; their median counts)
 #   --length        each run's work N times the default (about a second of plain run time;
 #                   a run of the stage case holds only a handful of experiments at 1)
+#   --coz-model     also run this build with --no-shared-cpus (Coz's model of pauses), a
+#                   column "causal, Coz's model"
 #   --report-only   no builds or runs: the tables again from <cache-dir>/runs.tsv (give the
 #                   same --only as the run)
 # Results: stdout and <cache-dir>/results.md; raw data <cache-dir>/runs.tsv.
@@ -45,9 +49,9 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../common/lib.sh"
-before="" reps=3 budget=1500 quick=0 skip_coz=0 only="" report_only=0 truth_reps=3 length=1
+before="" reps=3 budget=1500 quick=0 skip_coz=0 only="" report_only=0 truth_reps=3 length=1 coz_model=0
 bench_args "--before-build=before --budget-s=budget --reps=reps --quick=quick! --length=length \
-  --report-only=report_only! --truth-reps=truth_reps --skip-coz=skip_coz! --only=only" "$@"
+  --report-only=report_only! --truth-reps=truth_reps --skip-coz=skip_coz! --only=only --coz-model=coz_model!" "$@"
 bench_positive --reps "$reps"
 bench_positive --truth-reps "$truth_reps"
 bench_positive --length "$length"
@@ -62,6 +66,7 @@ args=(--src "$src" --cache "$cache" --clang "$clang" --causal-build "$build"
 [ -z "$before" ] || args+=(--before-build "$before")
 [ "$skip_coz" = 1 ] || args+=(--coz)
 [ "$quick" = 0 ] || args+=(--quick)
+[ "$coz_model" = 0 ] || args+=(--coz-model)
 [ "$report_only" = 0 ] || args+=(--report-only)
 python3 "$here/run.py" "${args[@]}" | tee "$cache/results.md"
 echo "results: $cache/results.md, raw: $cache/runs.tsv" >&2

@@ -765,7 +765,9 @@ void writeSaturationNotes(std::ostream &out, const Analysis &analysis, size_t sh
     else if (sat.sharedDelayShare > 0.5)
       out << "; " << std::lround(sat.sharedDelayShare * 100)
           << "% of its delay is CPU time freed on shared CPUs, which assumes that freed CPU "
-             "time turns into progress (docs/runtime.md)";
+             "time turns into progress; that accounting pauses nobody, so its curve is straight "
+             "where a real speedup's gain may level off once another part (a serial stage, a "
+             "lock) limits the program (docs/runtime.md)";
     out << "\n";
   }
 }

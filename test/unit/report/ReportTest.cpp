@@ -183,6 +183,43 @@ TEST(Report, SaturationNotesTellIdleCpusFromOtherProcessesLoad) {
       << j;
 }
 
+// docs/report.md, "Saturation". A line whose delay came mostly from the
+// shared-CPU accounting gets a note that says what the accounting assumes and
+// that its curve cannot bend (it pauses nobody: bench/oversub's stage case,
+// whose producers' line read +15.6 / +15.3 % true at 25 / 50 % and +12.9 /
+// +28.6 % predicted); a line measured oversubscribed with its delay mostly
+// from pauses, and one measured with a CPU per thread, get neither.
+TEST(Report, SharedCpuNoteSaysTheCurveCannotLevelOff) {
+  auto half = [](double s) { return 0.5 * s; };
+  profile::Profile profile =
+      makeProfile({{"producer.c:10", half}, {"consumer.c:20", half}, {"alone.c:30", half}},
+                  {{"producer.c:10", "delay=100000000\tshared-cpu-delay=80000000\tcpus=2\t"
+                                     "running=1.8\twaiting=3.6\tidle=0.02"},
+                   {"consumer.c:20", "delay=100000000\tshared-cpu-delay=20000000\tcpus=2\t"
+                                     "running=1.8\twaiting=3.6\tidle=0.02"},
+                   {"alone.c:30", "delay=100000000\tshared-cpu-delay=0\tcpus=2\t"
+                                  "running=1.9\twaiting=0\tidle=0.05"}});
+  profile::Analysis analysis = analyzeWith(profile);
+  std::ostringstream out;
+  ReportContext context{{"t.coz"}, profile::AnalysisOptions()};
+  renderText(out, analysis, context, TextOptions());
+  std::string text = out.str();
+  std::string producer = lineWith(text, "note: producer.c:10");
+  EXPECT_NE(producer.find("80% of its delay is CPU time freed on shared CPUs"), std::string::npos)
+      << text;
+  EXPECT_NE(producer.find("its curve is straight where a real speedup's gain may level off"),
+            std::string::npos)
+      << producer;
+  std::string consumer = lineWith(text, "note: consumer.c:20");
+  EXPECT_NE(consumer.find("threads running"), std::string::npos) << text; // oversubscribed
+  EXPECT_EQ(consumer.find("level off"), std::string::npos) << consumer;
+  EXPECT_EQ(lineWith(text, "note: alone.c:30"), "") << text;
+
+  std::ostringstream json;
+  renderJson(json, analysis, context);
+  EXPECT_NE(json.str().find("\"shared_cpu_delay_share\":0.8,"), std::string::npos) << json.str();
+}
+
 // Samples a CPU-time timer took (threads moved from perf, or no perf) cover
 // kernel time, perf's user time only: the report says how many there were.
 TEST(Report, SamplesFromTimersAreNamedWithTheirKernelTime) {
