@@ -614,9 +614,11 @@ TEST(RuntimeTest, ThreadsThatSwitchOftenMoveToTheTimer) {
 }
 
 // A thread that moved to the timer goes back to perf once its switches
-// would cost perf little: two threads hand a token to each other (here
-// about 100 us of CPU a switch, at the given 20 us a switch: 20 %; 2 % would
-// do), then each spins 150 ms alone, where only preemptions switch it (at
+// would cost perf little: two threads hand a token to each other (about 20
+// us of CPU a switch, so the given 20 us a switch costs 100 %, far above the
+// 5 % that moves a thread; the target's spins used to read the clock too
+// seldom to stop before 0.1-0.4 ms, which came to 5-7 % on an Intel VM),
+// then each spins 150 ms alone, where only preemptions switch it (at
 // most one per 2 ms of CPU for the move back: a few under light load; a
 // machine loaded with other CPU-bound work preempts it more often, so the
 // move back, like the sample count, is checked in up to three runs, the

@@ -34,8 +34,9 @@
 //   handoff N    two threads hand a token to each other N times through two
 //                semaphores, each spinning 50 us in spinFor (line 10) before
 //                it passes the token on: a context switch per 50 us of CPU
-//   handoffspin N  the same with 10 us spins, then each thread spins 150 ms
-//                alone: it switches often, then hardly at all
+//   handoffspin N  the same with spins of 10 us asked (spinForShort, same
+//                line: about 20 us), then each thread spins 150 ms alone: it
+//                switches often, then hardly at all
 //   sleepy N     N rounds of: spin ~0.3 ms, nanosleep 50 us, poll 50 us;
 //                prints how many calls failed with EINTR
 //   overhead MS  callRuntimeFor (line 20) spends MS ms inside the runtime
@@ -86,9 +87,17 @@ using causal::test::threadCpuNs;
 
 } // namespace
 
-// Burns |cpu_ns| of this thread's CPU time in its own code.
+// Burns |cpu_ns| of this thread's CPU time in its own code. It reads the
+// thread's clock every 200,000 steps (a system call, kept out of the line),
+// so it burns at least 0.1-0.2 ms on these VMs whatever it is asked.
 __attribute__((noinline, section("causal_test_spin"))) uint64_t spinFor(uint64_t cpu_ns) {
   return causal::test::burnCpu(cpu_ns, 200000);
+}
+
+// The same on the same line for spins of tens of us: the clock every 10,000
+// steps (asked 10 us, it burnt 20 us on an Intel VM where spinFor burnt 190).
+__attribute__((noinline, section("causal_test_spin"))) uint64_t spinForShort(uint64_t cpu_ns) {
+  return causal::test::burnCpu(cpu_ns, 10000);
 }
 
 static char g_zeros[1 << 20];
@@ -439,7 +448,10 @@ int main(int argc, char **argv) {
       int me = int(uintptr_t(arg));
       for (uint64_t i = 0; i < rounds; ++i) {
         sem_wait(&turns[me]);
-        spinFor(then_spin ? 10000 : 50000);
+        if (then_spin)
+          spinForShort(10000);
+        else
+          spinFor(50000);
         sem_post(&turns[1 - me]);
       }
       if (then_spin)
