@@ -34,8 +34,8 @@
 //   handoff N    two threads hand a token to each other N times through two
 //                semaphores, each spinning 50 us in spinFor (line 10) before
 //                it passes the token on: a context switch per 50 us of CPU
-//   handoffspin N  the same with spins of 10 us asked (spinForShort, same
-//                line: about 20 us), then each thread spins 150 ms alone: it
+//   handoffspin N  the same with spins of 10 us asked (kShortSpinSteps:
+//                about 20 us), then each thread spins 150 ms alone: it
 //                switches often, then hardly at all
 //   sleepy N     N rounds of: spin ~0.3 ms, nanosleep 50 us, poll 50 us;
 //                prints how many calls failed with EINTR
@@ -87,17 +87,15 @@ using causal::test::threadCpuNs;
 
 } // namespace
 
-// Burns |cpu_ns| of this thread's CPU time in its own code. It reads the
-// thread's clock every 200,000 steps (a system call, kept out of the line),
-// so it burns at least 0.1-0.2 ms on these VMs whatever it is asked.
-__attribute__((noinline, section("causal_test_spin"))) uint64_t spinFor(uint64_t cpu_ns) {
-  return causal::test::burnCpu(cpu_ns, 200000);
-}
-
-// The same on the same line for spins of tens of us: the clock every 10,000
-// steps (asked 10 us, it burnt 20 us on an Intel VM where spinFor burnt 190).
-__attribute__((noinline, section("causal_test_spin"))) uint64_t spinForShort(uint64_t cpu_ns) {
-  return causal::test::burnCpu(cpu_ns, 10000);
+// Burns |cpu_ns| of this thread's CPU time in its own code, reading the
+// thread's clock (a system call, kept out of the line) every |steps| steps:
+// at the default it burns at least 0.1-0.2 ms on these VMs whatever it is
+// asked; kShortSpinSteps suits spins of tens of us (asked 10 us, it burnt
+// 20 us on an Intel VM where the default burnt 190).
+constexpr int kShortSpinSteps = 10000;
+__attribute__((noinline, section("causal_test_spin"))) uint64_t spinFor(uint64_t cpu_ns,
+                                                                        int steps = 200000) {
+  return causal::test::burnCpu(cpu_ns, steps);
 }
 
 static char g_zeros[1 << 20];
@@ -449,7 +447,7 @@ int main(int argc, char **argv) {
       for (uint64_t i = 0; i < rounds; ++i) {
         sem_wait(&turns[me]);
         if (then_spin)
-          spinForShort(10000);
+          spinFor(10000, kShortSpinSteps);
         else
           spinFor(50000);
         sem_post(&turns[1 - me]);
